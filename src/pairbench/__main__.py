@@ -1,0 +1,3 @@
+from pairbench.cli import main
+
+raise SystemExit(main())

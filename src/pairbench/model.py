@@ -1,0 +1,232 @@
+"""The data model: what is compared, what was measured, what was concluded.
+
+Data only, no I/O. Every layer (suite, plan, runners, stats, reports, stores) speaks in these
+types. Values are stored in SI units (seconds, bytes, operations per second); units are converted
+only when formatting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
+
+__all__ = [
+    "Direction",
+    "Kind",
+    "Verdict",
+    "Metric",
+    "Variant",
+    "Benchmark",
+    "Sample",
+    "Comparison",
+    "Notice",
+    "Run",
+    "WorkUnit",
+    "VERDICTS",
+    "KINDS",
+]
+
+Direction = Literal["lower", "higher", "none"]
+"""Which way is better: "lower" for times and memory, "higher" for throughput, "none" for
+metrics that are recorded but never judged (an exit code)."""
+
+Kind = Literal["command", "http", "micro"]
+KINDS: tuple[str, ...] = ("command", "http", "micro")
+
+Verdict = Literal["faster", "slower", "same", "inconclusive", "exact", "insufficient"]
+VERDICTS: tuple[str, ...] = ("faster", "slower", "same", "inconclusive", "exact", "insufficient")
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """A named measured quantity."""
+
+    name: str
+    """Short identifier used in samples, tables and the run file (`time`, `rss`, `req_per_s`)."""
+    unit: str = "s"
+    """SI unit of the stored values: `s`, `B`, `op/s`, `req/s`, `count`, or `""` for a plain number."""
+    direction: Direction = "lower"
+    """Which way is better; decides whether a ratio below 1 reads as faster or slower."""
+    exact: bool = False
+    """Exact counts (allocations, instructions): shown as deltas, never tested statistically."""
+    description: str = ""
+    """One line for reports."""
+
+    def __post_init__(self) -> None:
+        if not self.name or any(c.isspace() for c in self.name):
+            raise ValueError(f"metric name {self.name!r} must be non-empty without spaces")
+        if self.direction not in ("lower", "higher", "none"):
+            raise ValueError(f"metric {self.name!r}: direction {self.direction!r} is not lower/higher/none")
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One way to run the system under test."""
+
+    name: str
+    """Unique name shown in reports (`head`, `patched/RUBY_MAX_PACKED_HASH=9`)."""
+    command: str = ""
+    """Command prefix or full command line; `{variant}` in a benchmark stands for it."""
+    args: tuple[str, ...] = ()
+    """Extra arguments appended after the benchmark's own command."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Environment variables added to the inherited environment."""
+    unset_env: tuple[str, ...] = ()
+    """Environment variables removed from the inherited environment."""
+    cwd: str | None = None
+    """Working directory, or None for pairbench's own."""
+    baseline: bool = False
+    """True for the variant every other one is compared with."""
+    params: Mapping[str, str] = field(default_factory=dict)
+    """Sweep parameters and their values for this point of the matrix; also `{name}` substitutions."""
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    """Free-form facts recorded in the run file (git commit, build log path, resolved executable)."""
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("a variant needs a non-empty name")
+
+
+@dataclass(frozen=True, slots=True)
+class Benchmark:
+    """One workload, of one kind, with the metrics it yields."""
+
+    name: str
+    """Unique name within a run."""
+    kind: Kind
+    """`command`, `http` or `micro`: which runner measures it."""
+    metrics: tuple[Metric, ...]
+    """Metrics this benchmark yields; the first is the primary one."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """Kind-specific settings (command template, URLs, snippet...), JSON-serialisable."""
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("a benchmark needs a non-empty name")
+        if self.kind not in KINDS:
+            raise ValueError(f"benchmark {self.name!r}: unknown kind {self.kind!r}; valid: {', '.join(KINDS)}")
+
+    def metric(self, name: str) -> Metric:
+        """The metric called `name` (KeyError if the benchmark has none)."""
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One measured value of one metric."""
+
+    benchmark: str
+    variant: str
+    metric: str
+    value: float
+    """In the metric's SI unit."""
+    block: int
+    """Index of the randomized block (round) it was measured in; pairs are formed within a block."""
+    replicate: int = 0
+    """Independent process/server start within the block (0 when there is one per block)."""
+    iteration: int = 0
+    """Sample number within the replicate's process (micro: several samples per process)."""
+    warmup: bool = False
+    """Warm-up samples are stored but never used in estimates."""
+    time: float = 0.0
+    """Unix time when it was measured."""
+    machine: str = ""
+    """Host that measured it (runs merged from several machines keep their origin)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """A candidate against the baseline, for one benchmark and metric."""
+
+    benchmark: str
+    metric: str
+    baseline: str
+    candidate: str
+    ratio: float | None
+    """Candidate ÷ baseline of the metric in its own unit."""
+    ci: tuple[float, float] | None
+    """Confidence interval of `ratio` at `confidence`."""
+    p_value: float | None
+    n: int
+    """Paired blocks (or replicates per side when unpaired) used."""
+    significant: bool
+    """The CI excludes 1."""
+    meaningful: bool
+    """The whole CI lies beyond ±threshold."""
+    verdict: Verdict
+    """Judged in the metric's direction: lower time or higher throughput is `faster`."""
+    more_runs: int | None
+    """Estimated extra blocks to settle an inconclusive result, or None."""
+    threshold: float = 0.01
+    """The noise band δ as a fraction (0.01 = ±1%)."""
+    confidence: float = 0.95
+    method: str = ""
+    """How the estimate and CI were made (`paired mean t`, `paired Hodges-Lehmann`, `unpaired Welch`...)."""
+    paired: bool = True
+    mde: float | None = None
+    """Minimum detectable change (fraction) at 80% power for the current n."""
+    sentence: str = ""
+    """The verdict in words, as a reader should see it."""
+    notes: tuple[str, ...] = ()
+    """Diagnostics that change the wording (outliers, drift, non-normal differences)."""
+    adjusted_ci: tuple[float, float] | None = None
+    """CI corrected for multiplicity across the suite, when several comparisons are made."""
+    delta: float | None = None
+    """For exact metrics: candidate minus baseline in the metric's unit."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A warning that changes how results should be read (noise, machine state, failures)."""
+
+    kind: str
+    message: str
+    hint: str = ""
+    benchmark: str = ""
+    variant: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkUnit:
+    """One benchmark with all its variants, interleaved: the unit that can move to another machine."""
+
+    benchmark: Benchmark
+    variants: tuple[Variant, ...]
+    blocks: int
+    warmup: int = 0
+    seed: int = 0
+
+
+@dataclass(slots=True)
+class Run:
+    """One invocation of pairbench: what was asked, where, and everything measured.
+
+    Mutable because it grows while the run goes on (samples are appended as they arrive).
+    """
+
+    metadata: dict[str, Any]
+    variants: list[Variant]
+    benchmarks: list[Benchmark]
+    samples: list[Sample] = field(default_factory=list)
+    comparisons: list[Comparison] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
+    status: str = "running"
+    """`running`, `complete`, `interrupted` or `failed`."""
+    suite: dict[str, Any] | None = None
+    """The suite as written, when one was given."""
+
+    @property
+    def baseline(self) -> Variant:
+        for v in self.variants:
+            if v.baseline:
+                return v
+        return self.variants[0]
+
+    def benchmark(self, name: str) -> Benchmark:
+        for b in self.benchmarks:
+            if b.name == name:
+                return b
+        raise KeyError(name)

@@ -1,0 +1,1 @@
+"""Statistics: floats in, dataclasses out. No processes, sockets or formatting here."""

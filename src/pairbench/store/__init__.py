@@ -1,0 +1,1 @@
+"""Persistence: the versioned run file and the history store."""

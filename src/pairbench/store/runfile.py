@@ -1,0 +1,167 @@
+"""The run file: one versioned JSON document holding a whole run (see docs/runfile.md).
+
+History of the format:
+    version 1 (pairbench 0.1): schema "pairbench.run"; metadata, variants, benchmarks,
+        samples (named fields), comparisons, notices, status, suite.
+
+The file is rewritten atomically (write to a temporary file, then rename) after every block, so an
+interrupted run leaves a complete document with `status` "running" or "interrupted" holding every
+sample measured so far.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any, Callable
+
+from pairbench.errors import RunFileError
+from pairbench.model import Benchmark, Comparison, Metric, Notice, Run, Sample, Variant
+
+__all__ = ["SCHEMA", "VERSION", "run_to_dict", "run_from_dict", "write_run", "load_run", "dumps_run"]
+
+SCHEMA = "pairbench.run"
+VERSION = 1
+
+# One function per version step: MIGRATIONS[v] turns a version-v document into version v+1.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def _variant_to_dict(v: Variant) -> dict[str, Any]:
+    d = asdict(v)
+    d["args"] = list(v.args)
+    d["unset_env"] = list(v.unset_env)
+    d["env"] = dict(v.env)
+    d["params"] = dict(v.params)
+    d["meta"] = dict(v.meta)
+    return d
+
+
+def _benchmark_to_dict(b: Benchmark) -> dict[str, Any]:
+    return {
+        "name": b.name,
+        "kind": b.kind,
+        "metrics": [asdict(m) for m in b.metrics],
+        "options": dict(b.options),
+    }
+
+
+def _comparison_to_dict(c: Comparison) -> dict[str, Any]:
+    d = asdict(c)
+    d["ci"] = list(c.ci) if c.ci else None
+    d["adjusted_ci"] = list(c.adjusted_ci) if c.adjusted_ci else None
+    d["notes"] = list(c.notes)
+    return d
+
+
+def run_to_dict(run: Run) -> dict[str, Any]:
+    """The run as the JSON-ready document of the current version."""
+    return {
+        "schema": SCHEMA,
+        "version": VERSION,
+        "status": run.status,
+        "metadata": run.metadata,
+        "suite": run.suite,
+        "variants": [_variant_to_dict(v) for v in run.variants],
+        "benchmarks": [_benchmark_to_dict(b) for b in run.benchmarks],
+        "samples": [asdict(s) for s in run.samples],
+        "comparisons": [_comparison_to_dict(c) for c in run.comparisons],
+        "notices": [asdict(n) for n in run.notices],
+    }
+
+
+def dumps_run(run: Run) -> str:
+    return json.dumps(run_to_dict(run), indent=1, allow_nan=False, default=str)
+
+
+def write_run(path: str | os.PathLike[str], run: Run) -> None:
+    """Write atomically, so a reader (or a crash) never sees half a file."""
+    target = Path(path)
+    text = dumps_run(run)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.write("\n")
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _only_known(cls: type, d: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in d.items() if k in names}
+
+
+def run_from_dict(doc: Any, source: str = "run file") -> Run:
+    """Build a Run from a parsed document, migrating older versions forward."""
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise RunFileError(f"{source} is not a pairbench run file (no \"schema\": \"{SCHEMA}\")")
+    version = doc.get("version")
+    if not isinstance(version, int):
+        raise RunFileError(f"{source} has no integer \"version\"")
+    if version > VERSION:
+        raise RunFileError(
+            f"{source} has run file version {version}, newer than this pairbench knows ({VERSION}); upgrade pairbench"
+        )
+    while version < VERSION:
+        doc = MIGRATIONS[version](doc)
+        version += 1
+    try:
+        variants = []
+        for v in doc["variants"]:
+            v = _only_known(Variant, v)
+            v["args"] = tuple(v.get("args", ()))
+            v["unset_env"] = tuple(v.get("unset_env", ()))
+            variants.append(Variant(**v))
+        benchmarks = [
+            Benchmark(
+                name=b["name"],
+                kind=b["kind"],
+                metrics=tuple(Metric(**_only_known(Metric, m)) for m in b["metrics"]),
+                options=b.get("options", {}),
+            )
+            for b in doc["benchmarks"]
+        ]
+        samples = [Sample(**_only_known(Sample, s)) for s in doc.get("samples", [])]
+        comparisons = []
+        for c in doc.get("comparisons", []):
+            c = _only_known(Comparison, c)
+            c["ci"] = tuple(c["ci"]) if c.get("ci") else None
+            c["adjusted_ci"] = tuple(c["adjusted_ci"]) if c.get("adjusted_ci") else None
+            c["notes"] = tuple(c.get("notes", ()))
+            comparisons.append(Comparison(**c))
+        notices = [Notice(**_only_known(Notice, n)) for n in doc.get("notices", [])]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RunFileError(f"{source} is damaged: {exc}") from None
+    return Run(
+        metadata=doc.get("metadata", {}),
+        variants=variants,
+        benchmarks=benchmarks,
+        samples=samples,
+        comparisons=comparisons,
+        notices=notices,
+        status=doc.get("status", "complete"),
+        suite=doc.get("suite"),
+    )
+
+
+def load_run(path: str | os.PathLike[str]) -> Run:
+    """Read a run file; every problem is one RunFileError naming the file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RunFileError(f"cannot read run file {path}: {exc.strerror}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RunFileError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); was it cut short?") from None
+    return run_from_dict(doc, source=str(path))
