@@ -287,47 +287,63 @@ def _alloc_pass(op, stmt_spec, empty_op, loops):
                 % platform.python_implementation()}
     import tracemalloc
 
-    def measure(fn, n):
-        for _ in range(3):
-            fn()  # first calls fill caches (interned strings, method caches)
+    def traced(fn, n):
+        """(blocks, bytes) still allocated after n ops, relative to before them."""
         gc.collect()
-        g0 = _gc_collections()
         tracemalloc.start()
         before = tracemalloc.take_snapshot()
         b0 = sum(s.count for s in before.statistics("filename"))
-        m0 = tracemalloc.get_traced_memory()[0]
         del before
+        m0 = tracemalloc.get_traced_memory()[0]
         for _ in itertools.repeat(None, n):
             fn()
         m1 = tracemalloc.get_traced_memory()[0]
         after = tracemalloc.take_snapshot()
         b1 = sum(s.count for s in after.statistics("filename"))
         del after
-        peak = None
-        if hasattr(tracemalloc, "reset_peak"):
-            peaks = []
-            for _ in range(7):
-                cur = tracemalloc.get_traced_memory()[0]
-                tracemalloc.reset_peak()
-                fn()
-                peaks.append(tracemalloc.get_traced_memory()[1] - cur)
-            peaks.sort()
-            peak = peaks[len(peaks) // 2]
         tracemalloc.stop()
-        g1 = _gc_collections()
-        return (b1 - b0) / n, (m1 - m0) / n, peak, (None if g0 is None else (g1 - g0) * 1000.0 / n)
+        return b1 - b0, m1 - m0
+
+    def peak_of(fn):
+        """Median over a few single ops of the peak traced memory above the level before it."""
+        if not hasattr(tracemalloc, "reset_peak"):  # Python 3.8
+            return None
+        tracemalloc.start()
+        peaks = []
+        for _ in range(7):
+            cur = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            fn()
+            peaks.append(tracemalloc.get_traced_memory()[1] - cur)
+        tracemalloc.stop()
+        peaks.sort()
+        return peaks[len(peaks) // 2]
 
     try:
         if op is None:
             op, empty_op = _stmt_ops(*stmt_spec)
         n = min(max(1, loops // 10), ALLOC_OPS)
-        blocks, nbytes, peak, gcs = measure(op, n)
-        eblocks, ebytes, epeak, _ = measure(empty_op, n)
+        for _ in range(3):
+            op()  # first calls fill caches (interned strings, method caches, free lists)
+        # Counting n and 2n ops and taking the difference cancels what the measurement itself
+        # leaves behind (snapshot objects, caches), so only the ops' own net allocations remain.
+        blocks1, bytes1 = traced(op, n)
+        blocks2, bytes2 = traced(op, 2 * n)
+        peak = peak_of(op)
+        epeak = peak_of(empty_op)
+        gc.collect()
+        g0 = _gc_collections()
+        for _ in itertools.repeat(None, n):
+            op()
+        g1 = _gc_collections()
     except Exception as exc:
         raise BenchError("run", _describe(exc))
+    blocks = (blocks2 - blocks1) / float(n)
+    nbytes = (bytes2 - bytes1) / float(n)
+    gcs = None if g0 is None else (g1 - g0) * 1000.0 / n
     out = {
-        "mem_blocks_per_op": round(blocks - eblocks, 4) + 0.0,
-        "mem_bytes_per_op": round(nbytes - ebytes, 2) + 0.0,
+        "mem_blocks_per_op": round(blocks, 4) + 0.0,
+        "mem_bytes_per_op": round(nbytes, 2) + 0.0,
     }
     if peak is not None:
         out["peak_bytes_per_op"] = max(0, peak - (epeak or 0))
