@@ -10,6 +10,15 @@ import pytest
 PY = sys.executable
 
 
+def process_alive(pid: int) -> bool:
+    """True if `pid` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def assert_one_line_error(out, fragment):
     assert out.returncode == 1, (out.stdout, out.stderr)
     lines = [l for l in out.stderr.strip().splitlines() if l.strip()]
@@ -67,7 +76,7 @@ def test_timeout_kills_the_whole_process_group(run_cli, tmp_path):
     assert_one_line_error(out, "did not finish within --timeout 1 s")
     pid = int(pidfile.read_text())
     time.sleep(0.2)
-    assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+    assert not process_alive(pid)
 
 
 def test_metric_never_printed_is_a_clear_error(run_cli):
