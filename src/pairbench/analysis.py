@@ -194,7 +194,8 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
             if not values:
                 continue
             metrics_of[(bench.name, metric.name)] = metric
-            notices.extend(_variant_notices(bench, metric, values, mi == 0))
+            if mi == 0:  # noise warnings on secondary metrics (user, sys, rss) would drown the report
+                notices.extend(_variant_notices(bench, metric, values, True))
             base_vals = values.get(base, {})
             for cand in candidates:
                 cand_vals = values.get(cand, {})

@@ -99,12 +99,16 @@ def default_run_path() -> Path:
     return base / f"{stamp}-{os.getpid()}.json"
 
 
-def finish_analysis(run: Run, options: RunOptions, confidence: float) -> None:
-    """Fill the run's comparisons and analysis notices from its samples."""
+def finish_analysis(run: Run, options: RunOptions, looks: int = 1) -> None:
+    """Fill the run's comparisons and analysis notices from its samples.
+
+    `looks` is the number of planned interim analyses (adaptive stopping); each CI is widened for it.
+    """
     from pairbench import analysis
 
     comparisons, notices = analysis.analyze(
-        run, threshold=options.threshold / 100.0, confidence=confidence, correction=options.correction
+        run, threshold=options.threshold / 100.0, confidence=options.confidence, looks=looks,
+        correction=options.correction,
     )
     run.comparisons = list(comparisons)
     kept = [n for n in run.notices if not n.kind.startswith("stats:")]
@@ -151,7 +155,7 @@ def execute(
     bench_names = [b.name for b in run.benchmarks]
     start = clock()
     blocks_done = 0
-    confidence = options.confidence
+    n_looks = 1
     try:
         _save(path, run)
         for bench in run.benchmarks:
@@ -176,8 +180,11 @@ def execute(
             block_seconds = clock() - block_start
             _save(path, run)
             if adaptive and blocks_done == 1:
-                looks, confidence, planned = _plan_adaptive(options, start, clock(), block_seconds)
-                run.metadata["adaptive"] = {"looks": looks, "look_confidence": confidence}
+                from pairbench.stats.sequential import look_confidence
+
+                looks, planned = _plan_adaptive(options, start, clock(), block_seconds)
+                n_looks = len(looks)
+                run.metadata["adaptive"] = {"looks": looks, "look_confidence": look_confidence(options.confidence, n_looks)}
             obs.block_done(run, blocks_done, planned)
             if blocks_done >= planned:
                 break
@@ -190,26 +197,30 @@ def execute(
                     )
                     break
                 if blocks_done in looks and blocks_done >= options.runs:
-                    finish_analysis(run, options, confidence)
+                    finish_analysis(run, options, n_looks)
                     from pairbench import analysis
 
-                    if analysis.settled(run.comparisons):
-                        run.notices.append(
-                            Notice("adaptive", f"stopped after {blocks_done} blocks: every comparison is settled")
-                        )
+                    if analysis.settled(run.comparisons, run):
+                        open_ = [
+                            c for c in run.comparisons
+                            if c.verdict == "inconclusive" and c.metric == run.benchmark(c.benchmark).metrics[0].name
+                        ]
+                        why = ("every comparison is settled" if not open_ else
+                               "every comparison is settled or cannot be settled within the budget (see its notes)")
+                        run.notices.append(Notice("adaptive", f"stopped after {blocks_done} blocks: {why}"))
                         break
         run.metadata["blocks"] = blocks_done
         run.metadata["elapsed_s"] = clock() - start
-        finish_analysis(run, options, confidence)
+        finish_analysis(run, options, n_looks)
         run.status = "complete"
         _save(path, run)
     except KeyboardInterrupt:
-        _stop(run, options, confidence, path, "interrupted", blocks_done)
+        _stop(run, options, n_looks, path, "interrupted", blocks_done)
         raise Interrupted(
             f"interrupted after {blocks_done} complete blocks; {len(run.samples)} samples kept in {path}"
         ) from None
     except BenchmarkFailed as exc:
-        _stop(run, options, confidence, path, "failed", blocks_done)
+        _stop(run, options, n_looks, path, "failed", blocks_done)
         raise BenchmarkFailed(f"{exc} ({len(run.samples)} samples kept in {path})") from None
     finally:
         for runner in runners.values():
@@ -219,9 +230,9 @@ def execute(
     return run
 
 
-def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds: float) -> tuple[list[int], float, int]:
-    """Looks and per-look confidence, fixed once the cost of a block is known."""
-    from pairbench.stats.sequential import look_confidence, plan_looks
+def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds: float) -> tuple[list[int], int]:
+    """The block counts at which to look, and the most blocks, fixed once the cost of a block is known."""
+    from pairbench.stats.sequential import plan_looks
 
     assert options.max_time is not None
     remaining = max(options.max_time - (now - start), 0.0)
@@ -229,7 +240,7 @@ def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds:
     cap = options.max_runs or ADAPTIVE_MAX_BLOCKS
     max_blocks = max(options.runs, min(cap, affordable))
     looks = plan_looks(options.runs, max_blocks)
-    return looks, look_confidence(options.confidence, len(looks)), max_blocks
+    return looks, max_blocks
 
 
 def _measure(run: Run, runners: Mapping[str, Runner], step: Step, warmup: bool, obs: Observer) -> None:
@@ -242,12 +253,12 @@ def _measure(run: Run, runners: Mapping[str, Runner], step: Step, warmup: bool, 
     obs.step_done(step, replicate, warmup)
 
 
-def _stop(run: Run, options: RunOptions, confidence: float, path: Path, status: str, blocks_done: int) -> None:
+def _stop(run: Run, options: RunOptions, n_looks: int, path: Path, status: str, blocks_done: int) -> None:
     run.status = status
     run.metadata["blocks"] = blocks_done
     if blocks_done >= 2:
         try:
-            finish_analysis(run, options, confidence)
+            finish_analysis(run, options, n_looks)
         except Exception:  # noqa: BLE001 - a partial analysis must never lose the samples
             pass
     _save(path, run)

@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
         help="run a bundled comparison (a real difference and a real non-difference)",
         description="Compare two variants of a bundled program: one benchmark differs for real, one does not.",
     )
-    add_run_options(p, runs=15, warmup=1)
+    add_run_options(p, runs=10, warmup=1)
     p.set_defaults(handler=_handle)
 
 
@@ -56,7 +56,9 @@ def _handle(args: argparse.Namespace) -> int:
     from pairbench.commands.common import run_and_report
     from pairbench.runners.command import CommandRunner
 
-    options = options_from_args(args)
+    # Adaptive stopping inside 90 s, and a ±3% band: enough to settle both questions on a
+    # desktop machine, and a showcase of stopping as soon as the answer is clear.
+    options = options_from_args(args, max_time=90.0, threshold=3.0)
     print("pairbench demo: does sorting without a redundant key function make a program faster?")
     print("  variants: sort-key (baseline, DEMO_SORT=key) vs sort-plain (DEMO_SORT=plain)")
     print("  benchmarks: sort (uses the change: a real difference), json (does not: no real difference)\n")

@@ -15,6 +15,9 @@ from pairbench.report.units import format_percent, format_ratio, format_value
 
 __all__ = ["render_terminal", "variant_summary"]
 
+# Notices that explain what happened rather than warn about the results.
+INFO_KINDS = frozenset({"adaptive", "budget"})
+
 _VERDICT_STYLE = {
     "faster": "bold green",
     "slower": "bold red",
@@ -105,7 +108,8 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary") -> N
     for notice in run.notices:
         where = f" [{notice.benchmark}{'/' + notice.variant if notice.variant else ''}]" if notice.benchmark else ""
         hint = f" ({notice.hint})" if notice.hint else ""
-        console.print(Text(f"warning{where}: {notice.message}{hint}", style="yellow"))
+        label, style = ("note", "dim") if notice.kind in INFO_KINDS else ("warning", "yellow")
+        console.print(Text(f"{label}{where}: {notice.message}{hint}", style=style))
     if run.status != "complete":
         console.print(Text(f"run {run.status}: results above use the samples measured so far", style="bold yellow"))
     path = run.metadata.get("run_file")
