@@ -208,6 +208,9 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
         notices.extend(runner.prepare(b, variants))
         loops = runner.loops(b)
         calibrated.append(Benchmark(b.name, b.kind, b.metrics, {**b.options, "loops": loops}) if loops else b)
+    if not any(runner.loops(b) for b in benchmarks):
+        detail = "; ".join(dict.fromkeys(n.message for n in notices))
+        raise UserError(f"no micro benchmark can run on any variant: {detail}")
     metadata = {
         "command": "micro",
         "language": language,
