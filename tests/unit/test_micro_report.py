@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import math
-import random
 
 import pytest
 
-from pairbench.commands._micro_driver import block_order
 from pairbench.model import Benchmark, Notice, Run, Sample, Variant
 from pairbench.report.micro import format_rate, format_time, render_micro
 from pairbench.runners.micro import micro_metrics
@@ -77,11 +75,3 @@ def test_render_micro_says_unavailable_and_failed() -> None:
     assert "patch  failed: RuntimeError: boom" in text
     assert "patch  unavailable (PyPy gives none)" in text
 
-
-def test_block_order_is_abba_for_two_and_a_permutation_otherwise() -> None:
-    a, b, c = (Variant(n) for n in "abc")
-    rng = random.Random(0)
-    orders = ["".join(v.name for v in block_order([a, b], i, rng)) for i in range(4)]
-    assert orders == ["ab", "ba", "ba", "ab"]
-    seen = {"".join(v.name for v in block_order([a, b, c], i, rng)) for i in range(30)}
-    assert all(sorted(o) == ["a", "b", "c"] for o in seen) and len(seen) > 1

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import os
-import time
 from pathlib import Path
 from typing import Any
+
+from pairbench.commands.common import add_run_options
 
 __all__ = ["register", "build_run", "variants_from_args"]
 
@@ -50,31 +50,11 @@ def register(subparsers: Any) -> None:
                    help="seconds per sample used to calibrate the loop count (default 0.1)")
     p.add_argument("--loops", type=int, default=None, help="fixed loop count per sample (skips calibration)")
     p.add_argument("--no-alloc", action="store_true", help="skip the allocation-counting pass")
-    common = _common()
-    if common is not None:
-        common.add_run_options(p)
-    else:
-        _add_fallback_run_options(p)
+    p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                   help="cpu: the worker's CPU time, blind to other processes on a shared machine "
+                   "(default); wall: for operations that sleep, wait or use threads")
+    add_run_options(p)
     p.set_defaults(handler=run_micro)
-
-
-def _common() -> Any:
-    """The lead's shared run options and driver, once they exist on main."""
-    try:
-        from pairbench.commands import common
-    except ImportError:
-        return None
-    return common
-
-
-def _add_fallback_run_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("run options")
-    g.add_argument("--runs", type=int, default=10, help="blocks (processes per variant), default 10")
-    g.add_argument("--threshold", type=float, default=1.0, help="noise band in percent (default 1)")
-    g.add_argument("--confidence", type=float, default=0.95)
-    g.add_argument("--export-json", default=None, metavar="PATH", help="write the run file here")
-    g.add_argument("--seed", type=int, default=None)
-    g.add_argument("--fail-on-regression", action="store_true")
 
 
 def _unique(names: list[str]) -> list[str]:
@@ -144,6 +124,7 @@ def _selected(name: str, patterns: list[str]) -> bool:
 
 def build_run(args: argparse.Namespace, runner: Any) -> Any:
     """The Run to execute: variants probed, benchmarks listed and calibrated, problems as notices."""
+    from pairbench.commands.common import new_run
     from pairbench.errors import UserError
     from pairbench.model import Benchmark, Notice, Run, Variant
     from pairbench.runners.micro import micro_metrics
@@ -163,7 +144,7 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
     variants = probed
     metrics = micro_metrics(language)
     common = {"language": language, "samples": args.samples, "warmup": args.warmup_samples,
-              "target_time": args.target_time}
+              "target_time": args.target_time, "clock": args.clock}
     if args.loops:
         common["loops"] = args.loops
     benchmarks: list[Benchmark] = []
@@ -211,32 +192,28 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
     if not any(runner.loops(b) for b in benchmarks):
         detail = "; ".join(dict.fromkeys(n.message for n in notices))
         raise UserError(f"no micro benchmark can run on any variant: {detail}")
-    metadata = {
-        "command": "micro",
-        "language": language,
-        "created": time.time(),
-        "host": os.uname().nodename if hasattr(os, "uname") else "",
-    }
-    return Run(metadata=metadata, variants=variants, benchmarks=calibrated, notices=notices)
+    run: Run = new_run(variants, calibrated)
+    run.metadata.update({"command": "micro", "language": language})
+    run.notices.extend(notices)
+    return run
+
+
+def _print_micro(run: Any, console: Any) -> None:
+    from pairbench.report.micro import render_micro
+
+    console.print(render_micro(run, float(run.metadata.get("options", {}).get("confidence", 0.95))),
+                  markup=False, highlight=False, soft_wrap=True, end="")
 
 
 def run_micro(args: argparse.Namespace) -> int:
+    from pairbench.commands.common import options_from_args, run_and_report
     from pairbench.runners.micro import MicroRunner
 
     runner = MicroRunner(samples=args.samples, warmup=args.warmup_samples, target_time=args.target_time,
-                         alloc=not args.no_alloc, seed=getattr(args, "seed", None))
+                         alloc=not args.no_alloc, seed=args.seed)
     try:
         run = build_run(args, runner)
-        common = _common()
-        if common is not None:
-            from pairbench.report.micro import render_micro
-
-            options = common.options_from_args(args)
-            code: int = common.run_and_report(run, {"micro": runner}, options)
-            print(render_micro(run), end="")
-            return code
-        from pairbench.commands._micro_driver import drive
-
-        return drive(run, runner, args)
+        options = options_from_args(args)
+        return run_and_report(run, {"micro": runner}, options, extra_reports=(_print_micro,))
     finally:
         runner.close()

@@ -16,6 +16,8 @@ Benchmark.options for kind "micro" (JSON-serialisable):
     setup, stmt the snippet (timeit style / benchmark_driver prelude + script)
     loops       a fixed loop count (skips calibration)
     samples, warmup, target_time   per-process sample plan (defaults below)
+    clock       "cpu" (default: the worker's CPU time, blind to other processes' time slices on a
+                shared machine) or "wall" (for operations that sleep, wait or use threads)
 """
 
 from __future__ import annotations
@@ -235,8 +237,9 @@ class MicroRunner:
     @staticmethod
     def _spec(benchmark: Benchmark) -> dict[str, Any]:
         o = benchmark.options
+        clock = {"clock": o["clock"]} if o.get("clock") else {}
         if o.get("file"):
-            spec: dict[str, Any] = {"file": o["file"]}
+            spec: dict[str, Any] = {"file": o["file"], **clock}
             if "func" in o:
                 spec["func"] = o["func"]
                 if o.get("param") is not None:
@@ -244,7 +247,7 @@ class MicroRunner:
             if "index" in o:
                 spec["index"] = o["index"]
             return spec
-        return {"setup": o.get("setup", ""), "stmt": o.get("stmt", "")}
+        return {"setup": o.get("setup", ""), "stmt": o.get("stmt", ""), **clock}
 
     def _plan(self, benchmark: Benchmark) -> tuple[int, int, float]:
         o = benchmark.options
