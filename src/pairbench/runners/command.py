@@ -38,6 +38,7 @@ __all__ = [
     "compile_metric",
     "expand_command",
     "variant_environment",
+    "resolve_command",
     "kill_group",
 ]
 
@@ -92,6 +93,17 @@ def expand_command(template: str, variant: Variant) -> str:
         return params.get(match.group(1), match.group(0))
 
     return _PLACEHOLDER.sub(fill, command)
+
+
+def resolve_command(variant: Variant, template: str = "{variant}") -> dict[str, str]:
+    """What the variant will run: the expanded command and the executable's full path (for the run file)."""
+    command = expand_command(template, variant)
+    try:
+        first = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return {"command": command}
+    path = shutil.which(first, path=variant_environment(variant).get("PATH"))
+    return {"command": command, "executable": os.path.realpath(path) if path else first}
 
 
 def variant_environment(variant: Variant, base: Mapping[str, str] | None = None) -> dict[str, str]:
