@@ -202,6 +202,8 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                 if not base_vals and not cand_vals:
                     continue
                 blocks, bv, cv, dropped = _paired_values(base_vals, cand_vals)
+                if not bv and mi > 0:
+                    continue  # a secondary metric that is zero throughout (sys time of a sleep): nothing to compare
                 if dropped:
                     notices.append(Notice("invalid-values", f"{bench.name} / {cand} ({metric.name}): {dropped} "
                                           "blocks with values <= 0 left out of the comparison",
