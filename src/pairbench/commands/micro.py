@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
                    help="a Python interpreter with its flags, e.g. 'python3.11 -X dev' (repeatable; first is the baseline)")
     p.add_argument("--ruby", action="append", default=[], metavar="'EXE FLAGS'",
                    help="a Ruby interpreter with its flags, e.g. 'ruby --yjit' (repeatable; first is the baseline)")
-    p.add_argument("--name", action="append", default=[], metavar="NAME",
+    p.add_argument("-n", "--name", action="append", default=[], metavar="NAME",
                    help="names of the variants, in the order given (default: the interpreter command)")
     p.add_argument("-b", "--bench", action="append", default=[], metavar="PATTERN",
                    help="only benchmarks whose name matches this glob or substring (repeatable)")

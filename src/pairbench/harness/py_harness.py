@@ -1,3 +1,5 @@
+# mypy: ignore-errors
+# (a standalone worker script for CPython 3.8+ and PyPy, kept free of annotations on purpose)
 """pairbench micro-benchmark worker for Python (CPython 3.8+ and PyPy 3.9+), standard library only.
 
 pairbench runs this file *with the variant's own interpreter* (`EXE [FLAGS] py_harness.py`), writes

@@ -75,6 +75,7 @@ def micro_metrics(language: str) -> tuple[Metric, ...]:
         Metric("time_per_op", "s", "lower", description="time per operation, loop overhead subtracted"),
         Metric("ops_per_s", "op/s", "higher", description="operations per second"),
     )
+    alloc: tuple[Metric, ...]
     if language == "ruby":
         alloc = (
             Metric("allocs_per_op", "count", "lower", True, "objects allocated per op (GC.stat total_allocated_objects)"),

@@ -43,7 +43,7 @@ def process_means(samples: Iterable[Sample], metric: str = "time_per_op") -> dic
 
 
 def _t_quantile(p: float, df: int) -> float:
-    from scipy.stats import t  # scipy only when an interval is actually computed
+    from scipy.stats import t  # type: ignore[import-untyped]  # scipy only when an interval is computed
 
     return float(t.ppf(p, df))
 
