@@ -387,15 +387,17 @@ class MicroRunner:
     def list_benchmarks(self, path: str, language: str, variants: Sequence[Variant]) -> tuple[list[dict[str, Any]], str]:
         """Benchmarks in a file, as listed by the first variant able to load it: (items, error)."""
         error = ""
+        probe_error = ""
         for v in variants:
             _, perr = self.probe(v, language)
             if perr:
+                probe_error = probe_error or f"{perr} (variant {v.name!r})"
                 continue
             result = self.call(v, language, {"mode": "list", "file": path}, timeout=60)
             if result.ok:
                 return list(result.data.get("benchmarks", [])), ""
             error = error or f"{result.error} (loaded by {v.name!r})"
-        return [], error or "no variant's interpreter could run"
+        return [], error or f"no variant's interpreter could run: {probe_error}"
 
     def close(self) -> None:
         """Workers end with their request; nothing is left running."""
