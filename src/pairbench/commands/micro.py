@@ -53,7 +53,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                    help="cpu: the worker's CPU time, blind to other processes on a shared machine "
                    "(default); wall: for operations that sleep, wait or use threads")
-    add_run_options(p)
+    # In-process warm-up samples absorb JIT and cache warm-up; a whole warm-up process would time
+    # nothing the measured ones do not, so none by default.
+    add_run_options(p, warmup=0)
     p.set_defaults(handler=run_micro)
 
 
