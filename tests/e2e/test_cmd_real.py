@@ -97,3 +97,35 @@ def test_demo_finds_the_real_difference(run_cli, tmp_path):
     assert by[("sort", "work_time")]["verdict"] == "faster"
     assert not by[("json", "work_time")]["meaningful"]
     assert "sort-plain is" in " ".join(out.stdout.split())
+
+
+@pytest.mark.slow
+def test_setup_prepare_cleanup_run_at_their_moments(run_cli, tmp_path):
+    log = tmp_path / "log"
+    out = run_cli(
+        "cmd", f"echo run-a >> {log}", f"echo run-b >> {log}", "-r", "6", "-w", "1",
+        "--setup", f"echo setup >> {log}", "--prepare", f"echo prepare >> {log}", "--cleanup", f"echo cleanup >> {log}",
+        "--no-history", "--no-progress", "--export-json", str(tmp_path / "r.json"),
+    )
+    assert out.returncode == 0, out.stderr
+    lines = log.read_text().split()
+    assert lines[:2] == ["setup", "setup"]  # once per variant, before anything is measured
+    assert lines[-2:] == ["cleanup", "cleanup"]  # once per variant, at the end
+    runs = [i for i, l in enumerate(lines) if l.startswith("run-")]
+    assert len(runs) == 2 * (6 + 1)
+    assert all(lines[i - 1] == "prepare" for i in runs)  # before every measured run
+
+
+@pytest.mark.slow
+def test_commands_without_a_shell_get_their_arguments_verbatim(run_cli, tmp_path):
+    run_file = tmp_path / "r.json"
+    prog = "import sys,json; print(json.dumps({'pairbench': {'arglen': len(sys.argv[1])}}))"
+    out = run_cli(
+        "cmd", "-N", f"{PY} -c \"{prog}\" '$NOSUCHVAR'", f"{PY} -c \"{prog}\" 'ab'", "-r", "6",
+        "--no-history", "--no-progress", "--export-json", str(run_file),
+    )
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(run_file.read_text())
+    lengths = {s["variant"][-5:]: s["value"] for s in doc["samples"] if s["metric"] == "arglen"}
+    # a shell would have expanded $NOSUCHVAR to nothing
+    assert sorted(lengths.values()) == [2.0, 10.0]
