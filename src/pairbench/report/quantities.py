@@ -1,0 +1,72 @@
+"""Numbers as readers want to see them: SI values scaled to a readable unit, changes as signed percents.
+
+Values are stored in SI units (seconds, bytes, operations per second); they are converted here and
+only here, when formatting (hyperfine:src/util/units.rs does the same).
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["format_value", "format_percent", "format_ratio", "format_ci_percent", "change_percent"]
+
+_TIME_STEPS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+_BYTE_STEPS = ((1024.0**3, "GiB"), (1024.0**2, "MiB"), (1024.0, "KiB"), (1.0, "B"))
+_COUNT_STEPS = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+
+
+def _sig(x: float, digits: int = 4) -> str:
+    """`digits` significant figures without scientific notation for everyday magnitudes."""
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    magnitude = int(math.floor(math.log10(abs(x))))
+    decimals = max(0, digits - 1 - magnitude)
+    return f"{x:.{decimals}f}"
+
+
+def format_value(value: float | None, unit: str) -> str:
+    """`0.0123, "s"` -> `12.30 ms`; `2.5e6, "op/s"` -> `2.500 Mop/s`; unknown units pass through."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if unit == "s":
+        for scale, name in _TIME_STEPS:
+            if abs(value) >= scale or scale == 1e-9:
+                return f"{_sig(value / scale)} {name}"
+    if unit == "B":
+        for scale, name in _BYTE_STEPS:
+            if abs(value) >= scale or scale == 1.0:
+                return f"{_sig(value / scale)} {name}"
+    if unit in ("op/s", "req/s", "ops", "B/s"):
+        for scale, prefix in _COUNT_STEPS:
+            if abs(value) >= scale or scale == 1.0:
+                return f"{_sig(value / scale)} {prefix}{unit}"
+    if unit == "count":
+        if float(value).is_integer() and abs(value) < 1e6:
+            return str(int(value))
+        for scale, prefix in _COUNT_STEPS:
+            if abs(value) >= scale or scale == 1.0:
+                return f"{_sig(value / scale)}{prefix}"
+    text = _sig(value)
+    return f"{text} {unit}".rstrip()
+
+
+def change_percent(ratio: float) -> float:
+    """Candidate vs baseline as a percent change: ratio 0.926 -> -7.4."""
+    return (ratio - 1.0) * 100.0
+
+
+def format_percent(pct: float, decimals: int = 1) -> str:
+    """Always signed, so that a reader never wonders which way: `+2.0%`, `-7.4%`, `+0.0%`."""
+    return f"{pct:+.{decimals}f}%"
+
+
+def format_ratio(ratio: float | None) -> str:
+    return "–" if ratio is None else f"{ratio:.3f}"
+
+
+def format_ci_percent(ci: tuple[float, float] | None, decimals: int = 1) -> str:
+    """A ratio CI shown as percent changes: `[-8.8%, -5.9%]`."""
+    if ci is None:
+        return "–"
+    lo, hi = ci
+    return f"[{format_percent(change_percent(lo), decimals)}, {format_percent(change_percent(hi), decimals)}]"
