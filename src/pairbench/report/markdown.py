@@ -21,7 +21,7 @@ __all__ = ["render_markdown", "md_escape", "UNPAIRED_LABEL"]
 
 UNPAIRED_LABEL = "not interleaved: drift between the two runs is not controlled"
 
-_KIND_TITLES = {"command": "Command benchmarks", "http": "HTTP benchmarks", "micro": "Micro benchmarks"}
+KIND_TITLES = {"command": "Command benchmarks", "http": "HTTP benchmarks", "micro": "Micro benchmarks"}
 # Characters that start emphasis, code, links, tables or strike-through anywhere in a line; `_`
 # only at a word edge (GitHub ignores intra-word underscores, so `req_per_s` stays readable).
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
@@ -75,7 +75,7 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
     spread = spreads(run)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
     level = round((comparisons[0].confidence if comparisons else 0.95) * 100)
-    lines = [f"## {_KIND_TITLES[kind]}", ""]
+    lines = [f"## {KIND_TITLES[kind]}", ""]
     lines.append(f"| Benchmark | Metric | Variant | Median | Change | {level}% CI | n | Verdict |")
     lines.append("|---|---|---|--:|--:|---|--:|---|")
     baseline = run.baseline.name

@@ -7,8 +7,9 @@ only here, when formatting (hyperfine:src/util/units.rs does the same).
 from __future__ import annotations
 
 import math
+from typing import Callable
 
-__all__ = ["format_value", "format_percent", "format_ratio", "format_ci_percent", "change_percent"]
+__all__ = ["format_value", "format_percent", "format_ratio", "format_ci_percent", "change_percent", "axis_formatter"]
 
 _TIME_STEPS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 _BYTE_STEPS = ((1024.0**3, "GiB"), (1024.0**2, "MiB"), (1024.0, "KiB"), (1.0, "B"))
@@ -70,3 +71,27 @@ def format_ci_percent(ci: tuple[float, float] | None, decimals: int = 1) -> str:
         return "–"
     lo, hi = ci
     return f"[{format_percent(change_percent(lo), decimals)}, {format_percent(change_percent(hi), decimals)}]"
+
+
+def axis_formatter(lo: float, hi: float, unit: str, ticks: int = 5) -> Callable[[float], str]:
+    """Tick labels for [lo, hi] in one readable unit, with just enough decimals to tell ticks apart."""
+    steps = {"s": _TIME_STEPS, "B": _BYTE_STEPS}.get(unit)
+    scale, name = 1.0, unit
+    top = max(abs(lo), abs(hi))
+    if steps:
+        for s, n in steps:
+            if top >= s or s == steps[-1][0]:
+                scale, name = s, n
+                break
+    elif unit in ("op/s", "req/s", "ops", "B/s", "count", ""):
+        for s, prefix in _COUNT_STEPS:
+            if top >= s or s == 1.0:
+                scale, name = s, (prefix + unit if unit != "count" else prefix)
+                break
+    span = (hi - lo) / scale / max(1, ticks)
+    decimals = max(0, -math.floor(math.log10(span))) if span > 0 and math.isfinite(span) else 0
+
+    def fmt(v: float) -> str:
+        return f"{v / scale:.{decimals}f} {name}".rstrip()
+
+    return fmt
