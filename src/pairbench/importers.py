@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from pairbench.errors import RunFileError, UserError
-from pairbench.model import Benchmark, Metric, Notice, Run, Sample, Variant
+from pairbench.model import Benchmark, Direction, Kind, Metric, Notice, Run, Sample, Variant
 
 __all__ = ["detect_format", "import_file", "import_pyperf", "import_hyperfine", "FORMATS"]
 
 FORMATS = ("pyperf", "hyperfine")
-_PYPERF_UNITS = {"second": ("s", "lower"), "byte": ("B", "lower"), "integer": ("count", "lower")}
+_PYPERF_UNITS: dict[str, tuple[str, Direction]] = {
+    "second": ("s", "lower"), "byte": ("B", "lower"), "integer": ("count", "lower")}
 
 
 def _read_json(path: str | os.PathLike[str]) -> Any:
@@ -110,7 +111,7 @@ def import_pyperf(doc: dict[str, Any], *, variant: str, source: str = "pyperf fi
             raise RunFileError(f"{source}: benchmark {name!r} appears twice")
         unit, direction = _PYPERF_UNITS.get(str(meta.get("unit", "second")), ("", "lower"))
         # pyperf measures in-process loops (timeit, bench_func) or whole commands (`pyperf command`)
-        kind = "command" if "command" in meta else "micro"
+        kind: Kind = "command" if "command" in meta else "micro"
         benchmarks.append(Benchmark(name, kind, (Metric("time" if unit == "s" else "value", unit, direction),)))
         metric = benchmarks[-1].metrics[0].name
         block = 0

@@ -12,17 +12,15 @@ from typing import Iterator
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import pg_cluster  # noqa: E402
-from runs_by_hand import make_run  # noqa: E402
+from tests.e2e import pg_cluster
+from tests.unit.runs_by_hand import make_run
 
-from pairbench.store.history import CSV_COLUMNS, HistoryError, open_history, record_run  # noqa: E402
-from pairbench.store.history_schema import SCHEMA_VERSION, migration_statements  # noqa: E402
+from pairbench.store.history import CSV_COLUMNS, HistoryError, open_history, record_run
+from pairbench.store.history_schema import SCHEMA_VERSION, migration_statements
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-UNIT = Path(__file__).resolve().parents[1] / "unit"
+ROOT = Path(__file__).resolve().parents[2]
 _db_counter = itertools.count()
 
 
@@ -123,8 +121,8 @@ def test_newer_schema_is_refused_and_left_alone(location: str) -> None:
 def test_two_processes_writing_at_once_lose_nothing(location: str) -> None:
     script = textwrap.dedent(f"""
         import sys
-        sys.path[:0] = [{str(SRC)!r}, {str(UNIT)!r}]
-        from runs_by_hand import make_run
+        sys.path[:0] = [{str(SRC)!r}, {str(ROOT)!r}]
+        from tests.unit.runs_by_hand import make_run
         from pairbench.store.history import record_run
         worker = int(sys.argv[1])
         for i in range(12):

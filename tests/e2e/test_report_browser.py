@@ -6,15 +6,13 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-from runs_by_hand import make_run  # noqa: E402
+from tests.unit.runs_by_hand import make_run
 
-from pairbench.store.runfile import write_run  # noqa: E402
+from pairbench.store.runfile import write_run
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = [

@@ -9,11 +9,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-from runs_by_hand import make_run  # noqa: E402
+from tests.unit.runs_by_hand import make_run
 
-from pairbench.model import Run  # noqa: E402
-from pairbench.store.runfile import dumps_run, write_run  # noqa: E402
+from pairbench.model import Run
+from pairbench.store.runfile import dumps_run, write_run
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "report_golden.md"
 

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from runs_by_hand import make_run
+from tests.unit.runs_by_hand import make_run
 
 from pairbench.store.history import default_location, open_history, record_run, resolve_location
 from pairbench.store.history_schema import HistoryError

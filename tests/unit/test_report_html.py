@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from runs_by_hand import make_run, make_sweep_run
+from tests.unit.runs_by_hand import make_run, make_sweep_run
 
 from pairbench.model import Comparison
 from pairbench.report.html import render_html

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from runs_by_hand import make_run
+from tests.unit.runs_by_hand import make_run
 
 from pairbench.model import Comparison
 from pairbench.report.markdown import UNPAIRED_LABEL, md_escape, render_markdown

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from runs_by_hand import make_run
+from tests.unit.runs_by_hand import make_run
 
 from pairbench.errors import RunFileError
 from pairbench.store.runfile import dumps_run

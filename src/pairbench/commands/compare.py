@@ -100,14 +100,11 @@ def merge_for_report(base: Run, cand: Run, comparisons: list[Comparison]) -> Run
 
 
 def _unpaired(base: Run, cand: Run, threshold: float, confidence: float) -> tuple[list[Comparison], list[Notice]]:
-    try:
-        from pairbench.analysis import compare_runs  # type: ignore[attr-defined]
-    except ImportError:
-        from pairbench.stats.unpaired_interim import compare_runs
-    result = compare_runs(base, cand, threshold=threshold, confidence=confidence)
-    if isinstance(result, tuple):
-        return list(result[0]), list(result[1])
-    return list(result), []
+    from pairbench.analysis import compare_runs
+
+    comparisons, notices = compare_runs(base, cand, threshold=threshold, confidence=confidence)
+    # benchmarks on one side only are listed by the command itself
+    return list(comparisons), [n for n in notices if n.kind != "unmatched"]
 
 
 def handle(args: argparse.Namespace) -> int:

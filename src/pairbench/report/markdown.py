@@ -62,10 +62,7 @@ def command_line(run: Run) -> str | None:
 
 
 def _verdict_cell(c: Comparison) -> str:
-    word = c.verdict
-    if c.verdict in ("faster", "slower"):
-        word = f"**{c.verdict}**"
-    return word
+    return f"**{c.verdict}**" if c.verdict in ("faster", "slower") else str(c.verdict)
 
 
 def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[str]:
@@ -125,8 +122,8 @@ def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: l
     comps = list(run.comparisons if comparisons is None else comparisons)
     out = [f"# {md_escape(title)}", ""]
     facts = [f"**Status:** {md_escape(run.status)}"]
-    host = run.metadata.get("hostname") or run.metadata.get("host")
-    started = run.metadata.get("started") or run.metadata.get("start_time")
+    host: Any = run.metadata.get("hostname") or run.metadata.get("host")
+    started: Any = run.metadata.get("started") or run.metadata.get("start_time")
     if started:
         facts.append(f"**Started:** {md_escape(started)}")
     if host:
@@ -183,9 +180,9 @@ def _details(run: Run) -> list[str]:
             params = ", ".join(f"{k}={val}" for k, val in v.params.items())
             lines.append(f"| {md_escape(v.name)} | {md_escape(cmd)} | {md_escape(env.strip())} | {md_escape(params)} |")
         lines.append("")
-    cmd = command_line(run)
-    if cmd:
-        fence = _fence(cmd)
-        lines += ["To reproduce:", "", f"{fence}sh", cmd, fence, ""]
+    repro = command_line(run)
+    if repro:
+        fence = _fence(repro)
+        lines += ["To reproduce:", "", f"{fence}sh", repro, fence, ""]
     lines.append("</details>")
     return lines

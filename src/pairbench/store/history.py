@@ -214,7 +214,10 @@ class History:
             (run id, True) when added, (id of the earlier copy, False) when it was already recorded.
         """
         uid = run_uid(run)
-        commit = str(run.metadata.get("git_commit") or "") or git_commit(cwd)
+        cwd = cwd or (str(run.metadata["cwd"]) if run.metadata.get("cwd") else None)
+        if cwd and not os.path.isdir(cwd):
+            cwd = None  # recorded on another machine, or the directory is gone
+        commit = str(run.metadata.get("git_commit") or "") or (git_commit(cwd) if cwd else "")
         row = (
             uid, time.time(), str(run.metadata.get("started") or run.metadata.get("start_time") or ""), run.status,
             str(run.metadata.get("hostname") or run.metadata.get("host") or ""), commit,
@@ -335,11 +338,11 @@ class History:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(CSV_COLUMNS)
         rows = self.backend.execute(sql, params)
-        for r in rows:
-            r = list(r)
-            r[1] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(float(r[1])))
-            r[11] = bool(r[11])
-            writer.writerow(r)
+        for row in rows:
+            cells = list(row)
+            cells[1] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(float(cells[1])))
+            cells[11] = bool(cells[11])
+            writer.writerow(cells)
         return len(rows)
 
 

@@ -60,13 +60,13 @@ class PostgresBackend:
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._errors():
-            cur = self.conn.execute(self._sql(sql), tuple(params))  # type: ignore[arg-type]
+            cur = self.conn.execute(self._sql(sql), tuple(params))
             return list(cur.fetchall()) if cur.description else []
 
     def executemany(self, sql: str, rows: list[Sequence[Any]]) -> None:
         with self._errors():
             with self.conn.cursor() as cur:
-                cur.executemany(self._sql(sql), rows)  # type: ignore[arg-type]
+                cur.executemany(self._sql(sql), rows)
 
     def table_exists(self, name: str) -> bool:
         return bool(self.execute("SELECT 1 FROM information_schema.tables WHERE table_name = ? "
