@@ -83,7 +83,7 @@ def test_compare_is_labelled_matches_by_name_and_warns_on_machines(tmp_path: Pat
     line = next(x for x in proc.stdout.splitlines() if x.startswith("startup") and " time " in x)
     import re
 
-    change = float(re.search(r"  ([+-]\d+\.\d)%  ", line).group(1))
+    change = float(re.search(r"  ([+−-]\d+\.\d)%  ", line).group(1).replace("−", "-"))
     assert line.split()[-1] == "slower" and 8 < change < 12
     assert "only in base.json: Object.new" in proc.stdout
     assert "only in cand.json: only-here" in proc.stdout

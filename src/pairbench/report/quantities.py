@@ -1,13 +1,16 @@
 """Numbers as readers want to see them: SI values scaled to a readable unit, changes as signed percents.
 
-Values are stored in SI units (seconds, bytes, operations per second); they are converted here and
-only here, when formatting (hyperfine:src/util/units.rs does the same).
+Values are stored in SI units (seconds, bytes, operations per second); single values are formatted
+by report/units.py, as in the terminal; this adds what reports need on top (CIs as percents, axis
+ticks).
 """
 
 from __future__ import annotations
 
 import math
 from typing import Callable
+
+from pairbench.report import units
 
 __all__ = ["format_value", "format_percent", "format_ratio", "format_ci_percent", "change_percent", "axis_formatter"]
 
@@ -26,29 +29,10 @@ def _sig(x: float, digits: int = 4) -> str:
 
 
 def format_value(value: float | None, unit: str) -> str:
-    """`0.0123, "s"` -> `12.30 ms`; `2.5e6, "op/s"` -> `2.500 Mop/s`; unknown units pass through."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    if unit == "s":
-        for scale, name in _TIME_STEPS:
-            if abs(value) >= scale or scale == 1e-9:
-                return f"{_sig(value / scale)} {name}"
-    if unit == "B":
-        for scale, name in _BYTE_STEPS:
-            if abs(value) >= scale or scale == 1.0:
-                return f"{_sig(value / scale)} {name}"
-    if unit in ("op/s", "req/s", "ops", "B/s"):
-        for scale, prefix in _COUNT_STEPS:
-            if abs(value) >= scale or scale == 1.0:
-                return f"{_sig(value / scale)} {prefix}{unit}"
-    if unit == "count":
-        if float(value).is_integer() and abs(value) < 1e6:
-            return str(int(value))
-        for scale, prefix in _COUNT_STEPS:
-            if abs(value) >= scale or scale == 1.0:
-                return f"{_sig(value / scale)}{prefix}"
-    text = _sig(value)
-    return f"{text} {unit}".rstrip()
+    """As the terminal shows it (report/units.py), with whole counts shown as integers."""
+    if unit == "count" and value is not None and float(value).is_integer() and abs(value) < 1e6:
+        return str(int(value))
+    return units.format_value(value, unit)
 
 
 def change_percent(ratio: float) -> float:
@@ -57,8 +41,9 @@ def change_percent(ratio: float) -> float:
 
 
 def format_percent(pct: float, decimals: int = 1) -> str:
-    """Always signed, so that a reader never wonders which way: `+2.0%`, `-7.4%`, `+0.0%`."""
-    return f"{pct:+.{decimals}f}%"
+    """Always signed, so that a reader never wonders which way: `+2.0%`, `−7.4%` (a real minus, as the
+    verdict sentences write it)."""
+    return units.format_percent(pct / 100, decimals)
 
 
 def format_ratio(ratio: float | None) -> str:
