@@ -125,8 +125,8 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
                 if lat:
                     body.append(lat)
             for m in b.metrics:
-                if kind == "http" and LATENCY_METRIC.match(m.name):
-                    continue
+                if (kind == "http" and LATENCY_METRIC.match(m.name)) or m.direction == "none":
+                    continue  # latencies have their own plot; "none" metrics (exit codes) are never judged
                 for plot in (distribution_plot(run, b.name, m.name),
                              sweep_plot(run, b.name, m.name, comps) if sweep_parameter(run) else None):
                     if plot:

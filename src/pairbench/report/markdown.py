@@ -55,7 +55,11 @@ def command_line(run: Run) -> str | None:
     for key in ("command_line", "argv"):
         value = run.metadata.get(key)
         if isinstance(value, list) and value:
-            return shlex.join(str(v) for v in value)
+            words = [str(v) for v in value]
+            # sys.argv[0] is a path (…/pairbench/__main__.py, …/bin/pairbench); a reader types `pairbench`
+            if words[0].endswith(("__main__.py", "/pairbench")) or words[0] == "-m":
+                words[0] = "pairbench"
+            return shlex.join(words)
         if isinstance(value, str) and value:
             return value
     return None

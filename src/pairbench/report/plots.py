@@ -62,7 +62,8 @@ def distribution_plot(run: Run, benchmark: str, metric: str) -> str | None:
     rng = random.Random(0)  # fixed jitter: the same run gives the same picture
     for i, (name, vals) in enumerate(rows):
         yc = c.y1 + row_h * (i + 0.5)
-        grid = [xs.lo + (xs.hi - xs.lo) * k / 60 for k in range(61)]
+        lo, hi = min(vals), max(vals)
+        grid = [lo + (hi - lo) * k / 60 for k in range(61)]
         dens = _kde(vals, grid)
         top = max(dens) or 1.0
         if max(dens) > 0:

@@ -17,7 +17,7 @@ __all__ = ["Spread", "spreads", "measured_values", "fallback_sentence", "sentenc
 
 @dataclass(frozen=True, slots=True)
 class Spread:
-    """Median and quartiles of one variant's measured (non-warm-up) values of one metric."""
+    """Median and quartiles of one variant's per-block values of one metric (`n` blocks)."""
 
     benchmark: str
     metric: str
@@ -47,12 +47,16 @@ def _quartiles(values: list[float]) -> tuple[float, float]:
 
 
 def spreads(run: Run) -> dict[tuple[str, str, str], Spread]:
-    """(benchmark, metric, variant) -> Spread, for every combination that has samples."""
+    """(benchmark, metric, variant) -> Spread of the per-block values, as the analysis and the
+    terminal table use them (iterations and replicates reduced to one value per block)."""
+    from pairbench.analysis import replicate_values
+
+    pairs = sorted({(s.benchmark, s.metric) for s in run.samples if not s.warmup})
     groups: dict[tuple[str, str, str], list[float]] = {}
-    for s in run.samples:
-        if s.warmup:
-            continue
-        groups.setdefault((s.benchmark, s.metric, s.variant), []).append(s.value)
+    for bench, metric in pairs:
+        for variant, per_block in replicate_values(run, bench, metric).items():
+            if per_block:
+                groups[(bench, metric, variant)] = list(per_block.values())
     out = {}
     for key, values in groups.items():
         q1, q3 = _quartiles(values)
