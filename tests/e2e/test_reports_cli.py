@@ -9,6 +9,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from tests.unit.runs_by_hand import make_run
 
 from pairbench.model import Run
@@ -154,3 +156,19 @@ def test_help_stays_light() -> None:
     for cmd in ("report", "compare", "history", "import"):
         assert cmd in out.stdout
     assert "numpy" not in out.stderr and "scipy" not in out.stderr and "sqlite3" not in out.stderr
+
+
+@pytest.mark.slow
+def test_a_real_run_is_recorded_and_a_bad_history_only_warns(tmp_path: Path, run_cli) -> None:
+    env = {"PAIRBENCH_HISTORY": str(tmp_path / "h.sqlite")}
+    proc = run_cli("cmd", "true", "true ", "-r", "6", "-w", "0", "--export-json", "r.json", "--no-progress", env=env)
+    assert proc.returncode == 0, proc.stderr
+    proc = run_cli("history", env=env)
+    assert proc.returncode == 0 and "pairbench" in proc.stdout and "1 runs from" in proc.stdout
+    proc = run_cli("report", "r.json", "--html", "r.html")
+    assert proc.returncode == 0 and (tmp_path / "r.html").exists()
+    (tmp_path / "bad.sqlite").write_bytes(b"garbage" * 100)
+    proc = run_cli("cmd", "true", "true ", "-r", "6", "-w", "0", "--no-progress", "--history", "bad.sqlite")
+    assert proc.returncode == 0
+    assert "run not recorded in the history" in " ".join((proc.stdout + proc.stderr).split())
+    assert (tmp_path / "bad.sqlite").read_bytes() == b"garbage" * 100
