@@ -72,3 +72,15 @@ def test_units_and_ticks() -> None:
     assert nice_ticks(0, 10, 5) == [0, 2, 4, 6, 8, 10]
     fmt = axis_formatter(50_000_000, 50_001_000, "B")
     assert fmt(50_000_000) != fmt(50_000_250)  # close ticks stay distinguishable
+
+
+def test_a_huge_ci_does_not_squash_the_forest_plot() -> None:
+    from pairbench.report.plots import forest_plot
+
+    comps = [Comparison("b", "time", "a", "x", 0.95, (0.93, 0.97), 0.01, 10, True, True, "faster", None),
+             Comparison("b", "sys", "a", "x", 1.2, (0.2, 15.0), 0.5, 10, False, False, "inconclusive", None)]
+    svg = forest_plot(comps)
+    assert svg is not None
+    ticks = [t for t in re.findall(r">([+−-]\d+)%<", svg)]
+    assert max(abs(int(t.replace("−", "-"))) for t in ticks) <= 100  # not stretched to +1400%
+    assert "›" in svg  # the cut whisker is marked

@@ -87,12 +87,15 @@ def forest_plot(comparisons: Sequence[Comparison]) -> str | None:
         return None
     row_h = 26
     c = Canvas(width=720, left=260, height=40 + 28 + row_h * len(rows), title="Change against the baseline, with CIs")
-    pts = [change_percent(r.ratio) for r in rows if r.ratio is not None]
+    delta = max(r.threshold for r in rows) * 100
+    estimates = [change_percent(r.ratio) for r in rows if r.ratio is not None]
+    # The axis covers every estimate and the band; a CI far wider than that (a noisy metric) would
+    # squash every other row, so its whisker is cut at the edge and marked with an arrow.
+    reach = max(10.0, 3 * max(abs(e) for e in estimates), 3 * delta)
+    pts = list(estimates) + [-delta * 1.5, delta * 1.5, 0.0]
     for r in rows:
         if r.ci:
-            pts += [change_percent(r.ci[0]), change_percent(r.ci[1])]
-    delta = max(r.threshold for r in rows) * 100
-    pts += [-delta * 1.5, delta * 1.5, 0.0]
+            pts += [max(-reach, min(reach, change_percent(x))) for x in r.ci]
     xs = Scale.padded(pts, c.x0, c.x1)
     c.rect(xs(-delta), c.y1, xs(delta) - xs(-delta), c.y0 - c.y1, "#55a868", 0.15, tip=f"±{delta:g}% noise band")
     c.line(xs(0), c.y1, xs(0), c.y0, "#333", 1, dash="3,3")
@@ -102,7 +105,13 @@ def forest_plot(comparisons: Sequence[Comparison]) -> str | None:
         assert r.ratio is not None
         tip = f"{r.benchmark} · {r.metric} · {r.candidate}: {format_percent(change_percent(r.ratio))} ({r.verdict})"
         if r.ci:
-            c.line(xs(change_percent(r.ci[0])), y, xs(change_percent(r.ci[1])), y, color, 2.5)
+            lo, hi = change_percent(r.ci[0]), change_percent(r.ci[1])
+            tip += f", CI [{format_percent(lo)}, {format_percent(hi)}]"
+            c.line(xs(max(lo, xs.lo)), y, xs(min(hi, xs.hi)), y, color, 2.5)
+            if hi > xs.hi:
+                c.text(c.x1 - 2, y + 4, "›", anchor="end", size=14, color=color)
+            if lo < xs.lo:
+                c.text(c.x0 + 2, y + 4, "‹", size=14, color=color)
         c.circle(xs(change_percent(r.ratio)), y, 4.5, color, 1.0, tip=tip)
         label = f"{_short(r.benchmark, 18)} · {_short(r.metric, 14)} · {_short(r.candidate, 14)}"
         c.text(c.x0 - 8, y + 4, label, anchor="end", size=10)
