@@ -153,3 +153,21 @@ def test_unreachable_postgres_is_one_clear_error() -> None:
     pytest.importorskip("psycopg")
     with pytest.raises(HistoryError, match=r"cannot connect to history database postgresql://u:\*\*\*@127.0.0.1:1/x"):
         open_history("postgresql://u:secret@127.0.0.1:1/x", busy_timeout=1)
+
+
+def test_cli_import_history_trend_and_csv(location: str, tmp_path: Path, run_cli) -> None:
+    from pairbench.store.runfile import write_run
+
+    for i in range(4):
+        write_run(tmp_path / f"r{i}.json", make_run(seed=200 + i))
+    proc = run_cli("import", *[f"r{i}.json" for i in range(4)], "--history", location)
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+    proc = run_cli("history", "--history", location, "--metric", "req_per_s")
+    assert proc.returncode == 0, proc.stderr
+    assert "4 runs from" in proc.stdout and "secret" not in proc.stdout
+    proc = run_cli("history", "--history", location, "--benchmark", "issues page", "--metric", "req_per_s")
+    assert proc.returncode == 0, proc.stderr
+    assert "issues page · req_per_s · head  (4 runs)" in proc.stdout and "0 change points" in proc.stdout
+    proc = run_cli("history", "--history", location, "--benchmark", "startup", "--metric", "time", "--csv", "-")
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.splitlines()) == 1 + 4 * (2 * 8 + 1)  # header, 4 runs × (16 samples + 1 warm-up)
