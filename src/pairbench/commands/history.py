@@ -48,7 +48,13 @@ def handle(args: argparse.Namespace) -> int:
     with open_history(location, create=False) as history:
         if args.csv:
             if args.csv == "-":
-                history.write_csv(sys.stdout, args.benchmark, args.metric, args.variant)
+                try:
+                    history.write_csv(sys.stdout, args.benchmark, args.metric, args.variant)
+                    sys.stdout.flush()
+                except BrokenPipeError:  # `| head`: the reader has all it wants
+                    import os
+
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             else:
                 try:
                     with open(args.csv, "w", encoding="utf-8", newline="") as fh:
