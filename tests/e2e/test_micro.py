@@ -111,25 +111,29 @@ def bench_total(n):
 
 @pytest.mark.slow
 def test_cpython_debian_pypy_and_38_from_a_benchmark_file(run_cli: Any, tmp_path: Path) -> None:
-    need(DEBIAN_PY, "pypy3", PY38)
+    need(DEBIAN_PY, "pypy3")
+    # pyenv's 3.8 checks the harness on the oldest supported CPython, where it is installed.
+    exes = {"pyenv": PY, "debian": DEBIAN_PY, "pypy": "pypy3"}
+    if Path(PY38).is_file():
+        exes["py38"] = PY38
+    cpythons = [v for v in exes if v != "pypy"]
     path = tmp_path / "bench_lists.py"
     path.write_text(BENCH_FILE)
-    proc, run = run_micro(run_cli, tmp_path, str(path), "--python", PY, "--python", DEBIAN_PY,
-                          "--python", "pypy3", "--python", PY38, "--name", "pyenv", "--name", "debian",
-                          "--name", "pypy", "--name", "py38", runs=4)
+    flags = [f for name, exe in exes.items() for f in ("--python", exe, "--name", name)]
+    proc, run = run_micro(run_cli, tmp_path, str(path), *flags, runs=4)
     names = [b.name for b in run.benchmarks]
     assert names == ["keep", "transient", "total[10]", "total[1000]"]
     for bench in names:
-        for v in ("pyenv", "debian", "pypy", "py38"):
+        for v in exes:
             assert len(per_process(run, bench, v)) == 4, (bench, v)
     # The same loop count for every variant, recorded with the benchmark.
     assert all(isinstance(b.options.get("loops"), int) for b in run.benchmarks)
     # 100x the work per op shows as a large ratio in every interpreter.
-    for v in ("pyenv", "debian", "pypy", "py38"):
+    for v in exes:
         assert geo_ratio(run, "total[1000]", v, v) == 1.0
         t10, t1000 = per_process(run, "total[10]", v), per_process(run, "total[1000]", v)
         assert min(t1000) / max(t10) > 5, v
-    for v in ("pyenv", "debian", "py38"):
+    for v in cpythons:
         # Net live blocks per op: the list and its item array; the outer list's occasional
         # growth adds a few blocks per thousand ops.
         keep = exact_values(run, "keep", v, "mem_blocks_per_op")
@@ -140,7 +144,8 @@ def test_cpython_debian_pypy_and_38_from_a_benchmark_file(run_cli: Any, tmp_path
     assert not exact_values(run, "keep", "pypy", "mem_blocks_per_op")
     assert "pypy unavailable (PyPy gives no allocation counters" in flat(proc)
     meta = {v.name: v.meta for v in run.variants}
-    assert meta["pypy"]["implementation"] == "PyPy" and meta["py38"]["version"].startswith("3.8")
+    assert meta["pypy"]["implementation"] == "PyPy"
+    assert "py38" not in meta or meta["py38"]["version"].startswith("3.8")
 
 
 RUBY_FILE = '''
