@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterable, Sequence
 
-from pairbench.model import Benchmark, Comparison, Metric, Notice, Run, Sample
+from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
 from pairbench.report.wording import confidence_label, verdict_sentence
 from pairbench.stats.compare import (
     MIN_PAIRS,
@@ -28,17 +28,23 @@ from pairbench.stats.compare import (
 )
 from pairbench.stats.drift import trend
 from pairbench.stats.estimate import summarize
-from pairbench.stats.multiplicity import benjamini_hochberg, bonferroni_confidence, fcr_confidence, geomean_ratio, holm
+from pairbench.stats.multiplicity import (
+    benjamini_hochberg,
+    bonferroni_confidence,
+    fcr_confidence,
+    geomean_ratio,
+    holm,
+)
 from pairbench.stats.sequential import look_confidence
 
 __all__ = [
-    "HIGH_NOISE_CV",
     "CORRECTIONS",
+    "HIGH_NOISE_CV",
     "SuiteSummary",
-    "replicate_values",
     "analyze",
-    "settled",
     "compare_runs",
+    "replicate_values",
+    "settled",
     "suite_summary",
 ]
 
@@ -46,6 +52,9 @@ HIGH_NOISE_CV = 0.05
 """A variant whose replicate values vary by more than 5% (CV) gets a noise notice."""
 
 CORRECTIONS = ("holm", "bh", "none")
+
+_NONPOSITIVE_NOTE = ("values <= 0 (counts of errors, zero rates): ratios are undefined, so medians are compared "
+                     "without a test")
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,8 +218,7 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                     er = compare_exact(bv, cv)
                     c = _from_exact(er, bench.name, metric.name, base, cand, len(common), threshold, level)
                     if nonpositive and not metric.exact:
-                        c = replace(c, notes=c.notes + ("values <= 0 (counts of errors, zero rates): ratios are "
-                                                        "undefined, so medians are compared without a test",))
+                        c = replace(c, notes=c.notes + (_NONPOSITIVE_NOTE,))
                     comparisons.append(c)
                     continue
                 dirn = metric.direction
@@ -237,9 +245,9 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
             adj_level = fcr_confidence(level, m, selected)
             how = (f"Benjamini-Hochberg across {m} comparisons; verdict on the {confidence_label(adj_level)} "
                    "(Benjamini-Yekutieli) CI")
-        for (i, bv, cv, dirn), p_adj in zip(primary, adj_p):
+        for (i, pbv, pcv, pdir), p_adj in zip(primary, adj_p):
             old = comparisons[i]
-            r = compare_paired(bv, cv, direction=dirn, threshold=threshold, confidence=adj_level, seed=seed)
+            r = compare_paired(pbv, pcv, direction=pdir, threshold=threshold, confidence=adj_level, seed=seed)
             comparisons[i] = replace(
                 old, adjusted_ci=r.ci, significant=r.significant, meaningful=r.meaningful,
                 verdict=r.verdict,  # type: ignore[arg-type]

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pairbench.analysis import analyze, compare_runs, replicate_values, settled, suite_summary
+from pairbench.analysis import (
+    analyze,
+    compare_runs,
+    replicate_values,
+    settled,
+    suite_summary,
+)
 from pairbench.model import Benchmark, Metric, Run, Sample, Variant
 
 

@@ -12,7 +12,12 @@ from pairbench.stats import compare as compare_mod
 from pairbench.stats.bootstrap import bca_mean_interval, resample_counts
 from pairbench.stats.compare import compare_exact, compare_paired, compare_unpaired
 from pairbench.stats.drift import trend
-from pairbench.stats.estimate import hodges_lehmann, hodges_lehmann_shift, summarize, walsh_averages
+from pairbench.stats.estimate import (
+    hodges_lehmann,
+    hodges_lehmann_shift,
+    summarize,
+    walsh_averages,
+)
 from pairbench.stats.multiplicity import (
     benjamini_hochberg,
     bonferroni_confidence,

@@ -12,8 +12,8 @@ References are in the modules that implement each step (tests, bootstrap, verdic
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -39,14 +39,14 @@ from pairbench.stats.verdict import (
 __all__ = [
     "MIN_PAIRS",
     "MIN_PER_SIDE",
-    "ROBUST_BELOW_N",
     "NON_NORMAL_NOTE",
+    "ROBUST_BELOW_N",
     "UNPAIRED_NOTE",
-    "PairedResult",
     "ExactResult",
+    "PairedResult",
+    "compare_exact",
     "compare_paired",
     "compare_unpaired",
-    "compare_exact",
 ]
 
 MIN_PER_SIDE = 4
@@ -58,7 +58,8 @@ ROBUST_BELOW_N = 10
 _DISAGREE = 0.10
 """t and bootstrap CIs 'disagree' when an end differs by more than this share of the t width."""
 
-NON_NORMAL_NOTE = "non-normal differences: the BCa bootstrap CI is reported (the t interval differs by more than 10% of its width)"
+NON_NORMAL_NOTE = ("non-normal differences (or too few blocks to rule them out): the BCa bootstrap CI is reported, "
+                   "as the t interval differs from it by more than 10% of its width")
 UNPAIRED_NOTE = "not interleaved: drift between sessions is not controlled"
 
 
@@ -339,6 +340,6 @@ def compare_exact(baseline: Sequence[float], candidate: Sequence[float]) -> Exac
     varies = bool(np.ptp(b) > 0 or np.ptp(c) > 0)
     notes: tuple[str, ...] = ()
     if varies:
-        notes = (f"values vary between blocks (baseline {b.min():g}..{b.max():g}, candidate "
-                 f"{c.min():g}..{c.max():g}); medians compared, not exact",)
+        notes = ((f"values vary between blocks (baseline {b.min():g}..{b.max():g}, candidate "
+                  f"{c.min():g}..{c.max():g}); medians compared, not exact"),)
     return ExactResult(bv, cv, cv - bv, cv / bv if bv != 0 else None, int(b.size), int(c.size), varies, notes)

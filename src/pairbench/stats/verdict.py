@@ -18,8 +18,15 @@ from dataclasses import dataclass
 
 from pairbench.stats._dist import norm_ppf
 
-__all__ = ["MIN_PAIRS", "DEFAULT_BUDGET_BLOCKS", "Judgement", "judge", "blocks_needed", "min_detectable_effect",
-           "better_side"]
+__all__ = [
+    "DEFAULT_BUDGET_BLOCKS",
+    "MIN_PAIRS",
+    "Judgement",
+    "better_side",
+    "blocks_needed",
+    "judge",
+    "min_detectable_effect",
+]
 
 MIN_PAIRS = 6
 """No verdict below 6 pairs: an exact signed-rank test cannot reach p < 0.05 with 5 (METHOD §1)."""
