@@ -246,7 +246,10 @@ def test_compare_paired_modes_and_fields():
     assert r2.verdict == "faster" and any("outliers" in n for n in r2.notes)
     r3 = compare_paired(b, c2, robust=False)
     assert not r3.robust and any("outliers" in n for n in r3.notes)
-    assert compare_paired(b[:8], c[:8]).robust  # below 10 blocks the robust mode is the default
+    small = compare_paired(b[:6], c[:6])
+    assert small.robust  # below 10 blocks the robust mode is the default
+    assert small.achieved_confidence == pytest.approx(1 - 2 / 64)  # [min, max] of the Walsh averages
+    assert any("96.9%" in n for n in small.notes)
 
 
 def test_compare_paired_non_normal_differences_use_bootstrap():

@@ -241,6 +241,9 @@ def compare_paired(baseline: Sequence[float], candidate: Sequence[float], *, dir
         est, lo, hi, p = iv.estimate, iv.low, iv.high, iv.p_value
         achieved = iv.achieved
         method = "paired Hodges-Lehmann, Wilcoxon signed-rank CI"
+        if achieved > confidence + 0.005:
+            notes.append(f"with {n} blocks the rank CI can only be made at {achieved * 100:.1f}% (it is wider than "
+                         f"{confidence * 100:g}% asks)")
         if reason and robust is None:
             notes.append(reason)
         elif n_out:
