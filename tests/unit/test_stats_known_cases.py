@@ -331,3 +331,12 @@ def test_plan_looks_and_look_confidence():
     assert look_confidence(0.95, 5) == pytest.approx(0.99)
     with pytest.raises(ValueError):
         plan_looks(20, 10)
+
+
+def test_small_n_disagreement_selects_robust_mode_not_bootstrap():
+    d = np.random.default_rng(26).normal(0, 0.02, 12)  # a 12-block sample where t and BCa differ > 10%
+    r = compare_paired(np.full(12, 0.03), 0.03 * np.exp(d))
+    assert r.robust and r.method == "paired Hodges-Lehmann, Wilcoxon signed-rank CI"
+    assert compare_mod.NON_NORMAL_SMALL_NOTE in r.notes
+    forced = compare_paired(np.full(12, 0.03), 0.03 * np.exp(d), robust=False)
+    assert forced.method == "paired mean, BCa bootstrap CI"  # asked for the mean: the bootstrap is kept
