@@ -15,27 +15,16 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
 from pairbench.report.wording import confidence_label, verdict_sentence
-from pairbench.stats.compare import (
-    MIN_PAIRS,
-    ExactResult,
-    PairedResult,
-    compare_exact,
-    compare_paired,
-    compare_unpaired,
-)
-from pairbench.stats.drift import trend
-from pairbench.stats.estimate import summarize
-from pairbench.stats.multiplicity import (
-    benjamini_hochberg,
-    bonferroni_confidence,
-    fcr_confidence,
-    geomean_ratio,
-    holm,
-)
-from pairbench.stats.sequential import look_confidence
+
+if TYPE_CHECKING:
+    from pairbench.stats.compare import ExactResult, PairedResult
+
+# The stats modules (numpy, scipy) are imported inside the functions that compute, so that
+# reporters can import replicate_values without them (`pairbench --help` stays light).
 
 __all__ = [
     "CORRECTIONS",
@@ -137,6 +126,9 @@ def _from_exact(r: ExactResult, bench: str, metric: str, baseline: str, candidat
 
 def _variant_notices(bench: Benchmark, metric: Metric, values: dict[str, dict[int, float]],
                      primary: bool) -> list[Notice]:
+    from pairbench.stats.drift import trend
+    from pairbench.stats.estimate import summarize
+
     notices: list[Notice] = []
     for variant, per_block in values.items():
         series = [per_block[b] for b in sorted(per_block)]
@@ -185,6 +177,10 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
     """
     if correction not in CORRECTIONS:
         raise ValueError(f"correction {correction!r} is not one of {', '.join(CORRECTIONS)}")
+    from pairbench.stats.compare import MIN_PAIRS, compare_exact, compare_paired
+    from pairbench.stats.multiplicity import benjamini_hochberg, bonferroni_confidence, fcr_confidence, holm
+    from pairbench.stats.sequential import look_confidence
+
     level = look_confidence(confidence, looks)
     base = run.baseline.name
     candidates = [v.name for v in run.variants if v.name != base]
@@ -298,6 +294,8 @@ def compare_runs(base: Run, cand: Run, *, threshold: float = 0.01,
     Returns:
         (comparisons, notices); notices list benchmarks present on one side only.
     """
+    from pairbench.stats.compare import compare_exact, compare_unpaired
+
     notices: list[Notice] = []
     base_names = {b.name for b in base.benchmarks}
     cand_names = {b.name for b in cand.benchmarks}
@@ -363,6 +361,8 @@ def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: fl
     Returns:
         One SuiteSummary per candidate with at least one primary comparison of 2+ blocks.
     """
+    from pairbench.stats.multiplicity import geomean_ratio
+
     by_cand: dict[str, dict[str, dict[int, float]]] = defaultdict(dict)
     baseline_of: dict[str, str] = {}
     for c in comparisons:
