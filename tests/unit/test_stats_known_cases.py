@@ -340,3 +340,13 @@ def test_small_n_disagreement_selects_robust_mode_not_bootstrap():
     assert compare_mod.NON_NORMAL_SMALL_NOTE in r.notes
     forced = compare_paired(np.full(12, 0.03), 0.03 * np.exp(d), robust=False)
     assert forced.method == "paired mean, BCa bootstrap CI"  # asked for the mean: the bootstrap is kept
+
+
+def test_bimodal_differences_get_a_note():
+    rng = np.random.default_rng(13)
+    d = np.concatenate([rng.normal(-0.10, 0.005, 12), rng.normal(0.0, 0.005, 12)])
+    rng.shuffle(d)
+    r = compare_paired(np.full(24, 0.03), 0.03 * np.exp(d))
+    assert any(n.startswith("bimodal differences") for n in r.notes)
+    plain = compare_paired(np.full(24, 0.03), 0.03 * np.exp(rng.normal(0, 0.01, 24)))
+    assert not any(n.startswith("bimodal") for n in plain.notes)

@@ -22,7 +22,7 @@ from pairbench.stats._dist import t_ppf
 from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES, bca_mean_interval
 from pairbench.stats.drift import trend
 from pairbench.stats.estimate import log_diffs, log_values
-from pairbench.stats.outliers import outlier_mask, skew_flag
+from pairbench.stats.outliers import bimodal_flag, outlier_mask, skew_flag
 from pairbench.stats.tests import (
     mann_whitney_interval,
     t_interval,
@@ -283,6 +283,9 @@ def compare_paired(baseline: Sequence[float], candidate: Sequence[float], *, dir
                     lo, hi = bs.low, bs.high
                     method = "paired mean, BCa bootstrap CI"
                     notes.append(NON_NORMAL_NOTE)
+    if bimodal_flag(d):
+        notes.append("bimodal differences: the candidate's change alternates between two sizes (two states: "
+                     "cache, JIT, frequency); one ratio summarises them poorly")
     tr = trend(d)
     if tr.flagged:
         notes.append(f"drift: the differences trend with block order (Kendall τ = {tr.tau:.2f}, p = {tr.p_value:.3f}); "
