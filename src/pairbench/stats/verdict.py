@@ -109,8 +109,11 @@ def blocks_needed(estimate_log: float, half_width_log: float, n: int, threshold:
     target = min(abs(estimate_log - e) for e in edges)
     if target <= 0:
         return None, False
-    needed = math.ceil(n * (half_width_log / target) ** 2)
-    needed = max(needed, n + 1)
+    shrink = half_width_log / target
+    exact = n * shrink * shrink  # not ** 2: float pow raises OverflowError instead of giving inf
+    if not math.isfinite(exact) or exact > budget:
+        return None, False
+    needed = max(math.ceil(exact), n + 1)
     if needed > budget:
         return None, False
     return needed, True

@@ -1,0 +1,75 @@
+"""Invariants of compare_paired on arbitrary data (hypothesis): units, symmetry, internal consistency."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pairbench.analysis import _from_result
+from pairbench.model import Metric
+from pairbench.report.wording import verdict_sentence
+from pairbench.stats.compare import compare_paired
+
+MIRROR = {"faster": "slower", "slower": "faster", "same": "same", "inconclusive": "inconclusive",
+          "insufficient": "insufficient"}
+
+log_diffs = st.lists(st.floats(-0.3, 0.3, allow_nan=False, allow_subnormal=False), min_size=6, max_size=30)
+
+
+def _values(d: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    base = 0.02 * np.exp(np.linspace(0.0, 0.2, len(d)))  # varying machine state per block
+    return base, base * np.exp(np.asarray(d))
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(log_diffs, st.floats(1e-6, 1e6))
+def test_scale_invariance(d, scale):
+    b, c = _values(d)
+    r1 = compare_paired(b, c)
+    r2 = compare_paired(b * scale, c * scale)
+    assert r1.verdict == r2.verdict and r1.method == r2.method
+    assert math.isclose(r1.ratio, r2.ratio, rel_tol=1e-9)
+    assert math.isclose(r1.ci[0], r2.ci[0], rel_tol=1e-6) and math.isclose(r1.ci[1], r2.ci[1], rel_tol=1e-6)
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(log_diffs)
+def test_swapping_sides_inverts_the_ratio_and_the_verdict(d):
+    b, c = _values(d)
+    r = compare_paired(b, c)
+    s = compare_paired(c, b)
+    assert math.isclose(r.ratio * s.ratio, 1.0, rel_tol=1e-9)
+    width = math.log(r.ci[1]) - math.log(r.ci[0])
+    tol = 0.02 * width + 1e-12  # bootstrap quantile indices round to neighbours
+    assert abs(math.log(s.ci[0]) + math.log(r.ci[1])) <= tol
+    assert abs(math.log(s.ci[1]) + math.log(r.ci[0])) <= tol
+    if tol < 1e-9 or min(abs(math.log(r.ci[0])), abs(math.log(r.ci[1]))) > tol:
+        assert s.verdict == MIRROR[r.verdict]
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(log_diffs, st.sampled_from(["lower", "higher"]), st.floats(0.0, 0.05))
+def test_result_is_internally_consistent(d, direction, threshold):
+    b, c = _values(d)
+    r = compare_paired(b, c, direction=direction, threshold=threshold)
+    lo, hi = r.ci
+    assert lo <= r.ratio * (1 + 1e-12) and r.ratio <= hi * (1 + 1e-12)
+    assert r.significant == (lo > 1 or hi < 1)
+    assert r.meaningful == (hi - 1 < -threshold or lo - 1 > threshold)
+    if r.verdict == "same":
+        assert lo - 1 >= -threshold and hi - 1 <= threshold
+    if r.verdict == "inconclusive":
+        assert not r.significant and (r.more_runs is not None) != r.unresolvable
+    else:
+        assert r.more_runs is None
+    if r.verdict in ("faster", "slower"):
+        better = (r.ratio < 1) if direction == "lower" else (r.ratio > 1)
+        assert r.verdict == ("faster" if better else "slower")
+    assert 0 <= r.p_value <= 1
+    # Every result can be put into words.
+    metric = Metric("t", "s" if direction == "lower" else "op/s", direction)
+    sentence = verdict_sentence(_from_result(r, "b", "t", "A", "B"), metric)
+    assert sentence and "nan" not in sentence and "inf" not in sentence
