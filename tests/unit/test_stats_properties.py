@@ -73,3 +73,36 @@ def test_result_is_internally_consistent(d, direction, threshold):
     metric = Metric("t", "s" if direction == "lower" else "op/s", direction)
     sentence = verdict_sentence(_from_result(r, "b", "t", "A", "B"), metric)
     assert sentence and "nan" not in sentence and "inf" not in sentence
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(st.lists(st.floats(-0.3, 0.3, allow_nan=False, allow_subnormal=False), min_size=2, max_size=25),
+       st.lists(st.floats(-0.3, 0.3, allow_nan=False, allow_subnormal=False), min_size=2, max_size=25),
+       st.floats(0.0, 0.05))
+def test_unpaired_is_consistent_and_worded(x, y, threshold):
+    from pairbench.stats.compare import compare_unpaired
+
+    r = compare_unpaired(np.exp(x), np.exp(y), threshold=threshold)
+    assert not r.paired and r.n == min(len(x), len(y))
+    if r.verdict != "insufficient":
+        assert r.ci[0] <= r.ratio * (1 + 1e-12) and r.ratio <= r.ci[1] * (1 + 1e-12)
+        assert r.significant == (r.ci[0] > 1 or r.ci[1] < 1)
+    sentence = verdict_sentence(_from_result(r, "b", "t", "A", "B"), Metric("t"))
+    assert sentence and "nan" not in sentence
+
+
+@settings(max_examples=30, deadline=None, database=None)
+@given(st.lists(st.tuples(st.integers(0, 12), st.sampled_from(["A", "B", "C"]), st.integers(0, 1),
+                          st.floats(0.0, 10.0, allow_nan=False), st.booleans()), max_size=80))
+def test_analyze_never_crashes_on_partial_runs(rows):
+    """Missing blocks, zeros, warmups, uneven replicates: analyze still returns worded comparisons."""
+    from pairbench.analysis import analyze
+    from pairbench.model import Benchmark, Run, Sample, Variant
+
+    run = Run({}, [Variant("A", baseline=True), Variant("B"), Variant("C")],
+              [Benchmark("x", "command", (Metric("t"), Metric("ops", "op/s", "higher")))],
+              [Sample("x", v, "t" if rep == 0 else "ops", val, blk, 0, 0, warmup=w)
+               for blk, v, rep, val, w in rows])
+    comps, notices = analyze(run)
+    for c in comps:
+        assert c.sentence and c.verdict in ("faster", "slower", "same", "inconclusive", "insufficient", "exact")
