@@ -350,3 +350,24 @@ def test_bimodal_differences_get_a_note():
     assert any(n.startswith("bimodal differences") for n in r.notes)
     plain = compare_paired(np.full(24, 0.03), 0.03 * np.exp(rng.normal(0, 0.01, 24)))
     assert not any(n.startswith("bimodal") for n in plain.notes)
+
+
+def test_aa_calibration_band_and_rate():
+    from pairbench.stats.calibration import aa_calibration
+
+    rng = np.random.default_rng(14)
+    results = []
+    for _ in range(200):
+        base = 0.03 * np.exp(rng.normal(0, 0.02, 20))
+        # identical variants with a systematic 1.5% penalty for the second slot (an order effect)
+        results.append(compare_paired(base, base * 1.015 * np.exp(rng.normal(0, 0.02, 20)), robust=False))
+    cal = aa_calibration(results)
+    assert cal.comparisons == 200
+    assert cal.false_positive_rate > 0.5  # the order effect makes A look different from A
+    called = sum(1 for r in results if r.ci[0] - 1 > cal.band or r.ci[1] - 1 < -cal.band)
+    assert called / 200 <= 0.05  # at the calibrated band, at most 5% are called meaningful
+    assert 0.005 < cal.band < 0.03 and cal.max_shift >= cal.band
+    clean = [compare_paired(b, b * np.exp(rng.normal(0, 0.02, 20))) for b in
+             (0.03 * np.exp(rng.normal(0, 0.02, 20)) for _ in range(100))]
+    assert aa_calibration(clean).band < 0.005
+    assert math.isnan(aa_calibration([]).false_positive_rate)

@@ -10,5 +10,6 @@ Modules (each names its method and references in its docstring):
   drift         Kendall's tau of a series against block order
   sequential    looks for adaptive stopping and their Bonferroni confidence
   multiplicity  Holm, Benjamini-Hochberg, adjusted CI levels, geometric mean with a block bootstrap
+  calibration   A/A calibration: observed false-positive rate and the band that keeps it at 5%
 Nothing is imported here, so importing one module does not pull in the others.
 """
