@@ -50,6 +50,8 @@ MAX_RANGE = 10000
 
 DEFAULT_COMMAND_METRIC = Metric("time", "s", "lower", description="wall-clock time of the command")
 """What every command benchmark measures; regex metrics are added after it."""
+RESERVED_METRICS: tuple[str, ...] = ("time", "user", "sys", "rss", "exit_code")
+"""Names the command runner measures by itself (runners.command.BUILTIN_METRICS)."""
 
 _TOP_KEYS = ("name", "description", "baseline", "defaults", "variants", "sweeps", "exclude", "benchmarks")
 _DEFAULT_KEYS = ("runs", "warmup", "threshold", "max_time", "confidence", "seed", "timeout", "metrics")
@@ -460,9 +462,9 @@ def _metrics(r: _Reader, value: Any, where: Path_) -> tuple[dict[str, Metric], d
         w = (*where, mname)
         if not _NAME_RE.match(mname):
             raise r.fail(w, f"metric name {mname!r} may hold only letters, digits and . _ + -")
-        if mname == DEFAULT_COMMAND_METRIC.name:
-            raise r.fail(w, f"metric name {mname!r} is taken by the wall-clock time every command gets; "
-                            "choose another name")
+        if mname in RESERVED_METRICS:
+            raise r.fail(w, f"metric name {mname!r} is taken by a metric every command gets "
+                            f"({', '.join(RESERVED_METRICS)}); choose another name")
         unit, direction, exact, desc = "", "lower", False, ""
         if isinstance(spec, dict):
             r.keys(spec, _METRIC_KEYS, w, f"metric {mname!r}")
