@@ -176,5 +176,12 @@ def _handle(args: argparse.Namespace) -> int:
         from pairbench.report.sweep import render_sweeps
 
         extra = (render_sweeps,)
-    return run_and_report(run, _runners(run, options.seed), options, progress=not args.no_progress,
+    code = run_and_report(run, _runners(run, options.seed), options, progress=not args.no_progress,
                           extra_reports=extra)
+    if len(run.benchmarks) > 1:
+        from rich.console import Console
+
+        from pairbench.report.summary import render_suite_summary
+
+        render_suite_summary(run, Console())
+    return code
