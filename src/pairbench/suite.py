@@ -16,6 +16,7 @@ import math
 import re
 import shlex
 import sys
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -484,7 +485,9 @@ def _metrics(r: _Reader, value: Any, where: Path_) -> tuple[dict[str, Metric], d
         else:
             regex = r.string(spec, w)
         try:
-            compiled = re.compile(regex)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # FutureWarning for "[[": a valid regex all the same
+                compiled = re.compile(regex)
         except (re.error, RecursionError, OverflowError) as exc:
             raise r.fail(w, f"metric {mname!r}: invalid regex {regex!r}: {exc}") from None
         if compiled.groups < 1:
@@ -746,6 +749,8 @@ def _exclude(r: _Reader, value: Any, sweeps: tuple[Sweep, ...]) -> list[tuple[in
         cond: dict[str, tuple[str, ...]] = {}
         for k, v in spec.items():
             vals = v if isinstance(v, list) else [v]
+            if not vals:
+                raise r.fail((*w, k), f"exclude #{i + 1}: {k} = [] lists no values; name at least one")
             cond[k] = tuple(r.scalar(x, (*w, k)) for x in vals)
         out.append((i, cond))
     return out
