@@ -171,7 +171,7 @@ def _handle(args: argparse.Namespace) -> int:
 
     run, suite = build_suite_run(args, say)
     options = options_from_args(args, **_suite_defaults(suite))
-    extra = ()
+    extra: tuple[Any, ...] = ()
     if suite.sweeps:
         from pairbench.report.sweep import render_sweeps
 

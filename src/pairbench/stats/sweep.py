@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 __all__ = ["Estimate", "PairedRatio", "Trend", "geometric_estimate", "holm", "paired_ratio", "bonferroni_ci",
            "trend_fit"]
@@ -56,10 +56,14 @@ class Trend:
         return (math.exp(self.slope) - 1.0) * 100.0
 
 
-def _t(df: int, confidence: float) -> float:
-    from scipy import stats
+def _student_t() -> Any:
+    from scipy import stats  # type: ignore[import-untyped]
 
-    return float(stats.t.ppf(0.5 + confidence / 2.0, df))
+    return stats.t
+
+
+def _t(df: int, confidence: float) -> float:
+    return float(_student_t().ppf(0.5 + confidence / 2.0, df))
 
 
 def _logs(values: Sequence[float]) -> list[float]:
@@ -82,8 +86,6 @@ def geometric_estimate(values: Sequence[float], confidence: float = 0.95) -> Est
 
 def paired_ratio(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> PairedRatio | None:
     """b ÷ a from paired values (same blocks, same order) by a paired t test on log differences."""
-    from scipy import stats
-
     d = [math.log(y) - math.log(x) for x, y in zip(a, b) if x > 0 and y > 0 and math.isfinite(x * y)]
     n = len(d)
     if n == 0:
@@ -96,7 +98,7 @@ def paired_ratio(a: Sequence[float], b: Sequence[float], confidence: float = 0.9
         return PairedRatio(math.exp(mean), (math.exp(mean), math.exp(mean)), 0.0 if mean else 1.0, n)
     se = sd / math.sqrt(n)
     h = _t(n - 1, confidence) * se
-    p = float(2 * stats.t.sf(abs(mean / se), n - 1))
+    p = float(2 * _student_t().sf(abs(mean / se), n - 1))
     return PairedRatio(math.exp(mean), (math.exp(mean - h), math.exp(mean + h)), p, n)
 
 
