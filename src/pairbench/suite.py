@@ -5,7 +5,7 @@ that every mistake (a typo in a key, an unknown variant, an empty sweep, an unkn
 duplicated name) is refused before anything runs, as one SuiteError naming the file, the line and
 the valid choices. The format is documented in docs/suite.md.
 
-tomllib gives no line numbers for keys, so `_Locator` finds them by scanning the text.
+tomlcheck.Locator finds the line of a key, since tomllib gives none.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ import sys
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from pairbench.errors import SuiteError
 from pairbench.model import KINDS, Benchmark, Metric, Variant
+from pairbench.tomlcheck import KeyPath, Reader, choices, number_text, suggest, type_name
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -71,7 +72,6 @@ _SWEEP_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 # `{name}` placeholders in commands; `${name}` is the shell's, not ours.
 _PLACEHOLDER_RE = re.compile(r"(?<![$\\{])\{([A-Za-z_][A-Za-z0-9_-]*)\}(?!\})")
 
-Path_ = tuple[Any, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,214 +170,6 @@ class Suite:
         return next(s for s in self.variants if s.name == base)
 
 
-# --- locating keys in the text ------------------------------------------------------------------
-
-
-class _Locator:
-    """Finds the line of a key path (`("variants", "patched", "comand")`) in TOML text."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
-
-    @staticmethod
-    def _key_re(key: str) -> str:
-        return r"(?:" + re.escape(key) + r"|\"" + re.escape(key) + r"\"|'" + re.escape(key) + r"')"
-
-    def _header(self, prefix: Sequence[str], nth: int | None, start: int) -> int | None:
-        parts = r"\s*\.\s*".join(self._key_re(p) for p in prefix)
-        if nth is None:
-            pat = re.compile(r"^\s*\[\s*" + parts + r"\s*\]")
-        else:
-            pat = re.compile(r"^\s*\[\[\s*" + parts + r"\s*\]\]")
-        seen = 0
-        for i in range(start, len(self.lines)):
-            if pat.match(self.lines[i]):
-                if nth is None or seen == nth:
-                    return i
-                seen += 1
-        return None
-
-    def _implicit(self, prefix: Sequence[str]) -> int | None:
-        """The first header of a table only defined by deeper ones (`[variants.head]` defines `variants`)."""
-        parts = r"\s*\.\s*".join(self._key_re(p) for p in prefix)
-        pat = re.compile(r"^\s*\[\[?\s*" + parts + r"\s*[.\]]")
-        return next((i for i, line in enumerate(self.lines) if pat.match(line)), None)
-
-    def _section_end(self, start: int) -> int:
-        for i in range(start + 1, len(self.lines)):
-            if self.lines[i].lstrip().startswith("["):
-                return i
-        return len(self.lines)
-
-    def line(self, path: Path_) -> int:
-        """1-based line of the last element of `path` it can find (1 when nothing matches)."""
-        lo, hi = 0, len(self.lines)
-        best = 0
-        tables: list[str] = []
-        inline = False
-        for k, part in enumerate(path):
-            if isinstance(part, int):
-                if not inline:
-                    h = self._header(tables, part, 0)
-                    if h is not None:
-                        lo, hi, best = h, self._section_end(h), h
-                continue
-            tables.append(str(part))
-            if not inline:
-                h = self._header(tables, None, 0)
-                if h is not None:
-                    lo, hi, best = h, self._section_end(h), h
-                    continue
-                implicit = self._implicit(tables)
-                if implicit is not None:
-                    best = implicit
-                    continue
-            pat = re.compile(r"(?:^|[\s{,.])" + self._key_re(str(part)) + r"\s*[=.]")
-            found = None
-            for i in range(lo, hi if not inline else len(self.lines)):
-                if pat.search(self._strip_comment(self.lines[i])):
-                    found = i
-                    break
-            if found is None:
-                break
-            best = lo = found
-            inline = True
-        return best + 1
-
-    @staticmethod
-    def _strip_comment(line: str) -> str:
-        # Good enough for locating keys: a '#' outside quotes starts a comment.
-        quote = ""
-        for i, c in enumerate(line):
-            if quote:
-                if c == quote:
-                    quote = ""
-            elif c in "\"'":
-                quote = c
-            elif c == "#":
-                return line[:i]
-        return line
-
-
-class _Reader:
-    """Validation helpers that raise SuiteError with `file:line:` in front."""
-
-    def __init__(self, path: str, text: str) -> None:
-        self.path = path
-        self.loc = _Locator(text)
-
-    def fail(self, where: Path_, message: str) -> SuiteError:
-        return SuiteError(f"{self.path}:{self.loc.line(where)}: {message}")
-
-    @staticmethod
-    def dotted(where: Path_) -> str:
-        out = ""
-        for p in where:
-            out += f"[{p}]" if isinstance(p, int) else (("." if out else "") + str(p))
-        return out
-
-    def table(self, value: Any, where: Path_) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(where, f"{self.dotted(where)} must be a table, not {_tname(value)}")
-        return value
-
-    def keys(self, table: Mapping[str, Any], valid: Sequence[str], where: Path_, what: str) -> None:
-        for key in table:
-            if key not in valid:
-                hint = _suggest(key, valid)
-                raise self.fail(
-                    (*where, key),
-                    f"unknown key {key!r} in {what}{hint}; valid keys: {', '.join(valid)}",
-                )
-
-    def string(self, value: Any, where: Path_, *, empty: bool = False) -> str:
-        if not isinstance(value, str):
-            raise self.fail(where, f"{self.dotted(where)} must be a string, not {_tname(value)}")
-        if not empty and not value.strip():
-            raise self.fail(where, f"{self.dotted(where)} must not be empty")
-        return value
-
-    def boolean(self, value: Any, where: Path_) -> bool:
-        if not isinstance(value, bool):
-            raise self.fail(where, f"{self.dotted(where)} must be true or false, not {_tname(value)}")
-        return value
-
-    def integer(self, value: Any, where: Path_, minimum: int) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(where, f"{self.dotted(where)} must be an integer, not {_tname(value)}")
-        if value < minimum:
-            raise self.fail(where, f"{self.dotted(where)} must be at least {minimum}, not {value}")
-        return value
-
-    def number(self, value: Any, where: Path_, *, positive: bool = False, minimum: float | None = None,
-               below: float | None = None) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise self.fail(where, f"{self.dotted(where)} must be a finite number, not {_tname(value)}")
-        v = float(value)
-        if positive and v <= 0:
-            raise self.fail(where, f"{self.dotted(where)} must be greater than 0, not {value}")
-        if minimum is not None and v < minimum:
-            raise self.fail(where, f"{self.dotted(where)} must be at least {minimum:g}, not {value}")
-        if below is not None and v >= below:
-            raise self.fail(where, f"{self.dotted(where)} must be below {below:g}, not {value}")
-        return v
-
-    def strings(self, value: Any, where: Path_, *, split: bool = False) -> tuple[str, ...]:
-        if split and isinstance(value, str):
-            try:
-                return tuple(shlex.split(value))
-            except ValueError as exc:
-                raise self.fail(where, f"{self.dotted(where)}: {exc}") from None
-        if not isinstance(value, list):
-            kind = "a list of strings" + (" or a string" if split else "")
-            raise self.fail(where, f"{self.dotted(where)} must be {kind}, not {_tname(value)}")
-        return tuple(self.string(v, (*where, i), empty=True) for i, v in enumerate(value))
-
-    def scalar(self, value: Any, where: Path_) -> str:
-        """A value used as text (an env var, a sweep value): strings, numbers, booleans."""
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, int):
-            return str(value)
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise self.fail(where, f"{self.dotted(where)} must be a finite number, not {value}")
-            return _num(value)
-        if isinstance(value, str):
-            return value
-        raise self.fail(where, f"{self.dotted(where)} must be a string or a number, not {_tname(value)}")
-
-
-def _tname(value: Any) -> str:
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    if isinstance(value, (int, float)):
-        return f"the number {value!r}"
-    return f"a {type(value).__name__}"
-
-
-def _num(value: float) -> str:
-    return repr(round(value, 10))
-
-
-def _suggest(word: str, valid: Iterable[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(word, list(valid), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _choices(names: Sequence[str], limit: int = 20) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "") if names else "(none)"
-
-
 # --- parsing --------------------------------------------------------------------------------------
 
 
@@ -412,7 +204,7 @@ def parse_suite(text: str, path: str = "<suite>") -> Suite:
 
 
 def _build(doc: dict[str, Any], text: str, path: str) -> Suite:
-    r = _Reader(path, text)
+    r = Reader(path, text)
     r.keys(doc, _TOP_KEYS, (), "the suite (top level)")
     name = r.string(doc["name"], ("name",)) if "name" in doc else ""
     if "description" in doc:
@@ -429,8 +221,8 @@ def _build(doc: dict[str, Any], text: str, path: str) -> Suite:
                  matrix=tuple(matrix), document=doc, text=text, name=name)
 
 
-def _defaults(r: _Reader, value: Any) -> Defaults:
-    where: Path_ = ("defaults",)
+def _defaults(r: Reader, value: Any) -> Defaults:
+    where: KeyPath = ("defaults",)
     d = r.table(value, where)
     r.keys(d, _DEFAULT_KEYS, where, "[defaults]")
     out: dict[str, Any] = {}
@@ -455,7 +247,7 @@ def _defaults(r: _Reader, value: Any) -> Defaults:
     return Defaults(**out)
 
 
-def _metrics(r: _Reader, value: Any, where: Path_) -> tuple[dict[str, Metric], dict[str, str]]:
+def _metrics(r: Reader, value: Any, where: KeyPath) -> tuple[dict[str, Metric], dict[str, str]]:
     table = r.table(value, where)
     metrics: dict[str, Metric] = {}
     regexes: dict[str, str] = {}
@@ -497,7 +289,7 @@ def _metrics(r: _Reader, value: Any, where: Path_) -> tuple[dict[str, Metric], d
     return metrics, regexes
 
 
-def _variants(r: _Reader, doc: dict[str, Any], path: str) -> tuple[VariantSpec, ...]:
+def _variants(r: Reader, doc: dict[str, Any], path: str) -> tuple[VariantSpec, ...]:
     if "variants" not in doc:
         raise r.fail((), "the suite declares no variants; add at least one [variants.NAME] with a command")
     table = r.table(doc["variants"], ("variants",))
@@ -506,7 +298,7 @@ def _variants(r: _Reader, doc: dict[str, Any], path: str) -> tuple[VariantSpec, 
     out = []
     base_dir = Path(path).parent if path and not path.startswith("<") else Path(".")
     for vname, spec in table.items():
-        w: Path_ = ("variants", vname)
+        w: KeyPath = ("variants", vname)
         if not _NAME_RE.match(vname):
             raise r.fail(w, f"variant name {vname!r} may hold only letters, digits and . _ + - (no '/' or spaces)")
         spec = r.table(spec, w)
@@ -569,15 +361,15 @@ def _variants(r: _Reader, doc: dict[str, Any], path: str) -> tuple[VariantSpec, 
     return tuple(out)
 
 
-def _sweeps(r: _Reader, value: Any, variants: tuple[VariantSpec, ...]) -> tuple[Sweep, ...]:
+def _sweeps(r: Reader, value: Any, variants: tuple[VariantSpec, ...]) -> tuple[Sweep, ...]:
     if isinstance(value, dict):
         raise r.fail(("sweeps",), "sweeps are written as [[sweeps]] (an array of tables), not [sweeps]")
     if not isinstance(value, list):
-        raise r.fail(("sweeps",), f"sweeps must be an array of tables ([[sweeps]]), not {_tname(value)}")
+        raise r.fail(("sweeps",), f"sweeps must be an array of tables ([[sweeps]]), not {type_name(value)}")
     base_names = [v.name for v in variants]
     out: list[Sweep] = []
     for i, spec in enumerate(value):
-        w: Path_ = ("sweeps", i)
+        w: KeyPath = ("sweeps", i)
         spec = r.table(spec, w)
         r.keys(spec, _SWEEP_KEYS, w, f"sweep #{i + 1}")
         if "name" not in spec:
@@ -601,7 +393,7 @@ def _sweeps(r: _Reader, value: Any, variants: tuple[VariantSpec, ...]) -> tuple[
         if "values" in spec:
             vw = (*w, "values")
             if not isinstance(spec["values"], list):
-                raise r.fail(vw, f"sweep {name!r}: values must be a list, not {_tname(spec['values'])}")
+                raise r.fail(vw, f"sweep {name!r}: values must be a list, not {type_name(spec['values'])}")
             raw_values = spec["values"]
             if not raw_values:
                 raise r.fail(vw, f"sweep {name!r} has no values; list at least one")
@@ -624,7 +416,7 @@ def _sweeps(r: _Reader, value: Any, variants: tuple[VariantSpec, ...]) -> tuple[
                 arg = {}
                 for k, v in spec["arg"].items():
                     if k not in values:
-                        raise r.fail((*aw, k), f"sweep {name!r}: arg names value {k!r}, which is not one of its values: {_choices(list(values))}")
+                        raise r.fail((*aw, k), f"sweep {name!r}: arg names value {k!r}, which is not one of its values: {choices(list(values))}")
                     arg[k] = r.string(v, (*aw, k), empty=True)
                 missing = [v for v in values if v not in arg]
                 if missing:
@@ -646,8 +438,8 @@ def _sweeps(r: _Reader, value: Any, variants: tuple[VariantSpec, ...]) -> tuple[
                 raise r.fail((*w, "variants"), f"sweep {name!r}: variants is empty; name at least one or leave it out for all")
             for t in targets:
                 if t not in base_names:
-                    raise r.fail((*w, "variants"), f"sweep {name!r}: unknown variant {t!r}{_suggest(t, base_names)}; "
-                                                   f"valid: {_choices(base_names)}")
+                    raise r.fail((*w, "variants"), f"sweep {name!r}: unknown variant {t!r}{suggest(t, base_names)}; "
+                                                   f"valid: {choices(base_names)}")
             if len(set(targets)) != len(targets):
                 raise r.fail((*w, "variants"), f"sweep {name!r}: a variant is listed twice in variants")
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw_values)
@@ -655,7 +447,7 @@ def _sweeps(r: _Reader, value: Any, variants: tuple[VariantSpec, ...]) -> tuple[
     return tuple(out)
 
 
-def _range(r: _Reader, value: Any, where: Path_, name: str) -> tuple[list[Any], tuple[str, ...]]:
+def _range(r: Reader, value: Any, where: KeyPath, name: str) -> tuple[list[Any], tuple[str, ...]]:
     t = r.table(value, where)
     r.keys(t, _RANGE_KEYS, where, f"the range of sweep {name!r}")
     for k in ("start", "stop"):
@@ -674,10 +466,10 @@ def _range(r: _Reader, value: Any, where: Path_, name: str) -> tuple[list[Any], 
     for i in range(count):
         x = start + i * step
         raw.append(int(round(x)) if all_int else round(x, 10))
-    return raw, tuple(str(x) if isinstance(x, int) else _num(x) for x in raw)
+    return raw, tuple(str(x) if isinstance(x, int) else number_text(x) for x in raw)
 
 
-def _benchmarks(r: _Reader, doc: dict[str, Any], defaults: Defaults) -> tuple[Benchmark, ...]:
+def _benchmarks(r: Reader, doc: dict[str, Any], defaults: Defaults) -> tuple[Benchmark, ...]:
     if "benchmarks" not in doc:
         raise r.fail((), "the suite declares no benchmarks; add at least one [benchmarks.NAME] with a command")
     table = r.table(doc["benchmarks"], ("benchmarks",))
@@ -685,13 +477,13 @@ def _benchmarks(r: _Reader, doc: dict[str, Any], defaults: Defaults) -> tuple[Be
         raise r.fail(("benchmarks",), "[benchmarks] is empty; add at least one [benchmarks.NAME]")
     out = []
     for bname, spec in table.items():
-        w: Path_ = ("benchmarks", bname)
+        w: KeyPath = ("benchmarks", bname)
         if not _NAME_RE.match(bname):
             raise r.fail(w, f"benchmark name {bname!r} may hold only letters, digits and . _ + -")
         spec = r.table(spec, w)
         kind = r.string(spec.get("kind", "command"), (*w, "kind"))
         if kind not in KINDS:
-            raise r.fail((*w, "kind"), f"benchmark {bname!r}: unknown kind {kind!r}{_suggest(kind, KINDS)}; "
+            raise r.fail((*w, "kind"), f"benchmark {bname!r}: unknown kind {kind!r}{suggest(kind, KINDS)}; "
                                        f"valid: {', '.join(KINDS)}")
         if kind == "command":
             out.append(_command_benchmark(r, bname, spec, w, defaults))
@@ -707,7 +499,7 @@ def _benchmarks(r: _Reader, doc: dict[str, Any], defaults: Defaults) -> tuple[Be
     return tuple(out)
 
 
-def _command_benchmark(r: _Reader, bname: str, spec: dict[str, Any], w: Path_, defaults: Defaults) -> Benchmark:
+def _command_benchmark(r: Reader, bname: str, spec: dict[str, Any], w: KeyPath, defaults: Defaults) -> Benchmark:
     r.keys(spec, _COMMAND_KEYS, w, f"command benchmark {bname!r}")
     if "command" not in spec:
         raise r.fail(w, f"benchmark {bname!r} needs a command, e.g. command = \"{{variant}} script.rb\"")
@@ -733,15 +525,15 @@ def _command_benchmark(r: _Reader, bname: str, spec: dict[str, Any], w: Path_, d
     return Benchmark(bname, "command", (DEFAULT_COMMAND_METRIC, *metrics.values()), options)
 
 
-def _exclude(r: _Reader, value: Any, sweeps: tuple[Sweep, ...]) -> list[tuple[int, dict[str, tuple[str, ...]]]]:
+def _exclude(r: Reader, value: Any, sweeps: tuple[Sweep, ...]) -> list[tuple[int, dict[str, tuple[str, ...]]]]:
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, list):
-        raise r.fail(("exclude",), f"exclude must be a list of tables like {{ variant = \"head\", jit = \"on\" }}, not {_tname(value)}")
+        raise r.fail(("exclude",), f"exclude must be a list of tables like {{ variant = \"head\", jit = \"on\" }}, not {type_name(value)}")
     valid = ["variant", *(s.name for s in sweeps)]
     out = []
     for i, spec in enumerate(value):
-        w: Path_ = ("exclude", i)
+        w: KeyPath = ("exclude", i)
         spec = r.table(spec, w)
         if not spec:
             raise r.fail(w, "an empty exclude would remove every point of the matrix; name a variant or sweep values")
@@ -756,7 +548,7 @@ def _exclude(r: _Reader, value: Any, sweeps: tuple[Sweep, ...]) -> list[tuple[in
     return out
 
 
-def _expand(r: _Reader, variants: tuple[VariantSpec, ...], sweeps: tuple[Sweep, ...],
+def _expand(r: Reader, variants: tuple[VariantSpec, ...], sweeps: tuple[Sweep, ...],
             exclude: list[tuple[int, dict[str, tuple[str, ...]]]]) -> list[Variant]:
     total = sum(math.prod(len(s.values) for s in sweeps if v.name in s.variants) for v in variants)
     if total > MAX_MATRIX:
@@ -812,12 +604,12 @@ def expand_point(spec: VariantSpec, sweeps: Sequence[Sweep], combo: Sequence[str
 
 def expand_matrix(variants: Sequence[VariantSpec], sweeps: Sequence[Sweep]) -> list[Variant]:
     """Every point of variants × sweeps (no exclusions, first point of the first variant as baseline)."""
-    r = _Reader("<matrix>", "")
+    r = Reader("<matrix>", "")
     points = _expand(r, tuple(variants), tuple(sweeps), [])
     return _pick_baseline(r, {}, tuple(variants), points)
 
 
-def _pick_baseline(r: _Reader, doc: Mapping[str, Any], variants: tuple[VariantSpec, ...],
+def _pick_baseline(r: Reader, doc: Mapping[str, Any], variants: tuple[VariantSpec, ...],
                    points: list[Variant]) -> list[Variant]:
     names = [p.name for p in points]
     if "baseline" in doc:
@@ -826,8 +618,8 @@ def _pick_baseline(r: _Reader, doc: Mapping[str, Any], variants: tuple[VariantSp
             (p for p in points if p.meta.get("base") == wanted), None)
         if chosen is None:
             valid = [v.name for v in variants] + [n for n in names if "/" in n]
-            raise r.fail(("baseline",), f"baseline {wanted!r} is not a variant{_suggest(wanted, valid)}; "
-                                        f"valid: {_choices(valid)}")
+            raise r.fail(("baseline",), f"baseline {wanted!r} is not a variant{suggest(wanted, valid)}; "
+                                        f"valid: {choices(valid)}")
         flagged = [v.name for v in variants if v.baseline]
         if flagged and chosen.meta.get("base") != flagged[0]:
             raise r.fail(("baseline",), f"baseline = {wanted!r} disagrees with variant {flagged[0]!r}, "
@@ -845,7 +637,7 @@ def _pick_baseline(r: _Reader, doc: Mapping[str, Any], variants: tuple[VariantSp
     return [replace(p, baseline=(p is chosen)) for p in points]
 
 
-def _check_placeholders(r: _Reader, benchmarks: tuple[Benchmark, ...], matrix: list[Variant]) -> None:
+def _check_placeholders(r: Reader, benchmarks: tuple[Benchmark, ...], matrix: list[Variant]) -> None:
     everywhere = set.intersection(*(set(v.params) for v in matrix))
     anywhere = set.union(*(set(v.params) for v in matrix))
     for b in benchmarks:
@@ -865,7 +657,7 @@ def _check_placeholders(r: _Reader, benchmarks: tuple[Benchmark, ...], matrix: l
                     raise r.fail(w, f"benchmark {b.name!r} uses {{{ph}}} but variant {lacking!r} has no value for it; "
                                     f"apply the sweep to every variant or give {lacking!r} params = {{ {ph} = ... }}")
                 valid = ["variant", *sorted(everywhere)]
-                raise r.fail(w, f"benchmark {b.name!r}: unknown placeholder {{{ph}}}{_suggest(ph, valid)}; "
+                raise r.fail(w, f"benchmark {b.name!r}: unknown placeholder {{{ph}}}{suggest(ph, valid)}; "
                                 f"valid: {', '.join('{' + v + '}' for v in valid)}")
 
 
@@ -891,7 +683,7 @@ def select_benchmarks(suite: Suite, pattern: str | None) -> Suite:
     kept = tuple(b for b in suite.benchmarks if any(fnmatch.fnmatchcase(b.name, g) for g in globs))
     if not kept:
         raise SuiteError(f"--only {pattern!r} matches no benchmark of {suite.path}; "
-                         f"benchmarks: {_choices([b.name for b in suite.benchmarks])}")
+                         f"benchmarks: {choices([b.name for b in suite.benchmarks])}")
     return replace(suite, benchmarks=kept)
 
 
