@@ -21,16 +21,9 @@ from rich.console import Console
 from rich.table import Table
 
 from pairbench.model import Benchmark, Comparison, Metric, Run, Variant
-from pairbench.stats.sweep import (
-    Estimate,
-    PairedRatio,
-    Trend,
-    bonferroni_ci,
-    geometric_estimate,
-    holm,
-    paired_ratio,
-    trend_fit,
-)
+from pairbench.stats.compare import PairedResult, compare_paired
+from pairbench.stats.multiplicity import holm
+from pairbench.stats.sweep import Estimate, Trend, bonferroni_ci, geometric_estimate, trend_fit
 
 __all__ = ["SweepRow", "SweepTable", "sweep_tables", "render_sweeps"]
 
@@ -66,8 +59,8 @@ class SweepTable:
     across every primary comparison of the run (a larger family), and its verdicts are shown."""
     best: SweepRow | None = None
     runner_up: SweepRow | None = None
-    best_vs_runner_up: PairedRatio | None = None
-    """runner-up ÷ best, paired over blocks."""
+    best_vs_runner_up: PairedResult | None = None
+    """runner-up ÷ best, paired over blocks (the analysis's paired comparison)."""
     distinguishable: bool | None = None
     trends: tuple[tuple[str, str, Trend], ...] = field(default_factory=tuple)
     """(parameter, the other coordinates held fixed, fit)."""
@@ -82,6 +75,27 @@ def _block_values(run: Run, bench: str, metric: str) -> dict[str, dict[int, floa
         if s.benchmark == bench and s.metric == metric and not s.warmup and s.block >= 0:
             acc[s.variant][s.block].append(s.value)
     return {v: {b: sum(xs) / len(xs) for b, xs in blocks.items()} for v, blocks in acc.items()}
+
+
+def _paired(base: dict[int, float], cand: dict[int, float], direction: str, threshold: float,
+            confidence: float) -> PairedResult | None:
+    """cand ÷ base over their common blocks, by the analysis's paired method (robust when flagged)."""
+    blocks = [b for b in sorted(set(base) & set(cand)) if base[b] > 0 and cand[b] > 0]
+    if len(blocks) < 2:
+        return None
+    return compare_paired([base[b] for b in blocks], [cand[b] for b in blocks],
+                          direction=direction if direction in ("lower", "higher") else "lower",
+                          threshold=threshold, confidence=confidence)
+
+
+def _holm(p_values: list[float | None]) -> list[float | None]:
+    """Holm over the p-values present; None stays None and does not count towards m."""
+    present = [i for i, p in enumerate(p_values) if p is not None]
+    adjusted = holm([p_values[i] for i in present])  # type: ignore[misc]
+    out: list[float | None] = [None] * len(p_values)
+    for i, a in zip(present, adjusted):
+        out[i] = a
+    return out
 
 
 def _options(run: Run) -> tuple[float, float]:
@@ -155,8 +169,7 @@ def sweep_tables(run: Run) -> list[SweepTable]:
                     if c is not None and c.ratio is not None and c.verdict != "exact":
                         raw.append((v, est, c.ratio, c.ci, c.p_value, c.n, c))
                     else:
-                        blocks = sorted(set(base_values) & set(mine))
-                        pr = paired_ratio([base_values[b] for b in blocks], [mine[b] for b in blocks], confidence)
+                        pr = _paired(base_values, mine, metric.direction, threshold, confidence)
                         raw.append((v, est, pr.ratio if pr else None, pr.ci if pr else None,
                                     pr.p_value if pr else None, pr.n if pr else 0, None))
                 by_run = [r for r in raw if r[6] is not None and r[6].adjusted_ci is not None]
@@ -170,7 +183,7 @@ def sweep_tables(run: Run) -> list[SweepTable]:
                                      c.verdict if c else "insufficient")
                             for v, est, ratio, ci, p, n, c in raw]
                 else:
-                    adjusted = holm([r[4] if r[0].name != baseline.name else None for r in raw])
+                    adjusted = _holm([r[4] if r[0].name != baseline.name else None for r in raw])
                     family = sum(1 for r in raw if r[4] is not None and r[0].name != baseline.name)
                     corrected_by = "table"
                     rows = []
@@ -198,10 +211,9 @@ def _with_best_and_trend(table: SweepTable, values: dict[str, dict[int, float]],
     pr = None
     distinguishable = None
     if best is not None and runner is not None:
-        a, b = values.get(best.variant, {}), values.get(runner.variant, {})
-        blocks = sorted(set(a) & set(b))
-        pr = paired_ratio([a[k] for k in blocks], [b[k] for k in blocks], table.confidence)
-        if pr is not None and pr.ci is not None:
+        pr = _paired(values.get(best.variant, {}), values.get(runner.variant, {}), table.metric.direction,
+                     table.threshold, table.confidence)
+        if pr is not None and pr.ci is not None and pr.n >= 2:
             distinguishable = pr.ci[0] > 1.0 or pr.ci[1] < 1.0
     trends = []
     for p in table.params:
@@ -287,7 +299,7 @@ def _best_sentence(t: SweepTable, format_value: Any) -> str:
         return text
     pr = t.best_vs_runner_up
     other = _label(t.runner_up, t.params)
-    if pr.ci is None:
+    if pr.ci is None or pr.ratio is None:
         return text + f"; runner-up {other}: too few paired blocks to tell them apart"
     level = int(round(t.confidence * 100))
     worse = "higher" if t.metric.direction == "lower" else "lower"
@@ -295,9 +307,9 @@ def _best_sentence(t: SweepTable, format_value: Any) -> str:
     span = f"[{_pct((pr.ci[0] - 1) * 100)}, {_pct((pr.ci[1] - 1) * 100)}]"
     if t.distinguishable:
         return (text + f"; distinguishable from the runner-up {other}, whose {t.metric.name} is {_pct(change)} "
-                f"({level}% CI {span}, paired over {pr.n} blocks; {worse} is worse)")
+                f"({level}% CI {span}, {pr.method or 'paired'} over {pr.n} blocks; {worse} is worse)")
     return (text + f"; NOT distinguishable from the runner-up {other}: {_pct(change)}, "
-            f"{level}% CI {span} includes no difference (paired over {pr.n} blocks)")
+            f"{level}% CI {span} includes 0 ({pr.method or 'paired'} over {pr.n} blocks)")
 
 
 def _label(row: SweepRow, params: tuple[str, ...]) -> str:

@@ -1,14 +1,13 @@
-"""Statistics for sweep reports: per-setting estimates, Holm's correction, best vs runner-up, trend.
+"""Statistics for sweep reports: per-setting estimates, corrected CIs, the trend over a parameter.
 
-Methods (METHOD.md §2, §6):
+Methods (METHOD.md §2, §6); the paired comparisons and Holm's p-values are stats.compare's and
+stats.multiplicity's:
 - A setting's estimate is the geometric mean of its per-block values with a t interval on the
   log scale (logs, because effects on run time are multiplicative).
-- Many settings compared with one baseline are a family: Holm's step-down procedure (Holm 1979,
-  "A simple sequentially rejective multiple test procedure") adjusts the p-values, controlling
-  the family-wise error rate; the matching simultaneous CIs are Bonferroni's, at level 1 − α/m,
-  which METHOD.md §6 allows "for simplicity" (they are a little wider than Holm's decisions).
-- Best vs runner-up is a paired t test on per-block log differences (the blocks interleave the
-  two settings, so pairing removes the drift they share).
+- Many settings compared with one baseline are a family: Holm's procedure adjusts the p-values;
+  the matching simultaneous CIs are Bonferroni's, at level 1 − α/m, which METHOD.md §6 allows
+  "for simplicity" (a little wider than Holm's decisions). `bonferroni_ci` widens a CI made at
+  the plain level, keeping its centre on the log scale.
 - The trend is an ordinary least-squares fit of ln(estimate) on the parameter's value; the slope
   is reported as a percent change per unit with a t interval on k − 2 degrees of freedom.
 
@@ -19,10 +18,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
-__all__ = ["Estimate", "PairedRatio", "Trend", "geometric_estimate", "holm", "paired_ratio", "bonferroni_ci",
-           "trend_fit"]
+from pairbench.stats._dist import t_ppf
+
+__all__ = ["Estimate", "Trend", "geometric_estimate", "bonferroni_ci", "trend_fit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,15 +31,6 @@ class Estimate:
     """Geometric mean."""
     ci: tuple[float, float] | None
     """None with fewer than 2 values."""
-    n: int
-
-
-@dataclass(frozen=True, slots=True)
-class PairedRatio:
-    ratio: float
-    """exp(mean of ln(b) − ln(a)): b ÷ a."""
-    ci: tuple[float, float] | None
-    p_value: float | None
     n: int
 
 
@@ -56,14 +47,8 @@ class Trend:
         return (math.exp(self.slope) - 1.0) * 100.0
 
 
-def _student_t() -> Any:
-    from scipy import stats  # type: ignore[import-untyped]
-
-    return stats.t
-
-
 def _t(df: int, confidence: float) -> float:
-    return float(_student_t().ppf(0.5 + confidence / 2.0, df))
+    return t_ppf(0.5 + confidence / 2.0, df)
 
 
 def _logs(values: Sequence[float]) -> list[float]:
@@ -82,39 +67,6 @@ def geometric_estimate(values: Sequence[float], confidence: float = 0.95) -> Est
     sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (n - 1))
     h = _t(n - 1, confidence) * sd / math.sqrt(n)
     return Estimate(math.exp(mean), (math.exp(mean - h), math.exp(mean + h)), n)
-
-
-def paired_ratio(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> PairedRatio | None:
-    """b ÷ a from paired values (same blocks, same order) by a paired t test on log differences."""
-    d = [math.log(y) - math.log(x) for x, y in zip(a, b) if x > 0 and y > 0 and math.isfinite(x * y)]
-    n = len(d)
-    if n == 0:
-        return None
-    mean = sum(d) / n
-    if n < 2:
-        return PairedRatio(math.exp(mean), None, None, n)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
-    if sd == 0:
-        return PairedRatio(math.exp(mean), (math.exp(mean), math.exp(mean)), 0.0 if mean else 1.0, n)
-    se = sd / math.sqrt(n)
-    h = _t(n - 1, confidence) * se
-    p = float(2 * _student_t().sf(abs(mean / se), n - 1))
-    return PairedRatio(math.exp(mean), (math.exp(mean - h), math.exp(mean + h)), p, n)
-
-
-def holm(p_values: Sequence[float | None]) -> list[float | None]:
-    """Holm-adjusted p-values (None stays None and does not count towards m)."""
-    idx = [i for i, p in enumerate(p_values) if p is not None]
-    m = len(idx)
-    order = sorted(idx, key=lambda i: p_values[i])  # type: ignore[arg-type,return-value]
-    out: list[float | None] = [None] * len(p_values)
-    running = 0.0
-    for rank, i in enumerate(order):
-        p = p_values[i]
-        assert p is not None
-        running = max(running, min(1.0, (m - rank) * p))
-        out[i] = running
-    return out
 
 
 def bonferroni_ci(ratio: float, ci: tuple[float, float], n: int, m: int, confidence: float = 0.95) -> tuple[float, float]:
