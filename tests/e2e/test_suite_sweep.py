@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-# Work units per COST value: each step is 60% costlier than the one before (differences >= 30%, with
-# room for a loaded 2-core machine).
-FACTORS = {1: 1.0, 2: 1.6, 3: 2.56, 4: 4.1, 5: 6.55}
+# Work units per COST value: each step is at least 44% costlier than the one before (differences
+# >= 30%, with room for a loaded 2-core machine; the best is twice as cheap as the runner-up).
+FACTORS = {1: 1.0, 2: 2.0, 3: 3.0, 4: 4.5, 5: 6.5}
 
 PROGRAM = """
 import os, time
 FACTORS = {factors!r}
-n = int(120_000 * FACTORS[int(os.environ["COST"])])
+n = int(200_000 * FACTORS[int(os.environ["COST"])])
 t = time.perf_counter()
 x = 0
 for i in range(n):
@@ -30,7 +30,7 @@ def _write_suite(tmp_path: Path) -> Path:
     suite = tmp_path / "sweep.toml"
     suite.write_text(textwrap.dedent(f"""\
         [defaults]
-        runs = 16
+        runs = 20
         warmup = 1
         threshold = 1.0
         seed = 7
