@@ -201,6 +201,7 @@ def resolve_builds(variants: Sequence[Variant], *, cache: Path | None = None,
             args=tuple(_fill(a, wt) for a in v.args),
             env={k: _fill(x, wt) for k, x in v.env.items()},
             cwd=_fill(v.cwd, wt) if v.cwd else v.cwd,
+            params={**v.params, "worktree": wt},  # for {worktree} in benchmark commands
             meta={**v.meta, "git_commit": b.commit, "build_log": b.log, "worktree": wt, "build_cached": b.cached},
         ))
     return out, notices

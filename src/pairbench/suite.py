@@ -640,6 +640,12 @@ def _pick_baseline(r: Reader, doc: Mapping[str, Any], variants: tuple[VariantSpe
 def _check_placeholders(r: Reader, benchmarks: tuple[Benchmark, ...], matrix: list[Variant]) -> None:
     everywhere = set.intersection(*(set(v.params) for v in matrix))
     anywhere = set.union(*(set(v.params) for v in matrix))
+    # {worktree} is filled by builds.resolve_builds for variants built from git refs.
+    built = [v for v in matrix if v.meta.get("git")]
+    if built:
+        anywhere.add("worktree")
+        if len(built) == len(matrix):
+            everywhere.add("worktree")
     for b in benchmarks:
         for key in ("command", "setup", "prepare", "cleanup"):
             text = b.options.get(key)
@@ -652,6 +658,10 @@ def _check_placeholders(r: Reader, benchmarks: tuple[Benchmark, ...], matrix: li
                 if ph in everywhere:
                     continue
                 w = ("benchmarks", b.name, key)
+                if ph == "worktree":
+                    lacking = next(v.name for v in matrix if not v.meta.get("git"))
+                    raise r.fail(w, f"benchmark {b.name!r} uses {{worktree}} but variant {lacking!r} is not built "
+                                    "from a git ref; use {worktree} only when every variant has git = {...}")
                 if ph in anywhere:
                     lacking = next(v.name for v in matrix if ph not in v.params)
                     raise r.fail(w, f"benchmark {b.name!r} uses {{{ph}}} but variant {lacking!r} has no value for it; "

@@ -87,6 +87,7 @@ def test_failed_build_is_a_notice_and_others_go_on(tmp_path: Path) -> None:
     assert [v.name for v in variants] == ["fast", "plain"]
     assert variants[0].command.endswith("/src/prog.py") and "{worktree}" not in variants[0].command
     assert variants[0].meta["git_commit"] == git(repo, "rev-parse", "fast")
+    assert variants[0].params["worktree"] == variants[0].meta["worktree"]
     assert Path(variants[0].meta["build_log"]).is_file()
     (n,) = notices
     assert n.kind == "build_failed" and n.variant == "broken"

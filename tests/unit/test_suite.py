@@ -217,3 +217,20 @@ def test_examples_load() -> None:
     for f in files:
         s = load_suite(f)
         assert s.benchmarks and len(s.matrix) >= 2
+
+
+def test_worktree_placeholder_in_benchmarks_needs_every_variant_built() -> None:
+    built = '''
+[variants.a]
+git = { repo = "/r", ref = "a" }
+command = "{worktree}/ruby"
+[variants.b]
+git = { repo = "/r", ref = "b" }
+command = "{worktree}/ruby"
+[benchmarks.x]
+command = "{variant} {worktree}/benchmark/bm_fib.rb"
+'''
+    assert len(parse_suite(built).matrix) == 2
+    mixed = built.replace('git = { repo = "/r", ref = "b" }\ncommand = "{worktree}/ruby"', 'command = "ruby"')
+    with pytest.raises(SuiteError, match=r"<suite>:8: benchmark 'x' uses \{worktree\} but variant 'b' is not built"):
+        parse_suite(mixed)
