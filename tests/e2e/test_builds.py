@@ -108,7 +108,7 @@ def test_missing_ref_and_dirty_repo_are_clear_errors(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_cli_builds_two_commits_compares_and_does_not_rebuild(run_cli, tmp_path: Path) -> None:
+def test_cli_builds_two_commits_compares_and_does_not_rebuild_and_survives_a_failed_build(run_cli, tmp_path: Path) -> None:
     pytest.importorskip("pairbench.session")
     from pairbench.store.runfile import load_run
 
@@ -130,6 +130,10 @@ def test_cli_builds_two_commits_compares_and_does_not_rebuild(run_cli, tmp_path:
         git = {{ repo = "app", ref = "slow", build = "{build_command(counter)}" }}
         command = "{sys.executable} -S -I {{worktree}}/built.py"
 
+        [variants.broken]
+        git = {{ repo = "app", ref = "slow", build = "echo compiling; echo 'fatal: missing header' >&2; exit 2" }}
+        command = "{sys.executable} -S -I {{worktree}}/built.py"
+
         [benchmarks.loop]
         command = "{{variant}}"
         shell = false
@@ -139,11 +143,15 @@ def test_cli_builds_two_commits_compares_and_does_not_rebuild(run_cli, tmp_path:
     out1 = tmp_path / "run1.json"
     proc = run_cli("run", str(suite), "--export-json", str(out1), "--no-history", "--no-progress", env=env)
     assert proc.returncode == 0, proc.stderr + proc.stdout
-    assert proc.stderr.count("building ") == 2
+    assert proc.stderr.count("building ") == 3
     assert counter.read_text().count("built") == 2
+    # The failed build is reported with its log's tail; the others were measured all the same.
+    assert "warning: the build of slow" in proc.stderr and "fatal: missing header" in proc.stderr
 
     run = load_run(out1)
+    assert [n.variant for n in run.notices if n.kind == "build_failed"] == ["broken"]
     by_name = {v.name: v for v in run.variants}
+    assert set(by_name) == {"fast", "slow"}
     assert by_name["fast"].meta["git_commit"] == git(repo, "rev-parse", "fast")
     assert by_name["slow"].meta["git_commit"] == git(repo, "rev-parse", "slow")
     assert Path(by_name["slow"].meta["build_log"]).is_file()
@@ -158,6 +166,7 @@ def test_cli_builds_two_commits_compares_and_does_not_rebuild(run_cli, tmp_path:
     proc = run_cli("run", str(suite), "--export-json", str(out2), "--no-history", "--no-progress",
                    "--runs", "6", "--warmup", "0", env=env)
     assert proc.returncode == 0, proc.stderr + proc.stdout
-    assert "building " not in proc.stderr
+    # Only the failed build is tried again; the two good ones come from the cache.
+    assert proc.stderr.count("building ") == 1 and "exit 2" in proc.stderr
     assert counter.read_text().count("built") == 2
     assert all(v.meta["build_cached"] for v in load_run(out2).variants)
