@@ -13,6 +13,7 @@ Cache folder: $PAIRBENCH_CACHE_DIR, else $XDG_CACHE_HOME/pairbench, else ~/.cach
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -116,7 +117,22 @@ def ensure_build(repo: str, ref: str, build: str, *, cache: Path | None = None,
     stamp = root / key / "done.json"
     if stamp.is_file() and worktree.is_dir():
         return Build(repo, ref, commit, build, str(worktree), str(log), ok=True, cached=True)
-    (root / key).mkdir(parents=True, exist_ok=True)
+    try:
+        (root / key).mkdir(parents=True, exist_ok=True)
+        lock = open(root / key / "lock", "w")
+    except OSError as exc:
+        raise UserError(f"cannot use the build cache {root}: {exc.strerror}; set PAIRBENCH_CACHE_DIR or "
+                        "--cache-dir to a writable folder") from None
+    # Two pairbench runs building the same commit at once: the second waits, then finds the stamp.
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.is_file() and worktree.is_dir():
+            return Build(repo, ref, commit, build, str(worktree), str(log), ok=True, cached=True)
+        return _build(repo, ref, commit, build, worktree, log, stamp, say, timeout)
+
+
+def _build(repo: str, ref: str, commit: str, build: str, worktree: Path, log: Path, stamp: Path,
+           say: Progress, timeout: float | None) -> Build:
     if worktree.exists():
         # A build that died half-way: start again from a clean checkout.
         _git(repo, "worktree", "remove", "--force", str(worktree))
