@@ -190,6 +190,10 @@ def resolve_builds(variants: Sequence[Variant], *, cache: Path | None = None,
     done: dict[tuple[str, str, str], Build] = {}
     out: list[Variant] = []
     notices: list[Notice] = []
+    # Every ref is checked (exists, repository clean) before the first build starts, so a typo in
+    # the last variant does not surface after an hour of building the first.
+    for ref_repo, ref in sorted({(v.meta["git"]["repo"], v.meta["git"]["ref"]) for v in variants if v.meta.get("git")}):
+        resolve_commit(ref_repo, ref)
     for v in variants:
         git = v.meta.get("git")
         if not git:

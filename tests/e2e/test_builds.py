@@ -170,3 +170,21 @@ def test_cli_builds_two_commits_compares_and_does_not_rebuild_and_survives_a_fai
     assert proc.stderr.count("building ") == 1 and "exit 2" in proc.stderr
     assert counter.read_text().count("built") == 2
     assert all(v.meta["build_cached"] for v in load_run(out2).variants)
+
+
+def test_every_ref_is_checked_before_any_build(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    counter = tmp_path / "count.txt"
+    suite = parse_suite(textwrap.dedent(f"""
+        [variants.a]
+        git = {{ repo = "{repo}", ref = "fast", build = "{build_command(counter)}" }}
+        command = "{{worktree}}/prog.py"
+        [variants.b]
+        git = {{ repo = "{repo}", ref = "typo", build = "{build_command(counter)}" }}
+        command = "{{worktree}}/prog.py"
+        [benchmarks.b]
+        command = "{{variant}}"
+        """))
+    with pytest.raises(UserError, match="git ref 'typo' does not exist"):
+        resolve_builds(suite.matrix, cache=tmp_path / "cache")
+    assert not counter.exists()
