@@ -171,17 +171,15 @@ def _handle(args: argparse.Namespace) -> int:
 
     run, suite = build_suite_run(args, say)
     options = options_from_args(args, **_suite_defaults(suite))
-    extra: tuple[Any, ...] = ()
+    after: list[Any] = []
     if suite.sweeps:
         from pairbench.report.sweep import render_sweeps
 
-        extra = (render_sweeps,)
-    code = run_and_report(run, _runners(run, options.seed), options, progress=not args.no_progress,
-                          extra_reports=extra)
+        after.append(render_sweeps)
     if len(run.benchmarks) > 1:
-        from rich.console import Console
-
         from pairbench.report.suite_summary import render_suite_summary
 
-        render_suite_summary(run, Console())
+        after.append(render_suite_summary)
+    code = run_and_report(run, _runners(run, options.seed), options, progress=not args.no_progress,
+                          after_reports=tuple(after))
     return code
