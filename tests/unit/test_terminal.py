@@ -36,7 +36,7 @@ def render(run):
 def test_table_shows_medians_ratio_ci_and_verdict():
     text = render(make_run())
     row = next(line for line in text.splitlines() if line.startswith("time"))
-    assert "102.5 ms" in row and "92.50 ms" in row
+    assert "102.5 ms ±" in row and "92.50 ms ±" in row
     assert "0.900" in row and "[0.880, 0.920]" in row and "faster" in row
     assert "B is 10.0% faster than A" in text
 

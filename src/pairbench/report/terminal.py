@@ -38,7 +38,9 @@ def variant_summary(run: Run, bench: Benchmark, metric: Metric, variant: str) ->
     if len(values) < 4 or mid == 0:
         return format_value(mid, metric.unit)
     q1, _, q3 = statistics.quantiles(values, n=4)
-    return f"{format_value(mid, metric.unit)} ± {abs(q3 - q1) / 2 / abs(mid) * 100:.1f}%"
+    spread = abs(q3 - q1) / 2 / abs(mid) * 100
+    return f"{format_value(mid, metric.unit)} ±{spread:.0f}%" if spread >= 10 else \
+        f"{format_value(mid, metric.unit)} ±{spread:.1f}%"
 
 
 def _comparison_cells(c: Comparison, metric: Metric) -> tuple[str, str, Text]:
@@ -73,27 +75,27 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
         title = f"{bench.name}"
         if blocks is not None:
             title += f"  ({blocks} blocks, {bench.kind})"
+        candidates = [v.name for v in run.variants if v.name != baseline]
+        single = len(candidates) == 1  # one candidate: name it in the header, not on every row
         table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False, expand=False)
-        table.add_column("metric")
-        table.add_column(f"{baseline} (baseline)", justify="right")
-        table.add_column("candidate")
-        table.add_column("candidate value", justify="right")
-        table.add_column("ratio", justify="right")
-        table.add_column(f"{int(round(_confidence(run) * 100))}% CI", justify="right")
+        table.add_column("metric", overflow="fold")
+        table.add_column(f"{baseline} (baseline)", justify="right", overflow="fold")
+        if not single:
+            table.add_column("candidate", overflow="fold")
+        table.add_column(candidates[0] if single else "candidate value", justify="right", overflow="fold")
+        table.add_column("ratio", justify="right", no_wrap=True)
+        table.add_column(f"{int(round(_confidence(run) * 100))}% CI", justify="right", no_wrap=True)
         table.add_column("verdict")
         for metric in bench.metrics:
             if metric.direction == "none":
                 continue
             base_cell = variant_summary(run, bench, metric, baseline)
-            for variant in run.variants:
-                if variant.name == baseline:
-                    continue
-                comp = by_key.get((bench.name, metric.name, variant.name))
+            for name in candidates:
+                comp = by_key.get((bench.name, metric.name, name))
                 ratio, ci, verdict = _comparison_cells(comp, metric) if comp else ("–", "–", Text("–"))
-                table.add_row(
-                    metric.name, base_cell, variant.name, variant_summary(run, bench, metric, variant.name),
-                    ratio, ci, verdict,
-                )
+                value = variant_summary(run, bench, metric, name)
+                cells = [metric.name, base_cell] + ([] if single else [name]) + [value, ratio, ci]
+                table.add_row(*cells, verdict)
                 base_cell = ""
         console.print(table)
         if sentences != "none":
