@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import resource
+import signal
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -216,6 +217,7 @@ class _Load:
         self.done: asyncio.Future[None] = loop.create_future()
         self.aborted = ""
         self.stopping = False
+        self.interrupted = False
         self.t0 = 0
         self.t_end = 0
         self.deadline_ns = 0
@@ -318,6 +320,17 @@ class _Load:
             self.open(fresh, intended)
         else:
             conn.send(intended)
+
+    def interrupt(self) -> None:
+        """SIGINT during the load: stop at once, drop what is in flight."""
+        self.interrupted = True
+        self.stopping = True
+        for conn in list(self.conns):
+            if conn.transport is not None:
+                conn.transport.abort()
+        if not self.done.done():
+            self.t_end = _now()
+            self.done.set_result(None)
 
     def watchdog(self) -> None:
         """Abort requests older than the timeout; stop at the hard time limit."""
@@ -544,9 +557,21 @@ async def _run(spec: LoadSpec, progress: Callable[[float], None] | None) -> _Loa
             conn.state = _DEAD
             load.after(conn, _now())
     loop.call_later(min(0.1, spec.timeout / 4), load.watchdog)
+    # Ctrl-C: a KeyboardInterrupt raised inside a protocol callback is swallowed by the loop (uvloop
+    # reports it as a transport error), so SIGINT is turned into a stop here and re-raised after.
+    try:
+        loop.add_signal_handler(signal.SIGINT, load.interrupt)
+    except (ValueError, RuntimeError, NotImplementedError):
+        pass
     if progress is not None:
         _report_progress(load, load.t0, 0)
-    await load.done
+    try:
+        await load.done
+    finally:
+        try:
+            loop.remove_signal_handler(signal.SIGINT)
+        except (ValueError, RuntimeError, NotImplementedError):
+            pass
     if not load.t_end:
         load.t_end = _now()
     for conn in load.conns:
@@ -590,6 +615,8 @@ def run_load(spec: LoadSpec, progress: Callable[[float], None] | None = None) ->
         for task in asyncio.all_tasks(loop):
             task.cancel()
         loop.close()
+    if load.interrupted:
+        raise KeyboardInterrupt
     r1 = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     return LoadResult(

@@ -128,7 +128,7 @@ def _options(benchmark: Benchmark) -> dict[str, Any]:
 
 
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:60] or "x"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:60] or "root"
 
 
 class HttpRunner:

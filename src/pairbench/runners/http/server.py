@@ -137,8 +137,11 @@ class Server:
     def argv(self) -> list[str]:
         command = self.spec.command.replace("{port}", str(self.port)).replace("{host}", self.spec.host)
         if any(c in _SHELL_CHARS for c in command):
-            # Shell syntax: let sh run it; `exec` keeps the server as our direct child when possible.
-            return ["/bin/sh", "-c", command]
+            # Shell syntax: let sh run it. A simple command gets `exec`, so that the server replaces
+            # the shell, stays our direct child and keeps PR_SET_PDEATHSIG.
+            words = command.split()
+            simple = not any(c in command for c in ";&|()`\n") and words and "=" not in words[0]
+            return ["/bin/sh", "-c", ("exec " + command) if simple else command]
         return shlex.split(command)
 
     def start(self) -> None:
