@@ -1,0 +1,390 @@
+"""From a Run's samples to Comparisons and Notices: which values are compared, and how.
+
+Replicate value per (variant, block): non-warmup samples of a process reduced to one value (METHOD
+§1): for times the arithmetic mean of per-iteration values (= total time / total ops when loop
+counts are equal), for rates the harmonic mean (benchmark-ips#149: the arithmetic mean of rates
+overstates them); several replicates in one block are averaged the same way. Comparisons pair
+the candidate's and the baseline's values on the blocks both have; several comparisons on the
+primary metrics are corrected (Holm p-values, Bonferroni-level CIs for the verdict). Imports the
+model and stats only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import Iterable, Sequence
+
+from pairbench.model import Benchmark, Comparison, Metric, Notice, Run, Sample
+from pairbench.report.wording import confidence_label, verdict_sentence
+from pairbench.stats.compare import (
+    MIN_PAIRS,
+    ExactResult,
+    PairedResult,
+    compare_exact,
+    compare_paired,
+    compare_unpaired,
+)
+from pairbench.stats.drift import trend
+from pairbench.stats.estimate import summarize
+from pairbench.stats.multiplicity import benjamini_hochberg, bonferroni_confidence, fcr_confidence, geomean_ratio, holm
+from pairbench.stats.sequential import look_confidence
+
+__all__ = [
+    "HIGH_NOISE_CV",
+    "CORRECTIONS",
+    "SuiteSummary",
+    "replicate_values",
+    "analyze",
+    "settled",
+    "compare_runs",
+    "suite_summary",
+]
+
+HIGH_NOISE_CV = 0.05
+"""A variant whose replicate values vary by more than 5% (CV) gets a noise notice."""
+
+CORRECTIONS = ("holm", "bh", "none")
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteSummary:
+    """Geometric mean over benchmarks of one candidate's primary-metric ratios."""
+
+    candidate: str
+    baseline: str
+    ratio: float
+    """Geometric mean of candidate ÷ baseline, oriented so that below 1 is better (rates inverted)."""
+    ci: tuple[float, float]
+    confidence: float
+    benchmarks: int
+    blocks: int
+    sentence: str = ""
+
+
+def _reduce(values: Sequence[float], direction: str) -> float:
+    if direction == "higher" and all(v > 0 for v in values):
+        return len(values) / sum(1.0 / v for v in values)
+    return sum(values) / len(values)
+
+
+def replicate_values(run: Run, benchmark: str, metric: str) -> dict[str, dict[int, float]]:
+    """One value per (variant, block) from the non-warmup samples of one benchmark's metric.
+
+    Args:
+        run: the run holding the samples.
+        benchmark: benchmark name.
+        metric: metric name (its direction picks arithmetic or harmonic means).
+
+    Returns:
+        variant name -> block -> value, blocks in increasing order.
+    """
+    try:
+        direction = run.benchmark(benchmark).metric(metric).direction
+    except KeyError:
+        direction = "lower"
+    groups: dict[str, dict[int, dict[int, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for s in run.samples:
+        if s.warmup or s.benchmark != benchmark or s.metric != metric:
+            continue
+        if not math.isfinite(s.value):
+            continue
+        groups[s.variant][s.block][s.replicate].append(s.value)
+    out: dict[str, dict[int, float]] = {}
+    for variant, blocks in groups.items():
+        per_block: dict[int, float] = {}
+        for block in sorted(blocks):
+            reps = [_reduce(vals, direction) for _, vals in sorted(blocks[block].items())]
+            per_block[block] = _reduce(reps, direction)
+        out[variant] = per_block
+    return out
+
+
+def _paired_values(base: dict[int, float], cand: dict[int, float]) -> tuple[list[int], list[float], list[float], int]:
+    """Blocks both sides have with values > 0, and how many common blocks were dropped as invalid."""
+    common = sorted(set(base) & set(cand))
+    good = [b for b in common if base[b] > 0 and cand[b] > 0]
+    return good, [base[b] for b in good], [cand[b] for b in good], len(common) - len(good)
+
+
+def _from_result(r: PairedResult, bench: str, metric: str, baseline: str, candidate: str) -> Comparison:
+    return Comparison(
+        benchmark=bench, metric=metric, baseline=baseline, candidate=candidate, ratio=r.ratio, ci=r.ci,
+        p_value=r.p_value, n=r.n, significant=r.significant, meaningful=r.meaningful,
+        verdict=r.verdict,  # type: ignore[arg-type]
+        more_runs=r.more_runs, threshold=r.threshold, confidence=r.confidence, method=r.method, paired=r.paired,
+        mde=r.mde, notes=r.notes,
+    )
+
+
+def _from_exact(r: ExactResult, bench: str, metric: str, baseline: str, candidate: str, n: int,
+                threshold: float, confidence: float) -> Comparison:
+    meaningful = r.ratio is not None and abs(r.ratio - 1) > threshold
+    return Comparison(
+        benchmark=bench, metric=metric, baseline=baseline, candidate=candidate, ratio=r.ratio, ci=None,
+        p_value=None, n=n, significant=r.delta != 0, meaningful=meaningful, verdict="exact", more_runs=None,
+        threshold=threshold, confidence=confidence, method=r.method, paired=True, notes=r.notes, delta=r.delta,
+    )
+
+
+def _variant_notices(bench: Benchmark, metric: Metric, values: dict[str, dict[int, float]],
+                     primary: bool) -> list[Notice]:
+    notices: list[Notice] = []
+    for variant, per_block in values.items():
+        series = [per_block[b] for b in sorted(per_block)]
+        if len(series) < 2:
+            continue
+        s = summarize(series)
+        where = f"{bench.name} / {variant} ({metric.name})"
+        if not metric.exact and math.isfinite(s.cv) and s.cv > HIGH_NOISE_CV:
+            notices.append(Notice("noise", f"{where}: replicate values vary by {s.cv * 100:.1f}% (CV)",
+                                  "close other programs, check the CPU governor and load, or run more blocks",
+                                  bench.name, variant))
+        if s.outliers:
+            notices.append(Notice("outliers", f"{where}: {s.outliers} of {s.n} blocks are outliers (MAD z > 3.5)",
+                                  "they are kept; the comparison switches to the robust Hodges-Lehmann estimate "
+                                  "when the paired differences show them too", bench.name, variant))
+        if s.bimodal:
+            notices.append(Notice("bimodal", f"{where}: values look bimodal (bimodality coefficient > 5/9)",
+                                  "two states (cache, JIT, frequency) alternate; a mean or median hides this",
+                                  bench.name, variant))
+        if primary and not metric.exact:
+            tr = trend(series)
+            if tr.flagged:
+                notices.append(Notice("drift", f"{where}: values drift over the run (Kendall τ = {tr.tau:.2f}, "
+                                      f"p = {tr.p_value:.3f})",
+                                      "interleaving keeps paired comparisons unbiased, but the machine is not steady",
+                                      bench.name, variant))
+    return notices
+
+
+def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, looks: int = 1,
+            correction: str = "holm", seed: int = 0) -> tuple[list[Comparison], list[Notice]]:
+    """Compare every candidate with the baseline, per benchmark and metric, paired on blocks.
+
+    Args:
+        run: the run (complete or partial).
+        threshold: noise band δ as a fraction.
+        confidence: overall CI level.
+        looks: interim analyses planned in all (adaptive stopping); each CI is widened to
+            1 - (1-confidence)/looks so stopping early keeps the error rate (METHOD §5).
+        correction: "holm" (family-wise; verdicts on Bonferroni-level CIs), "bh" (false discovery
+            rate; verdicts on Benjamini-Yekutieli CIs) or "none", across primary-metric comparisons.
+        seed: bootstrap seed.
+
+    Returns:
+        (comparisons, notices); comparisons carry their sentence.
+    """
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction {correction!r} is not one of {', '.join(CORRECTIONS)}")
+    level = look_confidence(confidence, looks)
+    base = run.baseline.name
+    candidates = [v.name for v in run.variants if v.name != base]
+    comparisons: list[Comparison] = []
+    notices: list[Notice] = []
+    metrics_of: dict[tuple[str, str], Metric] = {}
+    # (index into comparisons, baseline values, candidate values, direction) of primary comparisons
+    primary: list[tuple[int, list[float], list[float], str]] = []
+    for bench in run.benchmarks:
+        for mi, metric in enumerate(bench.metrics):
+            if metric.direction == "none":
+                continue
+            values = replicate_values(run, bench.name, metric.name)
+            if not values:
+                continue
+            metrics_of[(bench.name, metric.name)] = metric
+            if mi == 0:  # noise warnings on secondary metrics (user, sys, rss) would drown the report
+                notices.extend(_variant_notices(bench, metric, values, True))
+            base_vals = values.get(base, {})
+            for cand in candidates:
+                cand_vals = values.get(cand, {})
+                if not base_vals and not cand_vals:
+                    continue
+                blocks, bv, cv, dropped = _paired_values(base_vals, cand_vals)
+                if dropped:
+                    notices.append(Notice("invalid-values", f"{bench.name} / {cand} ({metric.name}): {dropped} "
+                                          "blocks with values <= 0 left out of the comparison",
+                                          "ratios need positive values", bench.name, cand))
+                if metric.exact:
+                    if not bv:
+                        continue
+                    er = compare_exact(bv, cv)
+                    comparisons.append(_from_exact(er, bench.name, metric.name, base, cand, len(blocks),
+                                                   threshold, level))
+                    continue
+                dirn = metric.direction
+                r = compare_paired(bv, cv, direction=dirn, threshold=threshold, confidence=level, seed=seed)
+                c = _from_result(r, bench.name, metric.name, base, cand)
+                if looks > 1:
+                    c = replace(c, notes=c.notes + (f"CI at {confidence_label(level)}: {confidence_label(confidence)} "
+                                                    f"over {looks} planned looks (Bonferroni, adaptive stopping)",))
+                if mi == 0 and r.n >= MIN_PAIRS:
+                    primary.append((len(comparisons), bv, cv, dirn))
+                comparisons.append(c)
+                if r.n < MIN_PAIRS:
+                    notices.append(Notice("few-blocks", f"{bench.name} / {cand}: only {r.n} paired blocks, no verdict",
+                                          f"run at least {MIN_PAIRS} blocks (10-20 recommended)", bench.name, cand))
+    m = len(primary)
+    if m > 1 and correction != "none":
+        ps = [comparisons[i].p_value or 1.0 for i, *_ in primary]
+        if correction == "holm":
+            adj_p = holm(ps)
+            adj_level = bonferroni_confidence(level, m)
+            how = f"Holm across {m} comparisons; verdict on the {confidence_label(adj_level)} (Bonferroni) CI"
+        else:
+            adj_p = benjamini_hochberg(ps)
+            selected = sum(1 for p in adj_p if p <= 1 - level)
+            adj_level = fcr_confidence(level, m, selected)
+            how = (f"Benjamini-Hochberg across {m} comparisons; verdict on the {confidence_label(adj_level)} "
+                   "(Benjamini-Yekutieli) CI")
+        for (i, bv, cv, dirn), p_adj in zip(primary, adj_p):
+            old = comparisons[i]
+            r = compare_paired(bv, cv, direction=dirn, threshold=threshold, confidence=adj_level, seed=seed)
+            comparisons[i] = replace(
+                old, adjusted_ci=r.ci, significant=r.significant, meaningful=r.meaningful,
+                verdict=r.verdict,  # type: ignore[arg-type]
+                more_runs=r.more_runs,
+                notes=tuple(n for n in old.notes if n not in r.notes) + r.notes
+                + (f"adjusted for multiple comparisons: {how}; adjusted p = {p_adj:.3g}",),
+            )
+    out = [replace(c, sentence=verdict_sentence(c, metrics_of[(c.benchmark, c.metric)])) for c in comparisons]
+    return out, notices
+
+
+def settled(comparisons: Iterable[Comparison], run: Run | None = None) -> bool:
+    """True when no primary-metric comparison still needs blocks (for adaptive stopping).
+
+    A comparison needs blocks when it is inconclusive or insufficient with an estimate of how many
+    (more_runs); an inconclusive result that cannot be resolved within budget does not hold the
+    session. Without `run` every comparison counts as primary.
+    """
+    primary = None
+    if run is not None:
+        primary = {(b.name, b.metrics[0].name) for b in run.benchmarks if b.metrics}
+    for c in comparisons:
+        if primary is not None and (c.benchmark, c.metric) not in primary:
+            continue
+        if c.verdict in ("inconclusive", "insufficient") and c.more_runs is not None:
+            return False
+    return True
+
+
+def _ordered_values(per_block: dict[int, float]) -> list[float]:
+    return [per_block[b] for b in sorted(per_block) if per_block[b] > 0]
+
+
+def compare_runs(base: Run, cand: Run, *, threshold: float = 0.01,
+                 confidence: float = 0.95) -> tuple[list[Comparison], list[Notice]]:
+    """Unpaired comparison of two saved runs (METHOD §3 fallback), benchmark by benchmark.
+
+    Variants are matched by name when the runs share names (each is compared with its namesake in
+    the base run, labelled `name [base]` / `name [new]`); otherwise the base run's baseline is
+    compared with every variant of the other run.
+
+    Args:
+        base: the reference run.
+        cand: the run to judge.
+        threshold: noise band δ.
+        confidence: CI level.
+
+    Returns:
+        (comparisons, notices); notices list benchmarks present on one side only.
+    """
+    notices: list[Notice] = []
+    base_names = {b.name for b in base.benchmarks}
+    cand_names = {b.name for b in cand.benchmarks}
+    for name in sorted(base_names - cand_names):
+        notices.append(Notice("unmatched", f"benchmark {name} is only in the base run", "", name))
+    for name in sorted(cand_names - base_names):
+        notices.append(Notice("unmatched", f"benchmark {name} is only in the new run", "", name))
+    base_vnames = [v.name for v in base.variants]
+    cand_vnames = [v.name for v in cand.variants]
+    shared = [v for v in cand_vnames if v in base_vnames]
+    if shared:
+        pairs = [(v, v, f"{v} [base]", f"{v} [new]") for v in shared]
+    else:
+        b0 = base.baseline.name
+        pairs = [(b0, v, b0, v) for v in cand_vnames]
+    comparisons: list[Comparison] = []
+    for bench in cand.benchmarks:
+        if bench.name not in base_names:
+            continue
+        base_bench = base.benchmark(bench.name)
+        for metric in bench.metrics:
+            if metric.direction == "none":
+                continue
+            try:
+                base_bench.metric(metric.name)
+            except KeyError:
+                continue
+            bvals = replicate_values(base, bench.name, metric.name)
+            cvals = replicate_values(cand, bench.name, metric.name)
+            for bname, cname, blabel, clabel in pairs:
+                bv = _ordered_values(bvals.get(bname, {}))
+                cv = _ordered_values(cvals.get(cname, {}))
+                if not bv and not cv:
+                    continue
+                if metric.exact:
+                    if not bv or not cv:
+                        continue
+                    er = compare_exact(bv, cv)
+                    c = _from_exact(er, bench.name, metric.name, blabel, clabel, min(len(bv), len(cv)),
+                                    threshold, confidence)
+                    c = replace(c, paired=False)
+                else:
+                    r = compare_unpaired(bv, cv, direction=metric.direction, threshold=threshold,
+                                         confidence=confidence)
+                    c = _from_result(r, bench.name, metric.name, blabel, clabel)
+                comparisons.append(replace(c, sentence=verdict_sentence(c, metric)))
+    return comparisons, notices
+
+
+def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: float = 0.95,
+                  seed: int = 0) -> list[SuiteSummary]:
+    """Geometric mean of the primary-metric ratios per candidate, with a block-bootstrap CI.
+
+    Rates are inverted (ln b - ln c) so that every ratio reads "below 1 is better" and they can be
+    combined; exact metrics are left out.
+
+    Args:
+        run: the run (for the per-block values).
+        comparisons: the comparisons made on it (which candidates and benchmarks to include).
+        confidence: CI level.
+        seed: bootstrap seed.
+
+    Returns:
+        One SuiteSummary per candidate with at least one primary comparison of 2+ blocks.
+    """
+    by_cand: dict[str, dict[str, dict[int, float]]] = defaultdict(dict)
+    baseline_of: dict[str, str] = {}
+    for c in comparisons:
+        try:
+            bench = run.benchmark(c.benchmark)
+        except KeyError:
+            continue
+        if not bench.metrics or bench.metrics[0].name != c.metric or bench.metrics[0].exact:
+            continue
+        metric = bench.metrics[0]
+        values = replicate_values(run, c.benchmark, c.metric)
+        bvals = values.get(c.baseline, {})
+        cvals = values.get(c.candidate, {})
+        diffs = {}
+        for b in sorted(set(bvals) & set(cvals)):
+            if bvals[b] > 0 and cvals[b] > 0:
+                d = math.log(cvals[b]) - math.log(bvals[b])
+                diffs[b] = -d if metric.direction == "higher" else d
+        if len(diffs) >= 2:
+            by_cand[c.candidate][c.benchmark] = diffs
+            baseline_of[c.candidate] = c.baseline
+    out = []
+    for cand, series in by_cand.items():
+        ratio, ci = geomean_ratio(series, confidence=confidence, seed=seed)
+        blocks = len({b for v in series.values() for b in v})
+        change = ratio - 1
+        word = "faster" if change < 0 else "slower"
+        sentence = (f"{cand} vs {baseline_of[cand]} over {len(series)} benchmarks: geometric mean ratio "
+                    f"{ratio:.3f} ({abs(change) * 100:.1f}% {word}), {confidence_label(confidence)} CI "
+                    f"[{ci[0]:.3f}, {ci[1]:.3f}]")
+        out.append(SuiteSummary(cand, baseline_of[cand], ratio, ci, confidence, len(series), blocks, sentence))
+    return out

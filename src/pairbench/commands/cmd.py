@@ -1,0 +1,115 @@
+"""`pairbench cmd`: compare whole commands (hyperfine's flags, with an honest verdict)."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from typing import Any
+
+from pairbench.commands.common import add_run_options, new_run, options_from_args, positive_float
+
+__all__ = ["register", "build_command_run"]
+
+EPILOG = """examples:
+  pairbench cmd 'ruby-head fib.rb 10000 1000' 'ruby-fiber fib.rb 10000 1000' \\
+      --metric 'setup=setup time for \\d+ fibers: ([\\d.]+)' --metric 'exec=execution time for \\d+ messages: ([\\d.]+)'
+  pairbench cmd -L py python3.11,/usr/bin/python3 '{py} -c "import json"'
+  pairbench cmd --reference 'git-old status' 'git status' --fail-on-regression
+
+A command may also print metrics as a JSON line: {"pairbench": {"NAME": VALUE, ...}}
+"""
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "cmd",
+        help="compare whole commands (the first is the baseline)",
+        description="Run each command in interleaved randomized blocks and compare it with the baseline.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("commands", nargs="+", metavar="COMMAND", help="commands to compare; the first is the baseline")
+    p.add_argument("--reference", metavar="CMD", help="the baseline command (then every positional one is a candidate)")
+    p.add_argument("-n", "--command-name", action="append", default=[], metavar="NAME",
+                   help="name of a command, in order (repeatable)")
+    p.add_argument("--name", default="command", help="name of the benchmark in reports (default: command)")
+    p.add_argument("-L", "--parameter-list", nargs=2, action="append", default=[], metavar=("VAR", "VALUES"),
+                   help="run each command once per comma-separated value, substituted for {VAR}")
+    p.add_argument("--setup", metavar="CMD", help="run once per variant before any measurement")
+    p.add_argument("--prepare", metavar="CMD", help="run before every measured run (not timed)")
+    p.add_argument("--cleanup", metavar="CMD", help="run once per variant after all measurements")
+    p.add_argument("-S", "--shell", default="sh", metavar="SHELL",
+                   help="'none' runs commands without a shell (default: sh, its start-up is subtracted)")
+    p.add_argument("-N", dest="shell", action="store_const", const="none", help="same as --shell=none")
+    p.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="kill a run that takes longer")
+    p.add_argument("-i", "--ignore-failure", action="store_true", help="measure commands that exit non-zero")
+    p.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX",
+                   help="a number the command prints (the regex's first group); repeatable")
+    add_run_options(p)
+    p.set_defaults(handler=_handle)
+
+
+def build_command_run(args: argparse.Namespace) -> Any:
+    """The Run described by `cmd`'s flags (validated: bad flags fail before anything runs)."""
+    from pairbench.errors import UserError
+    from pairbench.model import Benchmark, Metric, Variant
+    from pairbench.runners.command import BUILTIN_METRICS, compile_metric
+
+    if args.shell not in ("sh", "none"):
+        raise UserError(f"--shell {args.shell!r}: only 'sh' and 'none' are supported")
+    metrics = dict(compile_metric(spec) for spec in args.metric)
+    commands = list(args.commands)
+    if args.reference:
+        commands.insert(0, args.reference)
+    if len(args.command_name) > len(commands):
+        raise UserError(f"{len(args.command_name)} names (-n) for {len(commands)} commands")
+    params: list[tuple[str, list[str]]] = []
+    for var, values in args.parameter_list:
+        items = [v for v in values.split(",")]
+        if not var.isidentifier():
+            raise UserError(f"-L {var!r}: the parameter name must be a word")
+        if not all(items):
+            raise UserError(f"-L {var} {values!r}: empty value in the list")
+        params.append((var, items))
+    combos = [dict(zip([p[0] for p in params], vals)) for vals in itertools.product(*[p[1] for p in params])] or [{}]
+    variants = []
+    for i, command in enumerate(commands):
+        base_name = args.command_name[i] if i < len(args.command_name) else command
+        for combo in combos:
+            if combo:
+                label = " ".join(f"{k}={v}" for k, v in combo.items())
+                name = label if len(commands) == 1 else f"{base_name} {label}"
+            else:
+                name = base_name
+            variants.append(Variant(name=name, command=command, params=combo, baseline=not variants))
+    if len(variants) < 2:
+        raise UserError("give at least two commands (or one command with -L VAR V1,V2) to compare")
+    custom = tuple(Metric(name, "", "lower", description=f"regex {rx.pattern}") for name, rx in metrics.items())
+    bench = Benchmark(
+        name=args.name,
+        kind="command",
+        metrics=BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:],
+        options={
+            "command": "{variant}",
+            "metrics": {name: rx.pattern for name, rx in metrics.items()},
+            "setup": args.setup,
+            "prepare": args.prepare,
+            "cleanup": args.cleanup,
+            "shell": args.shell != "none",
+            "timeout": args.timeout,
+            "ignore_failure": args.ignore_failure,
+        },
+    )
+    return new_run(variants, [bench])
+
+
+def _handle(args: argparse.Namespace) -> int:
+    from pairbench.commands.common import run_and_report
+    from pairbench.runners.command import CommandRunner
+
+    import random
+
+    options = options_from_args(args)
+    run = build_command_run(args)
+    return run_and_report(run, {"command": CommandRunner(random.Random(options.seed))}, options,
+                          progress=not args.no_progress)

@@ -1,0 +1,146 @@
+"""Flags shared by every measuring subcommand, defined once, and the run-and-report tail they share."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    from pairbench.model import Run
+    from pairbench.runners.base import Runner
+    from pairbench.session import RunOptions
+
+__all__ = ["add_run_options", "options_from_args", "run_and_report", "new_run", "positive_float"]
+
+EXIT_REGRESSION = 3
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
+    return value
+
+
+def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warmup: int | None = 1) -> None:
+    """Add the measuring and reporting flags (hyperfine's spellings where it has them).
+
+    Defaults of None leave the value unset, so a suite file's defaults can apply.
+    """
+    g = parser.add_argument_group("measurement")
+    g.add_argument("-r", "--runs", type=_non_negative_int, default=runs, metavar="N",
+                   help=f"blocks to measure; every variant runs once per block, in random order (default {runs or 10}; "
+                        "the minimum with --max-time)")
+    g.add_argument("-w", "--warmup", type=_non_negative_int, default=warmup, metavar="N",
+                   help=f"warm-up runs per variant, discarded (default {warmup if warmup is not None else 1})")
+    g.add_argument("--max-time", type=positive_float, metavar="SECONDS",
+                   help="time budget for the whole run; adds blocks until every comparison is settled "
+                        "(looks are planned and their CIs widened, so stopping early keeps the error rate)")
+    g.add_argument("--max-runs", type=_non_negative_int, metavar="N", help="most blocks with --max-time")
+    g.add_argument("--seed", type=int, help="seed of the random order, to reproduce a plan")
+    s = parser.add_argument_group("statistics")
+    s.add_argument("--threshold", type=float, metavar="PCT", default=None,
+                   help="noise band δ in percent: differences inside ±δ count as no difference (default 1)")
+    s.add_argument("--confidence", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
+    s.add_argument("--correction", choices=("holm", "bh", "none"), default="holm",
+                   help="multiplicity correction across comparisons (default holm)")
+    o = parser.add_argument_group("output")
+    o.add_argument("--export-json", metavar="FILE", help="write the run file here (rewritten after every block)")
+    o.add_argument("--fail-on-regression", action="store_true",
+                   help="exit with code 3 when a candidate is significantly slower beyond the noise band")
+    o.add_argument("--history", metavar="PATH_OR_URL", help="history store (SQLite path or postgresql:// URL)")
+    o.add_argument("--no-history", action="store_true", help="do not record this run in the history store")
+    o.add_argument("--no-progress", action="store_true", help="no live progress bar")
+
+
+def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOptions:
+    """Typed options from parsed flags; `defaults` (from a suite file) fill what flags left unset."""
+    from pairbench.session import RunOptions
+
+    def pick(name: str, fallback: object) -> object:
+        value = getattr(args, name, None)
+        if value is not None:
+            return value
+        return defaults.get(name, fallback)
+
+    return RunOptions(
+        runs=int(pick("runs", 10)),  # type: ignore[call-overload]
+        warmup=int(pick("warmup", 1)),  # type: ignore[call-overload]
+        max_time=pick("max_time", None),  # type: ignore[arg-type]
+        max_runs=pick("max_runs", None),  # type: ignore[arg-type]
+        threshold=float(pick("threshold", 1.0)),  # type: ignore[arg-type]
+        confidence=float(pick("confidence", 0.95)),  # type: ignore[arg-type]
+        export_json=pick("export_json", None),  # type: ignore[arg-type]
+        fail_on_regression=bool(pick("fail_on_regression", False)),
+        seed=pick("seed", None),  # type: ignore[arg-type]
+        correction=str(pick("correction", "holm")),
+        history=pick("history", None),  # type: ignore[arg-type]
+        record_history=not bool(getattr(args, "no_history", False)),
+    )
+
+
+def new_run(variants: list, benchmarks: list, suite: dict | None = None) -> Run:  # type: ignore[type-arg]
+    """A Run with this machine's metadata, ready for the session."""
+    from pairbench.machine import machine_metadata
+    from pairbench.model import Run
+
+    names = [v.name for v in variants]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        from pairbench.errors import UserError
+
+        raise UserError(f"variant names must be unique; repeated: {', '.join(duplicates)} (name them with -n)")
+    return Run(metadata=machine_metadata(), variants=variants, benchmarks=benchmarks, suite=suite)
+
+
+def run_and_report(run: Run, runners: Mapping[str, Runner], options: RunOptions, progress: bool = True,
+                   extra_reports: tuple = ()) -> int:  # type: ignore[type-arg]
+    """Execute the run, print its results, and return the exit code (3 on a regression if asked).
+
+    `extra_reports` are callables `(run, console) -> None` printed before the comparison table
+    (kind-specific views such as ab-style HTTP figures).
+    """
+    from rich.console import Console
+
+    from pairbench.errors import BenchmarkFailed, Interrupted
+    from pairbench.report.terminal import render_terminal
+    from pairbench.session import execute
+
+    observer = None
+    if progress and sys.stderr.isatty():
+        from pairbench.report.progress import ProgressBar
+
+        observer = ProgressBar()
+    console = Console()
+    try:
+        execute(run, runners, options, observer=observer)
+    except (Interrupted, BenchmarkFailed):
+        if observer is not None:
+            observer.close()
+        if run.comparisons:
+            render_terminal(run, console)
+        raise
+    finally:
+        if observer is not None:
+            observer.close()
+    for report in extra_reports:
+        report(run, console)
+    render_terminal(run, console)
+    if options.fail_on_regression and any(c.verdict == "slower" and c.meaningful for c in run.comparisons):
+        print("regression: a candidate is significantly slower beyond the noise band", file=sys.stderr)
+        return EXIT_REGRESSION
+    return 0

@@ -1,0 +1,1 @@
+"""Files shipped with pairbench: the demo workload and apps."""

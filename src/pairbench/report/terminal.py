@@ -1,0 +1,128 @@
+"""The terminal table: per benchmark, each variant's median and spread, the ratio to the baseline
+with its CI and the verdict, then the verdicts in words and the noise warnings."""
+
+from __future__ import annotations
+
+import statistics
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from pairbench.analysis import replicate_values
+from pairbench.model import Benchmark, Comparison, Metric, Run
+from pairbench.report.units import format_percent, format_ratio, format_value
+
+__all__ = ["render_terminal", "variant_summary"]
+
+# Notices that explain what happened rather than warn about the results.
+INFO_KINDS = frozenset({"adaptive", "budget"})
+
+_VERDICT_STYLE = {
+    "faster": "bold green",
+    "slower": "bold red",
+    "same": "cyan",
+    "inconclusive": "yellow",
+    "exact": "",
+    "insufficient": "dim",
+}
+
+
+def variant_summary(run: Run, bench: Benchmark, metric: Metric, variant: str) -> str:
+    """`12.3 ms ± 1.4%`: median of the per-block values and half the interquartile range."""
+    values = list(replicate_values(run, bench.name, metric.name).get(variant, {}).values())
+    if not values:
+        return "–"
+    mid = statistics.median(values)
+    if len(values) < 4 or mid == 0:
+        return format_value(mid, metric.unit)
+    q1, _, q3 = statistics.quantiles(values, n=4)
+    return f"{format_value(mid, metric.unit)} ± {abs(q3 - q1) / 2 / abs(mid) * 100:.1f}%"
+
+
+def _comparison_cells(c: Comparison, metric: Metric) -> tuple[str, str, Text]:
+    if c.verdict == "exact" and c.delta is not None:
+        return ("Δ " + format_value(c.delta, metric.unit), "exact", Text("exact", style=""))
+    ratio = format_ratio(c.ratio)
+    ci = c.adjusted_ci or c.ci
+    ci_text = f"[{format_ratio(ci[0])}, {format_ratio(ci[1])}]" if ci else "–"
+    word = c.verdict
+    if c.verdict in ("faster", "slower") and not c.meaningful:
+        word += " (< δ?)"
+    if c.verdict == "inconclusive" and c.more_runs:
+        word += f" (+{c.more_runs})"
+    return ratio, ci_text, Text(word, style=_VERDICT_STYLE.get(c.verdict, ""))
+
+
+def render_terminal(run: Run, console: Console, sentences: str = "primary") -> None:
+    """Print the results of `run`.
+
+    Args:
+        run: a finished (or interrupted) run with comparisons.
+        console: where to print (tests pass a fixed-width, colourless console).
+        sentences: "primary" prints the verdict sentence of each benchmark's first metric and of
+            custom metrics; "all" of every comparison; "none" skips them.
+    """
+    baseline = run.baseline.name
+    by_key = {(c.benchmark, c.metric, c.candidate): c for c in run.comparisons}
+    blocks = run.metadata.get("blocks")
+    for bench in run.benchmarks:
+        title = f"{bench.name}"
+        if blocks is not None:
+            title += f"  ({blocks} blocks, {bench.kind})"
+        table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False, expand=False)
+        table.add_column("metric")
+        table.add_column(f"{baseline} (baseline)", justify="right")
+        table.add_column("candidate")
+        table.add_column("candidate value", justify="right")
+        table.add_column("ratio", justify="right")
+        table.add_column(f"{int(round(_confidence(run) * 100))}% CI", justify="right")
+        table.add_column("verdict")
+        for metric in bench.metrics:
+            if metric.direction == "none":
+                continue
+            base_cell = variant_summary(run, bench, metric, baseline)
+            for variant in run.variants:
+                if variant.name == baseline:
+                    continue
+                comp = by_key.get((bench.name, metric.name, variant.name))
+                ratio, ci, verdict = _comparison_cells(comp, metric) if comp else ("–", "–", Text("–"))
+                table.add_row(
+                    metric.name, base_cell, variant.name, variant_summary(run, bench, metric, variant.name),
+                    ratio, ci, verdict,
+                )
+                base_cell = ""
+        console.print(table)
+        if sentences != "none":
+            primary = bench.metrics[0].name if bench.metrics else ""
+            builtin = {"user", "sys", "rss", "exit_code"}
+            for c in run.comparisons:
+                if c.benchmark != bench.name:
+                    continue
+                if sentences == "primary" and c.metric != primary and c.metric in builtin:
+                    continue
+                console.print(Text(f"  {c.metric}: {c.sentence or c.verdict}", style=_VERDICT_STYLE.get(c.verdict, "")))
+                for note in c.notes:
+                    console.print(Text(f"    note: {note}", style="dim"))
+        console.print()
+    for notice in run.notices:
+        where = f" [{notice.benchmark}{'/' + notice.variant if notice.variant else ''}]" if notice.benchmark else ""
+        hint = f" ({notice.hint})" if notice.hint else ""
+        label, style = ("note", "dim") if notice.kind in INFO_KINDS else ("warning", "yellow")
+        console.print(Text(f"{label}{where}: {notice.message}{hint}", style=style))
+    if run.status != "complete":
+        console.print(Text(f"run {run.status}: results above use the samples measured so far", style="bold yellow"))
+    path = run.metadata.get("run_file")
+    if path:
+        console.print(Text(f"run file: {path}", style="dim"))
+
+
+def _confidence(run: Run) -> float:
+    for c in run.comparisons:
+        return c.confidence
+    return float(run.metadata.get("options", {}).get("confidence", 0.95))
+
+
+def format_change(c: Comparison) -> str:
+    """Percent change of the ratio, for compact listings."""
+    return format_percent(None if c.ratio is None else c.ratio - 1)

@@ -1,0 +1,227 @@
+"""The verdict in words: one sentence per comparison, as METHOD's target output shows.
+
+Examples (times; throughput metrics say "higher/lower throughput", memory "less/more memory"):
+  B is 7.4% faster than A (ratio 0.926, 95% CI [0.912, 0.941]); significant; exceeds the ±1% noise
+  band; n = 20 paired blocks
+  inconclusive: 95% CI [−6.0%, +0.4%] (n = 20) spans 0 and the −1% band edge; about 43 more blocks
+  (63 in all) should settle whether B is more than 1% faster at the current noise
+  no meaningful difference: 95% CI [−0.6%, +0.4%] lies within ±1%
+Percent changes are ratio - 1 in the metric's own unit; the amount in "X% faster" is 1 - ratio
+for times and ratio - 1 for rates, so the number always reads in the direction of the word.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pairbench.model import Comparison, Metric
+
+__all__ = ["verdict_sentence", "format_percent", "format_quantity", "format_ratio", "confidence_label"]
+
+MINUS = "\u2212"
+
+
+def format_percent(fraction: float, signed: bool = True) -> str:
+    """0.074 -> "+7.4%", -0.06 -> "−6.0%"; two decimals below 0.05% (so it never reads 0.0), none from 100% up."""
+    pct = fraction * 100
+    a = abs(pct)
+    if a != 0 and a < 0.05:
+        text = f"{a:.2f}"
+    elif a >= 100:
+        text = f"{a:.0f}"
+    else:
+        text = f"{a:.1f}"
+    if not signed or float(text) == 0:
+        return f"{text}%"
+    return f"{'+' if pct > 0 else MINUS}{text}%"
+
+
+def _band(threshold: float) -> str:
+    text = f"{threshold * 100:.2f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+def format_ratio(r: float) -> str:
+    return f"{r:.3f}" if abs(r) < 1000 else f"{r:.4g}"
+
+
+def confidence_label(confidence: float) -> str:
+    """0.95 -> '95%', 0.98333 -> '98.3%'."""
+    text = f"{confidence * 100:.1f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+_PREFIXES = [(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")]
+_BINARY = [(1024.0 ** 3, "GiB"), (1024.0 ** 2, "MiB"), (1024.0, "KiB"), (1.0, "B")]
+
+
+def format_quantity(value: float, unit: str) -> str:
+    """A value in its SI unit, scaled for reading: 0.0123 s -> '12.3 ms', 5e6 B -> '4.77 MiB'."""
+    if not math.isfinite(value):
+        return f"{value} {unit}".strip()
+    if unit == "B":
+        for scale, name in _BINARY:
+            if abs(value) >= scale or scale == 1.0:
+                v = value / scale
+                return f"{v:.3g} {name}" if scale > 1 else f"{value:,.0f} B"
+    if unit in ("count", ""):
+        text = f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
+        return f"{text} {unit}".strip()
+    a = abs(value)
+    for scale, prefix in _PREFIXES:
+        if a >= scale or scale == 1e-9:
+            if unit != "s" and scale < 1.0:
+                return f"{value:.3g} {unit}"
+            return f"{value / scale:.3g} {prefix}{unit}"
+    return f"{value:.3g} {unit}"
+
+
+def _kind(metric: Metric) -> str:
+    if metric.unit == "s":
+        return "time"
+    if metric.direction == "higher" and (metric.unit.endswith("/s") or metric.unit in ("op/s", "req/s")):
+        return "rate"
+    if metric.unit == "B":
+        return "memory"
+    return "other"
+
+
+def _better(metric: Metric, ratio: float) -> bool:
+    """The candidate moved the good way."""
+    return ratio < 1 if metric.direction != "higher" else ratio > 1
+
+
+def _word(metric: Metric, up: bool) -> str:
+    """How a move of the candidate's value reads for this metric."""
+    kind = _kind(metric)
+    if kind == "time":
+        return "slower" if up else "faster"
+    if kind == "rate":
+        return "higher throughput" if up else "lower throughput"
+    if kind == "memory":
+        return "more memory" if up else "less memory"
+    return f"higher {metric.name}" if up else f"lower {metric.name}"
+
+
+def _claim(c: Comparison, metric: Metric) -> str:
+    """'B is 7.4% faster than A' and its variants, in the metric's direction."""
+    assert c.ratio is not None
+    r = c.ratio
+    down = r < 1
+    amount = format_percent(abs(r - 1.0), signed=False)
+    kind = _kind(metric)
+    if kind == "time":
+        word = "faster" if down else "slower"
+        return f"{c.candidate} is {amount} {word} than {c.baseline}"
+    if kind == "rate":
+        word = "lower" if down else "higher"
+        return f"{c.candidate} has {amount} {word} throughput than {c.baseline}"
+    if kind == "memory":
+        word = "less" if down else "more"
+        return f"{c.candidate} uses {amount} {word} memory than {c.baseline} ({metric.name})"
+    word = "lower" if down else "higher"
+    judgement = "better" if _better(metric, r) else "worse"
+    return f"{c.candidate} has {amount} {word} {metric.name} than {c.baseline} ({judgement})"
+
+
+def _n_phrase(c: Comparison) -> str:
+    if c.paired:
+        return f"n = {c.n} paired block{'s' if c.n != 1 else ''}"
+    return f"n = {c.n} runs per side (smaller side), not interleaved"
+
+
+def _verdict_ci(c: Comparison) -> tuple[tuple[float, float], str]:
+    """The CI the verdict rests on, and how to name it."""
+    if c.adjusted_ci is not None:
+        return c.adjusted_ci, f"{confidence_label(c.confidence)} CI adjusted for multiple comparisons"
+    assert c.ci is not None
+    return c.ci, f"{confidence_label(c.confidence)} CI"
+
+
+def _pct_ci(ci: tuple[float, float]) -> str:
+    return f"[{format_percent(ci[0] - 1)}, {format_percent(ci[1] - 1)}]"
+
+
+def _exact_sentence(c: Comparison, metric: Metric) -> str:
+    delta = c.delta if c.delta is not None else math.nan
+    parts = [f"{c.candidate} vs {c.baseline}: "]
+    sign = "+" if delta > 0 else (MINUS if delta < 0 else "±")
+    parts.append(f"{sign}{format_quantity(abs(delta), metric.unit)}")
+    if c.ratio is not None:
+        parts.append(f" ({format_percent(c.ratio - 1)})")
+    parts.append("; exact, no test")
+    if any("vary" in note for note in c.notes):
+        parts.append("; values vary between blocks, so medians are compared")
+    return "".join(parts)
+
+
+def verdict_sentence(comparison: Comparison, metric: Metric) -> str:
+    """The comparison's verdict as one sentence a reader can paste into a tracker.
+
+    Args:
+        comparison: a finished Comparison (ratio, CI, verdict, more_runs filled in).
+        metric: its metric, for the direction and unit.
+
+    Returns:
+        The sentence, without a trailing period.
+    """
+    c = comparison
+    if c.verdict == "exact":
+        return _exact_sentence(c, metric)
+    if c.verdict == "insufficient" or c.ratio is None or c.ci is None:
+        need = c.n + (c.more_runs or 0)
+        what = "paired blocks" if c.paired else "runs per side"
+        text = f"no verdict: only {c.n} {what} (at least {need} needed)"
+        if c.ratio is not None:
+            text += f"; ratio {format_ratio(c.ratio)} so far"
+        return text
+    ci, label = _verdict_ci(c)
+    band = _band(c.threshold)
+    if c.verdict in ("faster", "slower"):
+        ratio_part = f"ratio {format_ratio(c.ratio)}, {confidence_label(c.confidence)} CI " \
+                     f"[{format_ratio(c.ci[0])}, {format_ratio(c.ci[1])}]"
+        if c.adjusted_ci is not None:
+            ratio_part += f"; adjusted for multiple comparisons [{format_ratio(ci[0])}, {format_ratio(ci[1])}]"
+        if c.meaningful:
+            tail = f"significant; exceeds the ±{band} noise band"
+        else:
+            tail = f"significant, but may be below the ±{band} noise band"
+        return f"{_claim(c, metric)} ({ratio_part}); {tail}; {_n_phrase(c)}"
+    if c.verdict == "same":
+        text = f"no meaningful difference: {label} {_pct_ci(ci)} lies within ±{band}"
+        if c.significant:
+            shift = format_percent(c.ratio - 1)
+            text += f"; a real but negligible {shift} shift ({c.candidate} {_word(metric, c.ratio > 1)})"
+        return text
+    # inconclusive
+    lo, hi = ci[0] - 1, ci[1] - 1
+    n_text = f"n = {c.n}" if c.paired else f"n = {c.n} per side, not interleaved"
+    if lo < -c.threshold and hi > c.threshold:
+        edges = f"both band edges (±{band})"
+    elif lo < -c.threshold:
+        edges = f"the {MINUS}{band} band edge"
+    else:
+        edges = f"the +{band} band edge"
+    text = f"inconclusive: {label} {_pct_ci(ci)} ({n_text}) spans 0 and {edges}"
+    est = c.ratio - 1
+    if abs(est) > c.threshold:
+        kind = _kind(metric)
+        up = est > 0
+        if kind == "rate":
+            question = f"whether {c.candidate} has more than {band} {'higher' if up else 'lower'} throughput"
+        elif kind == "memory":
+            question = f"whether {c.candidate} uses more than {band} {'more' if up else 'less'} memory"
+        elif kind == "time":
+            question = f"whether {c.candidate} is more than {band} {'slower' if up else 'faster'}"
+        else:
+            question = f"whether {c.candidate}'s {metric.name} is more than {band} {'higher' if up else 'lower'}"
+    else:
+        question = f"whether {c.candidate} is within ±{band} of {c.baseline}"
+    unit = "blocks" if c.paired else "runs per side"
+    if c.more_runs is not None:
+        text += (f"; about {c.more_runs} more {unit} ({c.n + c.more_runs} in all) should settle {question} "
+                 "at the current noise")
+    else:
+        text += (f"; the estimate sits near the band edge, so more {unit} are unlikely to settle {question} "
+                 "within budget")
+    return text

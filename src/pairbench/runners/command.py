@@ -1,0 +1,348 @@
+"""The command runner: one replicate is one process of the benchmark's command (hyperfine style).
+
+Each run records wall time, user and system CPU time and peak RSS from the kernel's accounting
+of the finished child (wait4 rusage), its exit code, and the metrics it printed about itself
+(`--metric NAME=REGEX`, or JSON lines `{"pairbench": {"NAME": VALUE}}` on stdout).
+
+Commands go through `sh -c` by default; the shell's own start-up is measured once in `prepare`
+and subtracted, as hyperfine does. The environment is padded by a random amount per run
+(PAIRBENCH_ENV_OFFSET) so that the stack's alignment varies between runs instead of biasing one
+variant (Mytkowicz et al., ASPLOS 2009; hyperfine does the same).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from statistics import median
+from typing import Any, Mapping
+
+from pairbench.errors import BenchmarkFailed, UserError
+from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
+from pairbench.runners.base import ProgressFn, Replicate
+
+__all__ = [
+    "CommandRunner",
+    "BUILTIN_METRICS",
+    "compile_metric",
+    "expand_command",
+    "variant_environment",
+    "kill_group",
+]
+
+BUILTIN_METRICS: tuple[Metric, ...] = (
+    Metric("time", "s", "lower", description="wall-clock time"),
+    Metric("user", "s", "lower", description="user CPU time"),
+    Metric("sys", "s", "lower", description="system CPU time"),
+    Metric("rss", "B", "lower", description="peak resident set size"),
+    Metric("exit_code", "", "none", description="process exit code"),
+)
+
+# Runs of `sh -c ''` used to estimate the shell's start-up cost (hyperfine uses 50).
+SHELL_CALIBRATION_RUNS = 30
+# How much of a failing command's output an error message shows.
+OUTPUT_TAIL_CHARS = 600
+# Largest random padding of the environment, in bytes (hyperfine varies it up to 4 KiB).
+ENV_OFFSET_MAX = 4096
+JSON_PREFIX = '{"pairbench"'
+_PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
+_SHELL_SYNTAX = set("|&;<>()$`\\\"' \t\n*?[#~=%")
+
+
+def compile_metric(spec: str) -> tuple[str, re.Pattern[str]]:
+    """Parse `NAME=REGEX` (the regex's first group is the number); raise UserError if invalid."""
+    name, sep, pattern = spec.partition("=")
+    name = name.strip()
+    if not sep or not name or not pattern:
+        raise UserError(f"--metric {spec!r}: expected NAME=REGEX, e.g. 'exec=execution time: ([\\d.]+)'")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", name):
+        raise UserError(f"--metric {spec!r}: the name {name!r} must be a word (letters, digits, _ . -)")
+    if name in {m.name for m in BUILTIN_METRICS}:
+        raise UserError(f"--metric {spec!r}: {name!r} is a built-in metric; choose another name")
+    try:
+        regex = re.compile(pattern, re.MULTILINE)
+    except re.error as exc:
+        raise UserError(f"--metric {name}: invalid regular expression {pattern!r}: {exc}") from None
+    if regex.groups < 1:
+        raise UserError(f"--metric {name}: the regex {pattern!r} needs a group around the number, e.g. ([\\d.]+)")
+    return name, regex
+
+
+def expand_command(template: str, variant: Variant) -> str:
+    """Fill `{variant}` with the variant's command (and args), then `{NAME}` with its parameters.
+
+    Two passes, so a variant's own command may hold parameters too (`{py} -c ...` swept by -L).
+    """
+    prefix = " ".join([variant.command, *map(shlex.quote, variant.args)]).strip()
+    command = template.replace("{variant}", prefix)
+    params = {k: str(v) for k, v in variant.params.items()}
+
+    def fill(match: re.Match[str]) -> str:
+        return params.get(match.group(1), match.group(0))
+
+    return _PLACEHOLDER.sub(fill, command)
+
+
+def variant_environment(variant: Variant, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The inherited environment with the variant's additions and removals."""
+    env = dict(os.environ if base is None else base)
+    for key in variant.unset_env:
+        env.pop(key, None)
+    env.update({k: str(v) for k, v in variant.env.items()})
+    return env
+
+
+def kill_group(proc: subprocess.Popen[Any]) -> None:
+    """Kill the process group a child leads (it was started in its own session)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    wall: float
+    user: float
+    sys: float
+    rss: float
+    exit_code: int
+    timed_out: bool
+    stdout: str
+    stderr: str
+
+
+class CommandRunner:
+    """Runs whole commands; see the module docstring for what one run records."""
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self._rng = rng or random.Random()
+        self._shell_overhead: dict[str, tuple[float, float, float]] = {}
+        self._setup_done: set[tuple[str, str]] = set()
+        self._cleanups: list[tuple[str, Variant, Benchmark]] = []
+        self._metrics: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+
+    # -- Runner protocol -------------------------------------------------------------------
+    def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
+        opts = benchmark.options
+        template = str(opts.get("command", "{variant}"))
+        self._metrics[benchmark.name] = [compile_metric(f"{n}={r}") for n, r in dict(opts.get("metrics", {})).items()]
+        notices: list[Notice] = []
+        for variant in variants:
+            command = expand_command(template, variant)
+            if not command.strip():
+                raise UserError(f"benchmark {benchmark.name!r}: variant {variant.name!r} has an empty command")
+            leftover = [m.group(1) for m in _PLACEHOLDER.finditer(command)]
+            if leftover:
+                raise UserError(
+                    f"benchmark {benchmark.name!r}, variant {variant.name!r}: unknown placeholder "
+                    f"{{{leftover[0]}}} in {command!r}; known: {{variant}}"
+                    + "".join(f", {{{k}}}" for k in variant.params)
+                )
+            self._check_executable(command, variant, shell=bool(opts.get("shell", True)))
+        if opts.get("shell", True):
+            self._shell_overhead[benchmark.name] = self._measure_shell_overhead()
+        for variant in variants:
+            setup = opts.get("setup")
+            if setup:
+                self._run_hook("setup", expand_command(str(setup), variant), variant, benchmark)
+            if opts.get("cleanup"):
+                self._cleanups.append((expand_command(str(opts["cleanup"]), variant), variant, benchmark))
+        return notices
+
+    def measure(
+        self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool, progress: ProgressFn
+    ) -> Replicate:
+        opts = benchmark.options
+        command = expand_command(str(opts.get("command", "{variant}")), variant)
+        prepare = opts.get("prepare")
+        if prepare:
+            self._run_hook("prepare", expand_command(str(prepare), variant), variant, benchmark)
+        shell = bool(opts.get("shell", True))
+        timeout = opts.get("timeout")
+        outcome = self._run(command, variant, shell=shell, timeout=float(timeout) if timeout else None)
+        if outcome.timed_out:
+            raise BenchmarkFailed(
+                f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` did not finish within "
+                f"--timeout {timeout:g} s and was killed; raise --timeout or shorten the workload"
+            )
+        replicate = Replicate()
+        if outcome.exit_code != 0:
+            if outcome.exit_code == 127 and shell:
+                raise BenchmarkFailed(
+                    f"variant {variant.name!r}: `{command}` exited with 127 (command not found): "
+                    f"{_tail(outcome.stderr) or 'check the command and PATH'}"
+                )
+            if not opts.get("ignore_failure", False):
+                raise BenchmarkFailed(
+                    f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` exited with code "
+                    f"{outcome.exit_code}; use -i/--ignore-failure to measure it anyway. Its output ended with: "
+                    f"{_tail(outcome.stderr or outcome.stdout) or '(nothing)'}"
+                )
+            replicate.notices.append(
+                Notice("nonzero-exit", f"`{command}` exited with code {outcome.exit_code}", "", benchmark.name, variant.name)
+            )
+        over = self._shell_overhead.get(benchmark.name, (0.0, 0.0, 0.0))
+        now = time.time()
+        values: dict[str, float] = {
+            "time": max(outcome.wall - over[0], 0.0),
+            "user": max(outcome.user - over[1], 0.0),
+            "sys": max(outcome.sys - over[2], 0.0),
+            "rss": outcome.rss,
+            "exit_code": float(outcome.exit_code),
+        }
+        values.update(self._custom_metrics(benchmark, variant, command, outcome))
+        replicate.samples.extend(
+            Sample(benchmark.name, variant.name, name, value, block, warmup=warmup, time=now)
+            for name, value in values.items()
+        )
+        progress(f"{variant.name}: {values['time']:.4g} s")
+        return replicate
+
+    def close(self) -> None:
+        cleanups, self._cleanups = self._cleanups, []
+        for command, variant, benchmark in cleanups:
+            try:
+                self._run_hook("cleanup", command, variant, benchmark)
+            except BenchmarkFailed:
+                pass
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _check_executable(self, command: str, variant: Variant, shell: bool) -> None:
+        """Refuse a missing executable before anything runs (shell syntax is left to the shell)."""
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise UserError(f"variant {variant.name!r}: cannot parse command {command!r}: {exc}") from None
+        if not argv:
+            return
+        first = argv[0]
+        if shell and (any(c in _SHELL_SYNTAX for c in first) or _is_shell_builtin(first)):
+            return
+        if "/" in first:
+            path = first if os.path.isabs(first) or not variant.cwd else os.path.join(variant.cwd, first)
+            found = os.path.isfile(path) and os.access(path, os.X_OK)
+        else:
+            found = shutil.which(first, path=variant_environment(variant).get("PATH")) is not None
+        if not found:
+            raise UserError(
+                f"variant {variant.name!r}: executable {first!r} not found (command: {command!r}); "
+                "check the name, PATH, or give a full path"
+            )
+
+    def _measure_shell_overhead(self) -> tuple[float, float, float]:
+        runs = [self._run("", Variant("shell"), shell=True, timeout=10.0) for _ in range(SHELL_CALIBRATION_RUNS)]
+        return (median(r.wall for r in runs), median(r.user for r in runs), median(r.sys for r in runs))
+
+    def _run_hook(self, what: str, command: str, variant: Variant, benchmark: Benchmark) -> None:
+        outcome = self._run(command, variant, shell=True, timeout=None)
+        if outcome.exit_code != 0:
+            raise BenchmarkFailed(
+                f"benchmark {benchmark.name!r}, variant {variant.name!r}: the --{what} command `{command}` exited "
+                f"with code {outcome.exit_code}: {_tail(outcome.stderr or outcome.stdout) or '(no output)'}"
+            )
+
+    def _run(self, command: str, variant: Variant, shell: bool, timeout: float | None) -> _Outcome:
+        env = variant_environment(variant)
+        env["PAIRBENCH_ENV_OFFSET"] = "x" * self._rng.randrange(ENV_OFFSET_MAX)
+        argv = ["sh", "-c", command] if shell else shlex.split(command)
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            start = time.perf_counter()
+            try:
+                proc = subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=variant.cwd,
+                    start_new_session=True,
+                )
+            except FileNotFoundError:
+                raise UserError(f"variant {variant.name!r}: executable {argv[0]!r} not found") from None
+            except PermissionError:
+                raise UserError(f"variant {variant.name!r}: {argv[0]!r} is not executable") from None
+            except NotADirectoryError:
+                raise UserError(f"variant {variant.name!r}: working directory {variant.cwd!r} is not a directory") from None
+            timed_out = threading.Event()
+            timer = None
+            if timeout:
+                def expire() -> None:
+                    timed_out.set()
+                    kill_group(proc)
+                timer = threading.Timer(timeout, expire)
+                timer.daemon = True
+                timer.start()
+            try:
+                _, status, usage = os.wait4(proc.pid, 0)
+                end = time.perf_counter()
+            except BaseException:
+                kill_group(proc)
+                proc.wait()
+                raise
+            finally:
+                if timer:
+                    timer.cancel()
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            # Anything the command left running in its group goes too.
+            kill_group(proc)
+            out.seek(0)
+            err.seek(0)
+            stdout = out.read().decode("utf-8", "replace")
+            stderr = err.read().decode("utf-8", "replace")
+        code = proc.returncode
+        return _Outcome(
+            wall=end - start,
+            user=usage.ru_utime,
+            sys=usage.ru_stime,
+            rss=float(usage.ru_maxrss) * 1024.0,  # Linux reports KiB
+            exit_code=code if code >= 0 else 128 - code,
+            timed_out=timed_out.is_set(),
+            stdout=stdout,
+            stderr=stderr,
+        )
+
+    def _custom_metrics(self, benchmark: Benchmark, variant: Variant, command: str, outcome: _Outcome) -> dict[str, float]:
+        values: dict[str, float] = {}
+        for line in outcome.stdout.splitlines():
+            if line.startswith(JSON_PREFIX):
+                try:
+                    payload = json.loads(line)["pairbench"]
+                except (ValueError, KeyError, TypeError):
+                    continue
+                if isinstance(payload, dict):
+                    for key, value in payload.items():
+                        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+                            values[str(key)] = float(value)
+        for name, regex in self._metrics.get(benchmark.name, []):
+            match = regex.search(outcome.stdout) or regex.search(outcome.stderr)
+            if match is None:
+                raise BenchmarkFailed(
+                    f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` did not print metric "
+                    f"{name!r} (regex {regex.pattern!r}); check the regex against its output, which ended with: "
+                    f"{_tail(outcome.stdout) or '(nothing on stdout)'}"
+                )
+            try:
+                values[name] = float(match.group(1))
+            except ValueError:
+                raise BenchmarkFailed(
+                    f"metric {name!r}: the regex's first group matched {match.group(1)!r}, which is not a number"
+                ) from None
+        return values
+
+
+def _is_shell_builtin(word: str) -> bool:
+    return word in {"true", "false", ":", "exit", "echo", "printf", "test", "[", "cd", "eval", "exec", "sleep", "read", "."}
+
+
+def _tail(text: str) -> str:
+    text = text.strip()
+    if len(text) > OUTPUT_TAIL_CHARS:
+        text = "…" + text[-OUTPUT_TAIL_CHARS:]
+    return " ".join(text.split())

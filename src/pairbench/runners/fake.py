@@ -1,0 +1,64 @@
+"""A runner with scripted timings, for tests of everything above the runners (no processes)."""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from pairbench.model import Benchmark, Notice, Sample, Variant
+from pairbench.runners.base import ProgressFn, Replicate
+
+__all__ = ["FakeRunner"]
+
+
+@dataclass
+class FakeRunner:
+    """Returns `base × factor[variant] × lognormal noise × drift(step)` for the benchmark's primary metric.
+
+    Attributes:
+        factors: true ratio of each variant to 1.0 (missing variants are 1.0).
+        noise: standard deviation of the log noise.
+        drift: multiplicative drift per measured step (0.001 = +0.1% per step), hitting every variant.
+        fail_at: raise this exception at this step number (to test failures and Ctrl-C).
+    """
+
+    factors: Mapping[str, float] = field(default_factory=dict)
+    base: float = 0.1
+    noise: float = 0.01
+    drift: float = 0.0
+    seed: int = 0
+    fail_at: int | None = None
+    fail_with: Callable[[], BaseException] = KeyboardInterrupt
+    steps: int = 0
+    closed: int = 0
+    prepared: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+
+    def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
+        self.prepared.append(benchmark.name)
+        return []
+
+    def measure(
+        self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool, progress: ProgressFn
+    ) -> Replicate:
+        if self.fail_at is not None and self.steps == self.fail_at:
+            raise self.fail_with()
+        self.steps += 1
+        value = (
+            self.base
+            * self.factors.get(variant.name, 1.0)
+            * math.exp(self._rng.gauss(0.0, self.noise))
+            * (1.0 + self.drift) ** self.steps
+        )
+        metric = benchmark.metrics[0].name
+        if benchmark.metrics[0].direction == "higher":
+            value = 1.0 / value
+        progress(f"{variant.name} {value:.4g}")
+        return Replicate(samples=[Sample(benchmark.name, variant.name, metric, value, block, warmup=warmup)])
+
+    def close(self) -> None:
+        self.closed += 1

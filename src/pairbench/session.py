@@ -1,0 +1,283 @@
+"""Wires a Run through the plan, the runners, the statistics and the run file.
+
+The session owns the order of measurement (randomized complete blocks, warm-ups first), the time
+budget and adaptive stopping, and the run file, which is rewritten after every block so that an
+interrupted or failed run keeps every sample measured. Adaptive stopping looks at the data only
+at a few pre-planned block counts and widens each look's CI (Bonferroni across looks, METHOD.md
+§5), so that stopping early when a result is clear does not inflate the false-positive rate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping, Protocol
+
+from pairbench.errors import BenchmarkFailed, Interrupted, UserError
+from pairbench.machine import machine_notices
+from pairbench.model import Benchmark, Metric, Notice, Run, Sample
+from pairbench.plan import Step, plan_block
+from pairbench.runners.base import Replicate, Runner
+from pairbench.store.runfile import write_run
+
+__all__ = ["RunOptions", "Observer", "execute", "default_run_path", "finish_analysis"]
+
+# With --max-time and no --max-runs, never plan more blocks than this.
+ADAPTIVE_MAX_BLOCKS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """How much to measure and how to judge it (the flags shared by every kind)."""
+
+    runs: int = 10
+    """Blocks to measure (the minimum when --max-time enables adaptive stopping)."""
+    warmup: int = 1
+    """Warm-up replicates per variant and benchmark, measured first and discarded."""
+    max_time: float | None = None
+    """Seconds for the whole run; enables adaptive stopping inside that budget."""
+    max_runs: int | None = None
+    """Upper bound on blocks with adaptive stopping."""
+    threshold: float = 1.0
+    """The noise band δ in percent."""
+    confidence: float = 0.95
+    export_json: str | None = None
+    """Run file path; by default one is written under the user's data directory."""
+    fail_on_regression: bool = False
+    seed: int | None = None
+    """Seed of the random order (and env offsets); recorded in the run file."""
+    correction: str = "holm"
+    """Multiplicity correction across comparisons: holm, bh or none."""
+    history: str | None = None
+    """History store location (path or URL); None for the default."""
+    record_history: bool = True
+
+    def __post_init__(self) -> None:
+        if self.runs < 1:
+            raise UserError(f"--runs must be at least 1 (got {self.runs})")
+        if self.warmup < 0:
+            raise UserError(f"--warmup must be 0 or more (got {self.warmup})")
+        if self.max_time is not None and self.max_time <= 0:
+            raise UserError(f"--max-time must be positive seconds (got {self.max_time:g})")
+        if self.max_runs is not None and self.max_runs < self.runs:
+            raise UserError(f"--max-runs ({self.max_runs}) must be at least --runs ({self.runs})")
+        if not 0 <= self.threshold < 100:
+            raise UserError(f"--threshold is a percentage in [0, 100) (got {self.threshold:g})")
+        if not 0.5 <= self.confidence < 1:
+            raise UserError(f"--confidence must be in [0.5, 1) (got {self.confidence:g})")
+        if self.correction not in ("holm", "bh", "none"):
+            raise UserError(f"--correction {self.correction!r}: valid choices are holm, bh, none")
+
+
+class Observer(Protocol):
+    """Receives progress; the terminal progress bar implements it."""
+
+    def started(self, run: Run, planned_blocks: int, steps_per_block: int) -> None: ...
+    def step_done(self, step: Step, replicate: Replicate, warmup: bool) -> None: ...
+    def block_done(self, run: Run, blocks_done: int, planned_blocks: int) -> None: ...
+    def status(self, text: str) -> None: ...
+    def finished(self, run: Run) -> None: ...
+
+
+class _Silent:
+    def started(self, run: Run, planned_blocks: int, steps_per_block: int) -> None: ...
+    def step_done(self, step: Step, replicate: Replicate, warmup: bool) -> None: ...
+    def block_done(self, run: Run, blocks_done: int, planned_blocks: int) -> None: ...
+    def status(self, text: str) -> None: ...
+    def finished(self, run: Run) -> None: ...
+
+
+def default_run_path() -> Path:
+    """Where a run file goes when --export-json is not given."""
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "pairbench" / "runs"
+    base.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return base / f"{stamp}-{os.getpid()}.json"
+
+
+def finish_analysis(run: Run, options: RunOptions, looks: int = 1) -> None:
+    """Fill the run's comparisons and analysis notices from its samples.
+
+    `looks` is the number of planned interim analyses (adaptive stopping); each CI is widened for it.
+    """
+    from pairbench import analysis
+
+    comparisons, notices = analysis.analyze(
+        run, threshold=options.threshold / 100.0, confidence=options.confidence, looks=looks,
+        correction=options.correction,
+    )
+    run.comparisons = list(comparisons)
+    kept = [n for n in run.notices if not n.kind.startswith("stats:")]
+    run.notices = kept + [dataclasses.replace(n, kind=f"stats:{n.kind}") for n in notices]
+
+
+def _add_new_metrics(run: Run, samples: list[Sample]) -> None:
+    """Metrics a command printed about itself (JSON lines) join its benchmark's metric list."""
+    for i, bench in enumerate(run.benchmarks):
+        known = {m.name for m in bench.metrics}
+        new = []
+        for s in samples:
+            if s.benchmark == bench.name and s.metric not in known:
+                known.add(s.metric)
+                higher = s.metric.endswith(("_per_s", "_rate", "throughput", "ips"))
+                new.append(Metric(s.metric, "", "higher" if higher else "lower", description="printed by the program"))
+        if new:
+            run.benchmarks[i] = dataclasses.replace(bench, metrics=bench.metrics + tuple(new))
+
+
+def execute(
+    run: Run,
+    runners: Mapping[str, Runner],
+    options: RunOptions,
+    observer: Observer | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Run:
+    """Measure every benchmark of `run` under every variant, then analyse; returns the same Run.
+
+    Raises:
+        UserError: bad input found while preparing; BenchmarkFailed: a benchmark could not be
+        measured (the run file keeps what was measured); Interrupted: Ctrl-C (likewise).
+    """
+    obs: Observer = observer or _Silent()
+    seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
+    rng = random.Random(seed)
+    path = Path(options.export_json) if options.export_json else default_run_path()
+    run.metadata.update({"seed": seed, "run_file": str(path), "options": dataclasses.asdict(options)})
+    run.notices.extend(machine_notices(run.metadata))
+    for bench in run.benchmarks:
+        if bench.kind not in runners:
+            raise UserError(f"benchmark {bench.name!r}: no runner for kind {bench.kind!r}")
+    variant_names = [v.name for v in run.variants]
+    bench_names = [b.name for b in run.benchmarks]
+    start = clock()
+    blocks_done = 0
+    n_looks = 1
+    try:
+        _save(path, run)
+        for bench in run.benchmarks:
+            obs.status(f"preparing {bench.name}")
+            run.notices.extend(runners[bench.kind].prepare(bench, list(run.variants)))
+        planned = options.runs
+        obs.started(run, planned, len(variant_names) * len(bench_names))
+        for w in range(options.warmup):
+            for step in plan_block(bench_names, variant_names, -1 - w, rng, {}):
+                _measure(run, runners, step, True, obs)
+        _save(path, run)
+
+        adaptive = options.max_time is not None
+        looks: list[int] = [options.runs]
+        previous: dict[str, list[str]] = {}
+        block_seconds = 0.0
+        while True:
+            block_start = clock()
+            for step in plan_block(bench_names, variant_names, blocks_done, rng, previous):
+                _measure(run, runners, step, False, obs)
+            blocks_done += 1
+            block_seconds = clock() - block_start
+            _save(path, run)
+            if adaptive and blocks_done == 1:
+                from pairbench.stats.sequential import look_confidence
+
+                looks, planned = _plan_adaptive(options, start, clock(), block_seconds)
+                n_looks = len(looks)
+                run.metadata["adaptive"] = {"looks": looks, "look_confidence": look_confidence(options.confidence, n_looks)}
+            obs.block_done(run, blocks_done, planned)
+            if blocks_done >= planned:
+                break
+            if adaptive:
+                elapsed = clock() - start
+                assert options.max_time is not None
+                if elapsed + block_seconds > options.max_time:
+                    run.notices.append(
+                        Notice("budget", f"--max-time {options.max_time:g} s reached after {blocks_done} blocks")
+                    )
+                    break
+                if blocks_done in looks and blocks_done >= options.runs:
+                    finish_analysis(run, options, n_looks)
+                    from pairbench import analysis
+
+                    if analysis.settled(run.comparisons, run):
+                        open_ = [
+                            c for c in run.comparisons
+                            if c.verdict == "inconclusive" and c.metric == run.benchmark(c.benchmark).metrics[0].name
+                        ]
+                        why = ("every comparison is settled" if not open_ else
+                               "every comparison is settled or cannot be settled within the budget (see its notes)")
+                        run.notices.append(Notice("adaptive", f"stopped after {blocks_done} blocks: {why}"))
+                        break
+        run.metadata["blocks"] = blocks_done
+        run.metadata["elapsed_s"] = clock() - start
+        finish_analysis(run, options, n_looks)
+        run.status = "complete"
+        _save(path, run)
+    except KeyboardInterrupt:
+        _stop(run, options, n_looks, path, "interrupted", blocks_done)
+        raise Interrupted(
+            f"interrupted after {blocks_done} complete blocks; {len(run.samples)} samples kept in {path}"
+        ) from None
+    except BenchmarkFailed as exc:
+        _stop(run, options, n_looks, path, "failed", blocks_done)
+        raise BenchmarkFailed(f"{exc} ({len(run.samples)} samples kept in {path})") from None
+    finally:
+        for runner in runners.values():
+            runner.close()
+    _record_history(run, options)
+    obs.finished(run)
+    return run
+
+
+def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds: float) -> tuple[list[int], int]:
+    """The block counts at which to look, and the most blocks, fixed once the cost of a block is known."""
+    from pairbench.stats.sequential import plan_looks
+
+    assert options.max_time is not None
+    remaining = max(options.max_time - (now - start), 0.0)
+    affordable = 1 + int(remaining / max(block_seconds, 1e-6))
+    cap = options.max_runs or ADAPTIVE_MAX_BLOCKS
+    max_blocks = max(options.runs, min(cap, affordable))
+    looks = plan_looks(options.runs, max_blocks)
+    return looks, max_blocks
+
+
+def _measure(run: Run, runners: Mapping[str, Runner], step: Step, warmup: bool, obs: Observer) -> None:
+    bench = run.benchmark(step.benchmark)
+    variant = next(v for v in run.variants if v.name == step.variant)
+    replicate = runners[bench.kind].measure(bench, variant, step.block, warmup, obs.status)
+    run.samples.extend(replicate.samples)
+    run.notices.extend(replicate.notices)
+    _add_new_metrics(run, replicate.samples)
+    obs.step_done(step, replicate, warmup)
+
+
+def _stop(run: Run, options: RunOptions, n_looks: int, path: Path, status: str, blocks_done: int) -> None:
+    run.status = status
+    run.metadata["blocks"] = blocks_done
+    if blocks_done >= 2:
+        try:
+            finish_analysis(run, options, n_looks)
+        except Exception:  # noqa: BLE001 - a partial analysis must never lose the samples
+            pass
+    _save(path, run)
+
+
+def _save(path: Path, run: Run) -> None:
+    try:
+        write_run(path, run)
+    except OSError as exc:
+        raise UserError(f"cannot write the run file {path}: {exc.strerror}") from None
+
+
+def _record_history(run: Run, options: RunOptions) -> None:
+    if not options.record_history:
+        return
+    try:
+        from pairbench.store import history
+    except ImportError:
+        return
+    record = getattr(history, "record_run", None)
+    if record is not None:
+        record(run, options.history)

@@ -1,0 +1,344 @@
+"""Comparing a candidate with the baseline: ratio, CI, p-value and verdict (METHOD §2-§5).
+
+Method: work on log values. Paired (interleaved blocks): d_i = ln(c_i) - ln(b_i); the mean of d
+with the t interval, cross-checked by a BCa bootstrap over blocks (reported instead, with the
+note "non-normal differences", when the two disagree by more than 10% of the t width); or,
+when outliers or skew are flagged or n < 10, the Hodges-Lehmann pseudo-median of d with the
+inverted Wilcoxon signed-rank CI. Unpaired (two sessions): Welch's t on log values, or the
+Hodges-Lehmann shift with the inverted Mann-Whitney CI. Exact metrics: the exact delta, no test.
+References are in the modules that implement each step (tests, bootstrap, verdict, outliers).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from pairbench.stats._dist import t_ppf
+from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES, bca_mean_interval
+from pairbench.stats.drift import trend
+from pairbench.stats.estimate import log_diffs, log_values
+from pairbench.stats.outliers import outlier_mask, skew_flag
+from pairbench.stats.tests import (
+    mann_whitney_interval,
+    t_interval,
+    welch_interval,
+    wilcoxon_interval,
+)
+from pairbench.stats.verdict import (
+    DEFAULT_BUDGET_BLOCKS,
+    MIN_PAIRS,
+    blocks_needed,
+    judge,
+    min_detectable_effect,
+)
+
+__all__ = [
+    "MIN_PAIRS",
+    "MIN_PER_SIDE",
+    "ROBUST_BELOW_N",
+    "NON_NORMAL_NOTE",
+    "UNPAIRED_NOTE",
+    "PairedResult",
+    "ExactResult",
+    "compare_paired",
+    "compare_unpaired",
+    "compare_exact",
+]
+
+MIN_PER_SIDE = 4
+"""No unpaired verdict below 4 values per side (benchstat's uTestMinP, METHOD §1)."""
+
+ROBUST_BELOW_N = 10
+"""The mean of d is the default only from 10 blocks on (METHOD §2); below, Hodges-Lehmann."""
+
+_DISAGREE = 0.10
+"""t and bootstrap CIs 'disagree' when an end differs by more than this share of the t width."""
+
+NON_NORMAL_NOTE = "non-normal differences: the BCa bootstrap CI is reported (the t interval differs by more than 10% of its width)"
+UNPAIRED_NOTE = "not interleaved: drift between sessions is not controlled"
+
+
+@dataclass(frozen=True, slots=True)
+class PairedResult:
+    """The comparison of candidate with baseline for one metric (paired or, with paired=False, not)."""
+
+    ratio: float | None
+    """Candidate ÷ baseline in the metric's own unit (exp of the log estimate); None without data."""
+    ci: tuple[float, float] | None
+    """CI of `ratio` at `confidence`."""
+    p_value: float | None
+    """Paired t or Wilcoxon (Welch or Mann-Whitney when unpaired); secondary to the CI."""
+    n: int
+    """Paired blocks, or the smaller side's count when unpaired."""
+    significant: bool
+    """The CI excludes 1."""
+    meaningful: bool
+    """The whole CI lies beyond ±threshold."""
+    verdict: str
+    """faster, slower, same, inconclusive or insufficient, in the metric's direction."""
+    more_runs: int | None
+    """Extra blocks expected to settle an inconclusive (or insufficient) result; None otherwise or if unresolvable."""
+    unresolvable: bool
+    """Inconclusive and the estimate sits so near a band edge that the budget cannot settle it."""
+    mde: float | None
+    """Minimum detectable change (fraction) at 80% power for the current n."""
+    method: str
+    notes: tuple[str, ...]
+    threshold: float
+    confidence: float
+    direction: str
+    paired: bool = True
+    robust: bool = False
+    """Hodges-Lehmann with a rank CI instead of the mean with a t/bootstrap CI."""
+    estimate_log: float = math.nan
+    """The log-ratio estimate Δ̂."""
+    ci_log: tuple[float, float] | None = None
+    log_sd: float = math.nan
+    """Standard deviation of the log-differences (paired) or pooled log values (unpaired)."""
+    achieved_confidence: float = math.nan
+    """Actual coverage of a rank CI (discrete), else equal to `confidence`."""
+    outliers: int = 0
+    """Blocks whose log-difference has |MAD z| > 3.5 (paired) or values on either side (unpaired)."""
+    drift_tau: float = 0.0
+    drift_p: float = 1.0
+    n_baseline: int = 0
+    n_candidate: int = 0
+
+    @property
+    def change(self) -> float | None:
+        """Percent change as a fraction: ratio - 1."""
+        return None if self.ratio is None else self.ratio - 1.0
+
+    @property
+    def change_ci(self) -> tuple[float, float] | None:
+        return None if self.ci is None else (self.ci[0] - 1.0, self.ci[1] - 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class ExactResult:
+    """An exact metric (counts): the delta, no test."""
+
+    baseline_value: float
+    """Median over blocks (the single value when exact)."""
+    candidate_value: float
+    delta: float
+    """candidate - baseline in the metric's unit."""
+    ratio: float | None
+    """candidate ÷ baseline, None when the baseline is 0."""
+    n_baseline: int
+    n_candidate: int
+    varies: bool
+    """Values differ between blocks on either side, so the metric is not really exact."""
+    notes: tuple[str, ...]
+    verdict: str = "exact"
+    method: str = "exact delta"
+
+
+def _check(threshold: float, confidence: float, direction: str) -> None:
+    if not 0 <= threshold < 1:
+        raise ValueError(f"threshold {threshold!r} must be a fraction in [0, 1), e.g. 0.01 for 1%")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence {confidence!r} must be in (0, 1), e.g. 0.95")
+    if direction not in ("lower", "higher"):
+        raise ValueError(f"direction {direction!r} must be 'lower' or 'higher' to compare")
+
+
+def _robust_reason(n: int, outliers: int, skewed: bool) -> str | None:
+    if outliers:
+        return f"outliers: {outliers} of {n} (MAD z > 3.5), reported not dropped; robust Hodges-Lehmann estimate used"
+    if skewed:
+        return "skewed differences; robust Hodges-Lehmann estimate used"
+    return None
+
+
+def _finish(*, est: float, lo: float, hi: float, p: float, n: int, se_log: float, threshold: float,
+            confidence: float, direction: str, method: str, notes: list[str], budget: int, min_n: int,
+            **extra: object) -> PairedResult:
+    """Shared tail of paired and unpaired comparisons: verdict table, more runs, MDE."""
+    ratio = math.exp(est)
+    ci = (math.exp(lo), math.exp(hi))
+    mde = min_detectable_effect(se_log, confidence) if math.isfinite(se_log) else None
+    more: int | None = None
+    unresolvable = False
+    if n < min_n:
+        verdict, significant, meaningful = "insufficient", False, False
+        more = min_n - n
+        notes.append(f"too few {'blocks' if extra.get('paired', True) else 'values per side'} for a verdict: "
+                     f"{n} (need at least {min_n})")
+    else:
+        j = judge(ci[0], ci[1], threshold, direction)
+        verdict, significant, meaningful = j.verdict, j.significant, j.meaningful
+        notes.extend(j.notes)
+        if verdict == "inconclusive":
+            half = (hi - lo) / 2.0
+            needed, ok = blocks_needed(est, half, n, threshold, budget)
+            if ok and needed is not None:
+                more = needed - n
+            else:
+                unresolvable = True
+                notes.append(f"cannot resolve within budget: the estimate sits near the ±{threshold * 100:g}% "
+                             f"band edge (more than {budget} blocks would be needed)")
+    return PairedResult(
+        ratio=ratio, ci=ci, p_value=p, n=n, significant=significant, meaningful=meaningful, verdict=verdict,
+        more_runs=more, unresolvable=unresolvable, mde=mde, method=method, notes=tuple(notes),
+        threshold=threshold, confidence=confidence, direction=direction, estimate_log=est, ci_log=(lo, hi),
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def _empty(n: int, threshold: float, confidence: float, direction: str, min_n: int, paired: bool,
+           nb: int, nc: int, method: str) -> PairedResult:
+    notes = (f"too few {'blocks' if paired else 'values per side'} for a verdict: {n} (need at least {min_n})",)
+    return PairedResult(None, None, None, n, False, False, "insufficient", min_n - n, False, None, method,
+                        notes + ((UNPAIRED_NOTE,) if not paired else ()), threshold, confidence, direction,
+                        paired=paired, n_baseline=nb, n_candidate=nc)
+
+
+def compare_paired(baseline: Sequence[float], candidate: Sequence[float], *, direction: str = "lower",
+                   threshold: float = 0.01, confidence: float = 0.95, robust: bool | None = None,
+                   seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES,
+                   budget: int = DEFAULT_BUDGET_BLOCKS) -> PairedResult:
+    """Compare per-block values of a candidate with the baseline's, aligned by block.
+
+    Args:
+        baseline: one replicate value per block (> 0), in block order.
+        candidate: the candidate's values for the same blocks, same order.
+        direction: "lower" when smaller is better (times), "higher" for rates.
+        threshold: the noise band δ as a fraction (0.01 = ±1%).
+        confidence: CI coverage.
+        robust: force (True) or forbid (False) the Hodges-Lehmann mode; None decides from the data
+            (outliers, skew, or fewer than 10 blocks).
+        seed: bootstrap seed.
+        resamples: bootstrap resamples.
+        budget: total blocks beyond which an inconclusive result is called unresolvable.
+
+    Returns:
+        A PairedResult; verdict "insufficient" (no verdict) below 6 blocks.
+    """
+    _check(threshold, confidence, direction)
+    d = log_diffs(baseline, candidate)
+    n = int(d.size)
+    if n < 2:
+        method = "paired (too few blocks)"
+        if n == 1:
+            r = _empty(n, threshold, confidence, direction, MIN_PAIRS, True, n, n, method)
+            from dataclasses import replace
+            return replace(r, ratio=math.exp(float(d[0])), estimate_log=float(d[0]))
+        return _empty(n, threshold, confidence, direction, MIN_PAIRS, True, n, n, method)
+    notes: list[str] = []
+    n_out = int(outlier_mask(d).sum())
+    skewed = skew_flag(d)
+    reason = _robust_reason(n, n_out, skewed)
+    use_robust = robust if robust is not None else (reason is not None or n < ROBUST_BELOW_N)
+    tcrit = t_ppf(0.5 + confidence / 2, n - 1)
+    if use_robust:
+        iv = wilcoxon_interval(d, confidence)
+        est, lo, hi, p = iv.estimate, iv.low, iv.high, iv.p_value
+        achieved = iv.achieved
+        method = "paired Hodges-Lehmann, Wilcoxon signed-rank CI"
+        if reason and robust is None:
+            notes.append(reason)
+        elif n_out:
+            notes.append(f"outliers: {n_out} of {n} (MAD z > 3.5), reported not dropped")
+        se = (hi - lo) / (2 * tcrit)
+    else:
+        iv = t_interval(d, confidence)
+        est, lo, hi, p = iv.estimate, iv.low, iv.high, iv.p_value
+        achieved = confidence
+        method = "paired mean, t CI"
+        se = iv.se
+        if n_out:
+            notes.append(f"outliers: {n_out} of {n} (MAD z > 3.5), reported not dropped")
+        if hi > lo:
+            bs = bca_mean_interval(d, confidence, resamples=resamples, seed=seed)
+            width = hi - lo
+            if max(abs(bs.low - lo), abs(bs.high - hi)) > _DISAGREE * width:
+                lo, hi = bs.low, bs.high
+                method = "paired mean, BCa bootstrap CI"
+                notes.append(NON_NORMAL_NOTE)
+    tr = trend(d)
+    if tr.flagged:
+        notes.append(f"drift: the differences trend with block order (Kendall τ = {tr.tau:.2f}, p = {tr.p_value:.3f}); "
+                     "interleaving keeps the estimate unbiased but widens the CI")
+    return _finish(est=est, lo=lo, hi=hi, p=p, n=n, se_log=se, threshold=threshold, confidence=confidence,
+                   direction=direction, method=method, notes=notes, budget=budget, min_n=MIN_PAIRS,
+                   paired=True, robust=use_robust, log_sd=float(d.std(ddof=1)), achieved_confidence=achieved,
+                   outliers=n_out, drift_tau=tr.tau, drift_p=tr.p_value, n_baseline=n, n_candidate=n)
+
+
+def compare_unpaired(baseline: Sequence[float], candidate: Sequence[float], *, direction: str = "lower",
+                     threshold: float = 0.01, confidence: float = 0.95, robust: bool | None = None,
+                     budget: int = DEFAULT_BUDGET_BLOCKS) -> PairedResult:
+    """Compare two independent sets of replicate values (e.g. two saved runs), METHOD §3 fallback.
+
+    Args:
+        baseline: replicate values of the baseline (> 0), in measurement order.
+        candidate: replicate values of the candidate (> 0), in measurement order.
+        direction, threshold, confidence, robust, budget: as for compare_paired.
+
+    Returns:
+        A PairedResult with paired=False, n the smaller side, and the "not interleaved" note.
+    """
+    _check(threshold, confidence, direction)
+    lb = log_values(baseline, "baseline")
+    lc = log_values(candidate, "candidate")
+    nb, nc = int(lb.size), int(lc.size)
+    n = min(nb, nc)
+    if n < 2:
+        return _empty(n, threshold, confidence, direction, MIN_PER_SIDE, False, nb, nc, "unpaired (too few values)")
+    notes: list[str] = [UNPAIRED_NOTE]
+    n_out = int(outlier_mask(lb).sum() + outlier_mask(lc).sum())
+    skewed = skew_flag(lb) or skew_flag(lc)
+    reason = _robust_reason(nb + nc, n_out, skewed)
+    use_robust = robust if robust is not None else (reason is not None or n < ROBUST_BELOW_N)
+    if use_robust:
+        iv = mann_whitney_interval(lb, lc, confidence)
+        method = "unpaired Hodges-Lehmann shift, Mann-Whitney CI"
+        if reason and robust is None:
+            notes.append(reason.replace("skewed differences", "skewed values"))
+        df = float(nb + nc - 2)
+        se = (iv.high - iv.low) / (2 * t_ppf(0.5 + confidence / 2, df))
+    else:
+        iv = welch_interval(lb, lc, confidence)
+        method = "unpaired Welch t on log values"
+        se = iv.se
+        if n_out:
+            notes.append(f"outliers: {n_out} of {nb + nc} (MAD z > 3.5), reported not dropped")
+    for side, vals in (("baseline", lb), ("candidate", lc)):
+        tr = trend(vals)
+        if tr.flagged:
+            notes.append(f"drift: the {side} values trend with measurement order (Kendall τ = {tr.tau:.2f}, "
+                         f"p = {tr.p_value:.3f}); unpaired results are biased by it")
+    pooled = math.sqrt((float(lb.var(ddof=1)) * (nb - 1) + float(lc.var(ddof=1)) * (nc - 1)) / (nb + nc - 2))
+    return _finish(est=iv.estimate, lo=iv.low, hi=iv.high, p=iv.p_value, n=n, se_log=se, threshold=threshold,
+                   confidence=confidence, direction=direction, method=method, notes=notes, budget=budget,
+                   min_n=MIN_PER_SIDE, paired=False, robust=use_robust, log_sd=pooled,
+                   achieved_confidence=iv.achieved, outliers=n_out, n_baseline=nb, n_candidate=nc)
+
+
+def compare_exact(baseline: Sequence[float], candidate: Sequence[float]) -> ExactResult:
+    """Exact metrics (instructions, allocations): the delta of the medians, no test (benchstat assume=exact).
+
+    Args:
+        baseline: the baseline's values (one per block).
+        candidate: the candidate's values.
+
+    Returns:
+        An ExactResult; `varies` and a note when values differ between blocks.
+    """
+    b = np.asarray(baseline, dtype=float)
+    c = np.asarray(candidate, dtype=float)
+    if b.size == 0 or c.size == 0:
+        raise ValueError(f"an exact comparison needs values on both sides, got {b.size} and {c.size}")
+    bv = float(np.median(b))
+    cv = float(np.median(c))
+    varies = bool(np.ptp(b) > 0 or np.ptp(c) > 0)
+    notes: tuple[str, ...] = ()
+    if varies:
+        notes = (f"values vary between blocks (baseline {b.min():g}..{b.max():g}, candidate "
+                 f"{c.min():g}..{c.max():g}); medians compared, not exact",)
+    return ExactResult(bv, cv, cv - bv, cv / bv if bv != 0 else None, int(b.size), int(c.size), varies, notes)

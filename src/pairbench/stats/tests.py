@@ -1,0 +1,227 @@
+"""Confidence intervals and p-values for a location shift on the log scale.
+
+Methods and references:
+- one-sample (paired) t interval and test on the differences (Student 1908);
+- Welch's unequal-variance t with Welch-Satterthwaite degrees of freedom (Welch 1947; as in
+  hyperfine:scripts/welch_ttest.py);
+- the Wilcoxon signed-rank test and its inverted CI for the Hodges-Lehmann pseudo-median:
+  [W_(k), W_(M+1-k)] over the M = n(n+1)/2 sorted Walsh averages, with k the largest integer such
+  that P(T+ <= k-1) <= α/2 under the exact null distribution (Hollander, Wolfe & Chicken,
+  "Nonparametric Statistical Methods", 3rd ed., 2014, §3.3; Bauer, JASA 1972);
+- the Mann-Whitney test and its inverted CI for the Hodges-Lehmann shift: [D_(k), D_(mn+1-k)] over
+  the sorted differences y_j - x_i (Hollander, Wolfe & Chicken §4.3; as benchstat and asv use MWU).
+Exact null distributions are computed by recursion for the sizes benchmarks use, with the normal
+approximation beyond.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+from scipy import stats as _st
+
+from pairbench.stats._dist import norm_cdf, norm_ppf, t_ppf, t_sf
+from pairbench.stats.estimate import hodges_lehmann, hodges_lehmann_shift, pairwise_differences, walsh_averages
+
+__all__ = [
+    "Interval",
+    "t_interval",
+    "welch_interval",
+    "signed_rank_null",
+    "wilcoxon_interval",
+    "mann_whitney_null",
+    "mann_whitney_interval",
+    "wilcoxon_p",
+    "mann_whitney_p",
+]
+
+_EXACT_SIGNED_RANK_MAX_N = 400
+"""Above this many pairs the signed-rank CI uses the normal approximation (error < 1e-3)."""
+
+_EXACT_MWU_MAX_CELLS = 40_000
+"""Above this m·n the Mann-Whitney CI uses the normal approximation."""
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """An estimate of a shift (log scale) with its CI and the matching test's p-value."""
+
+    estimate: float
+    low: float
+    high: float
+    p_value: float
+    confidence: float
+    """The coverage asked for."""
+    achieved: float
+    """The coverage actually achieved (rank intervals are discrete; equals `confidence` for t)."""
+    df: float = math.nan
+    """Degrees of freedom of t intervals."""
+    se: float = math.nan
+    """Standard error of the estimate (t intervals)."""
+
+
+def t_interval(d: Sequence[float] | np.ndarray, confidence: float = 0.95) -> Interval:
+    """Mean of d ± t_{n-1} · s/√n and the one-sample t-test of mean 0 (needs n >= 2)."""
+    x = np.asarray(d, dtype=float)
+    n = x.size
+    if n < 2:
+        raise ValueError(f"a t interval needs at least 2 values, got {n}")
+    mean = float(x.mean())
+    se = float(x.std(ddof=1)) / math.sqrt(n)
+    df = n - 1
+    tcrit = t_ppf(0.5 + confidence / 2, df)
+    if se == 0:
+        p = 1.0 if mean == 0 else 0.0
+        return Interval(mean, mean, mean, p, confidence, confidence, df, 0.0)
+    p = 2 * t_sf(abs(mean) / se, df)
+    return Interval(mean, mean - tcrit * se, mean + tcrit * se, p, confidence, confidence, df, se)
+
+
+def welch_interval(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray,
+                   confidence: float = 0.95) -> Interval:
+    """Difference of means y - x with Welch's t interval and test (needs 2 values per side)."""
+    a = np.asarray(x, dtype=float)
+    b = np.asarray(y, dtype=float)
+    if a.size < 2 or b.size < 2:
+        raise ValueError(f"Welch's t needs at least 2 values per side, got {a.size} and {b.size}")
+    va = float(a.var(ddof=1)) / a.size
+    vb = float(b.var(ddof=1)) / b.size
+    est = float(b.mean() - a.mean())
+    se = math.sqrt(va + vb)
+    if se == 0:
+        p = 1.0 if est == 0 else 0.0
+        return Interval(est, est, est, p, confidence, confidence, math.nan, 0.0)
+    df = (va + vb) ** 2 / (va * va / (a.size - 1) + vb * vb / (b.size - 1))
+    tcrit = t_ppf(0.5 + confidence / 2, df)
+    p = 2 * t_sf(abs(est) / se, df)
+    return Interval(est, est - tcrit * se, est + tcrit * se, p, confidence, confidence, df, se)
+
+
+@lru_cache(maxsize=128)
+def signed_rank_null(n: int) -> np.ndarray:
+    """P(T+ = t) for t = 0..n(n+1)/2 under H0 (no ties), by the recursion over ranks 1..n."""
+    m = n * (n + 1) // 2
+    p = np.zeros(m + 1)
+    p[0] = 1.0
+    top = 0
+    for k in range(1, n + 1):
+        # Rank k is positive or negative with probability 1/2 each.
+        nxt = 0.5 * p
+        nxt[k: top + k + 1] += 0.5 * p[: top + 1]
+        p = nxt
+        top += k
+    p.setflags(write=False)
+    return p
+
+
+def _rank_k(cdf: np.ndarray, alpha: float) -> int:
+    """Largest k >= 1 with P(T <= k-1) <= alpha/2 (1 when even the extreme exceeds it)."""
+    ok = np.nonzero(cdf <= alpha / 2 + 1e-12)[0]
+    return int(ok[-1]) + 1 if ok.size else 1
+
+
+def wilcoxon_interval(d: Sequence[float] | np.ndarray, confidence: float = 0.95) -> Interval:
+    """Hodges-Lehmann pseudo-median of d with the inverted signed-rank CI and the Wilcoxon p-value."""
+    x = np.asarray(d, dtype=float)
+    n = x.size
+    if n < 1:
+        raise ValueError("a Wilcoxon interval needs at least 1 value")
+    w = walsh_averages(x)
+    m = w.size
+    alpha = 1 - confidence
+    if n <= _EXACT_SIGNED_RANK_MAX_N:
+        cdf = np.cumsum(signed_rank_null(n))
+        k = _rank_k(cdf, alpha)
+        tail = float(cdf[k - 1])
+    else:
+        z = norm_ppf(1 - alpha / 2)
+        sd = math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0)
+        k = max(1, int(math.floor(m / 2.0 - z * sd)))
+        tail = float(norm_cdf((k - 1 + 0.5 - m / 2.0) / sd))
+    k = min(k, (m + 1) // 2)
+    return Interval(hodges_lehmann(x), float(w[k - 1]), float(w[m - k]), wilcoxon_p(x),
+                    confidence, 1 - 2 * tail)
+
+
+def wilcoxon_p(d: Sequence[float] | np.ndarray) -> float:
+    """Two-sided Wilcoxon signed-rank p-value for median 0 (exact when small and untied)."""
+    x = np.asarray(d, dtype=float)
+    if x.size == 0 or np.all(x == 0):
+        return 1.0
+    nz = x[x != 0]
+    if nz.size < x.size or np.unique(np.abs(nz)).size < nz.size:
+        # Zeros or ties: scipy's normal approximation with tie correction (Pratt would differ).
+        return float(_st.wilcoxon(nz, method="approx").pvalue) if nz.size else 1.0
+    n = nz.size
+    if n > _EXACT_SIGNED_RANK_MAX_N:
+        return float(_st.wilcoxon(nz, method="approx").pvalue)
+    ranks = _st.rankdata(np.abs(nz))
+    tplus = int(round(float(ranks[nz > 0].sum())))
+    dist = signed_rank_null(n)
+    m = n * (n + 1) // 2
+    lower = float(dist[: min(tplus, m - tplus) + 1].sum())
+    return min(1.0, 2 * lower)
+
+
+@lru_cache(maxsize=128)
+def mann_whitney_null(m: int, n: int) -> np.ndarray:
+    """P(U = u) for u = 0..m·n under H0 (no ties): coefficients of the Gaussian binomial [m+n, m]_q.
+
+    Built as the product over i = 1..m of (1 - q^(n+i)) / (1 - q^i); after each factor the
+    polynomial is [n+i, i]_q, so coefficients stay non-negative.
+    """
+    if m > n:
+        m, n = n, m
+    c = np.zeros(m * n + 1)
+    c[0] = 1.0
+    for i in range(1, m + 1):
+        a = n + i
+        c[a:] -= c[: c.size - a].copy()
+        # Divide by (1 - q^i): c_k += c_{k-i}, a running sum along each residue class mod i.
+        pad = (-c.size) % i
+        cc = np.concatenate([c, np.zeros(pad)]).reshape(-1, i)
+        c = np.cumsum(cc, axis=0).ravel()[: c.size]
+        c /= c.sum()
+    c = np.clip(c, 0.0, None)
+    c /= c.sum()
+    c.setflags(write=False)
+    return c
+
+
+def mann_whitney_interval(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray,
+                          confidence: float = 0.95) -> Interval:
+    """Hodges-Lehmann shift of y relative to x with the inverted Mann-Whitney CI and MWU p-value."""
+    a = np.asarray(x, dtype=float)
+    b = np.asarray(y, dtype=float)
+    if a.size < 1 or b.size < 1:
+        raise ValueError("a Mann-Whitney interval needs values on both sides")
+    diffs = pairwise_differences(a, b)
+    mn = diffs.size
+    alpha = 1 - confidence
+    if mn <= _EXACT_MWU_MAX_CELLS:
+        cdf = np.cumsum(mann_whitney_null(a.size, b.size))
+        k = _rank_k(cdf, alpha)
+        tail = float(cdf[k - 1])
+    else:
+        z = norm_ppf(1 - alpha / 2)
+        sd = math.sqrt(a.size * b.size * (a.size + b.size + 1) / 12.0)
+        k = max(1, int(math.floor(mn / 2.0 - z * sd)))
+        tail = float(norm_cdf((k - 1 + 0.5 - mn / 2.0) / sd))
+    k = min(k, (mn + 1) // 2)
+    return Interval(hodges_lehmann_shift(a, b), float(diffs[k - 1]), float(diffs[mn - k]),
+                    mann_whitney_p(a, b), confidence, 1 - 2 * tail)
+
+
+def mann_whitney_p(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
+    """Two-sided Mann-Whitney U p-value (scipy: exact when small and untied)."""
+    a = np.asarray(x, dtype=float)
+    b = np.asarray(y, dtype=float)
+    if a.size == 0 or b.size == 0:
+        return 1.0
+    if np.ptp(np.concatenate([a, b])) == 0:
+        return 1.0
+    return float(_st.mannwhitneyu(b, a, alternative="two-sided").pvalue)

@@ -1,0 +1,92 @@
+"""Bad input to `pairbench cmd`: one clear line, exit 1, samples kept, no process left behind."""
+
+import json
+import os
+import sys
+import time
+
+import pytest
+
+PY = sys.executable
+
+
+def process_alive(pid: int) -> bool:
+    """True if `pid` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def assert_one_line_error(out, fragment):
+    assert out.returncode == 1, (out.stdout, out.stderr)
+    lines = [l for l in out.stderr.strip().splitlines() if l.strip()]
+    assert lines[-1].startswith("error: "), out.stderr
+    assert fragment in lines[-1], lines[-1]
+    assert "Traceback" not in out.stderr
+
+
+def test_missing_executable_is_refused_before_running(run_cli, tmp_path):
+    out = run_cli("cmd", "true", "no-such-program-xyz --flag", "--export-json", str(tmp_path / "r.json"), "--no-history")
+    assert_one_line_error(out, "'no-such-program-xyz' not found")
+
+
+def test_invalid_regex_is_refused_before_running(run_cli, tmp_path):
+    marker = tmp_path / "ran"
+    out = run_cli("cmd", f"touch {marker}", "true", "--metric", "x=([", "--no-history")
+    assert_one_line_error(out, "invalid regular expression")
+    assert not marker.exists()
+
+
+def test_one_command_is_not_a_comparison(run_cli):
+    out = run_cli("cmd", "true", "--no-history")
+    assert_one_line_error(out, "at least two commands")
+
+
+def test_nonzero_exit_names_the_command_and_keeps_samples(run_cli, tmp_path):
+    counter = tmp_path / "count"
+    # fails on its 4th run, after one warm-up each and a first block have been measured
+    script = f"n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {counter}; [ $n -lt 4 ] || {{ echo boom >&2; exit 7; }}"
+    run_file = tmp_path / "r.json"
+    out = run_cli("cmd", "true", script, "-r", "5", "-w", "1", "--export-json", str(run_file), "--no-history")
+    assert_one_line_error(out, "exited with code 7")
+    assert "-i/--ignore-failure" in out.stderr and "boom" in out.stderr
+    doc = json.loads(run_file.read_text())
+    assert doc["status"] == "failed"
+    assert len([s for s in doc["samples"] if s["metric"] == "time"]) >= 3
+
+
+def test_ignore_failure_measures_failing_commands(run_cli, tmp_path):
+    run_file = tmp_path / "r.json"
+    out = run_cli("cmd", "true", "exit 3", "-i", "-r", "6", "--export-json", str(run_file), "--no-history")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(run_file.read_text())
+    codes = {s["value"] for s in doc["samples"] if s["metric"] == "exit_code" and s["variant"] == "exit 3"}
+    assert codes == {3.0}
+
+
+def test_timeout_kills_the_whole_process_group(run_cli, tmp_path):
+    pidfile = tmp_path / "child.pid"
+    # the command leaves a grandchild sleeping; the timeout must take it down too
+    hang = f"sleep 300 & echo $! > {pidfile}; wait"
+    start = time.monotonic()
+    out = run_cli("cmd", "true", hang, "--timeout", "1", "-w", "0", "--no-history")
+    assert time.monotonic() - start < 60
+    assert_one_line_error(out, "did not finish within --timeout 1 s")
+    pid = int(pidfile.read_text())
+    time.sleep(0.2)
+    assert not process_alive(pid)
+
+
+def test_metric_never_printed_is_a_clear_error(run_cli):
+    out = run_cli("cmd", "echo a", "echo b", "--metric", r"x=value: (\d+)", "--no-history")
+    assert_one_line_error(out, "did not print metric 'x'")
+
+
+@pytest.mark.parametrize("flags, fragment", [(["-r", "x"], "not a whole number"), (["--max-time", "-1"], "must be positive")])
+def test_invalid_flags_are_usage_errors(run_cli, flags, fragment):
+    out = run_cli("cmd", "true", "true", *flags)
+    assert out.returncode == 2
+    assert fragment in out.stderr
+    assert "Traceback" not in out.stderr

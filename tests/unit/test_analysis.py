@@ -1,0 +1,100 @@
+"""analyze / replicate_values / settled / compare_runs / suite_summary on hand-built runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pairbench.analysis import analyze, compare_runs, replicate_values, settled, suite_summary
+from pairbench.model import Benchmark, Metric, Run, Sample, Variant
+
+
+def make_run(factors: dict[str, float], *, blocks: int = 20, noise: float = 0.01, seed: int = 1,
+             benches: tuple[str, ...] = ("fib",), drift: float = 0.0) -> Run:
+    rng = np.random.default_rng(seed)
+    variants = [Variant(name, baseline=(i == 0)) for i, name in enumerate(factors)]
+    benchmarks = [Benchmark(b, "command", (Metric("time", "s"), Metric("allocs", "count", exact=True)))
+                  for b in benches]
+    samples = []
+    for blk in range(blocks):
+        machine = 1 + drift * blk
+        for b in benches:
+            for name, f in factors.items():
+                samples.append(Sample(b, name, "time", 0.05, blk, 0, 0, warmup=True))
+                for it in range(2):
+                    samples.append(Sample(b, name, "time", 0.03 * f * machine * np.exp(rng.normal(0, noise)), blk, 0, it))
+                samples.append(Sample(b, name, "allocs", 1000.0 + (20 if f != 1 else 0), blk))
+    return Run({}, variants, benchmarks, samples)
+
+
+def test_replicate_values_mean_for_times_harmonic_for_rates():
+    run = Run({}, [Variant("A", baseline=True)],
+              [Benchmark("x", "micro", (Metric("t", "s"), Metric("ips", "op/s", "higher")))],
+              [Sample("x", "A", "t", 1.0, 0, 0, 0), Sample("x", "A", "t", 3.0, 0, 0, 1),
+               Sample("x", "A", "t", 100.0, 0, 0, 2, warmup=True),
+               Sample("x", "A", "ips", 1.0, 0, 0, 0), Sample("x", "A", "ips", 3.0, 0, 0, 1),
+               Sample("x", "A", "ips", 2.0, 1, 0, 0), Sample("x", "A", "ips", 2.0, 1, 1, 0)])
+    assert replicate_values(run, "x", "t") == {"A": {0: 2.0}}
+    ips = replicate_values(run, "x", "ips")["A"]
+    assert ips[0] == pytest.approx(1.5)  # harmonic mean of 1 and 3 = 1 / mean time per op
+    assert ips[1] == pytest.approx(2.0)
+
+
+def test_analyze_finds_faster_and_same_and_exact():
+    run = make_run({"A": 1.0, "B": 0.90, "C": 1.0})
+    comps, notices = analyze(run)
+    by = {(c.candidate, c.metric): c for c in comps}
+    b = by[("B", "time")]
+    assert b.verdict == "faster" and b.meaningful and b.n == 20
+    assert b.adjusted_ci is not None  # two primary comparisons -> corrected
+    assert b.sentence.startswith("B is ")
+    assert by[("C", "time")].verdict == "same"
+    assert by[("B", "allocs")].verdict == "exact" and by[("B", "allocs")].delta == 20
+    assert settled(comps, run)
+
+
+def test_analyze_insufficient_below_six_blocks_and_notice():
+    run = make_run({"A": 1.0, "B": 0.9}, blocks=4)
+    comps, notices = analyze(run)
+    c = next(c for c in comps if c.metric == "time")
+    assert c.verdict == "insufficient" and c.more_runs == 2
+    assert any(n.kind == "few-blocks" for n in notices)
+    assert not settled(comps, run)
+
+
+def test_analyze_high_noise_notice_and_inconclusive_not_settled():
+    run = make_run({"A": 1.0, "B": 0.98}, blocks=10, noise=0.08)
+    comps, notices = analyze(run)
+    c = next(c for c in comps if c.metric == "time")
+    assert c.verdict == "inconclusive" and c.more_runs is not None
+    assert any(n.kind == "noise" for n in notices)
+    assert not settled(comps, run)
+
+
+def test_looks_widen_the_ci():
+    run = make_run({"A": 1.0, "B": 0.97}, blocks=12, noise=0.02)
+    one = next(c for c in analyze(run)[0] if c.metric == "time")
+    three = next(c for c in analyze(run, looks=3)[0] if c.metric == "time")
+    assert three.confidence == pytest.approx(1 - 0.05 / 3)
+    assert three.ci[1] - three.ci[0] > one.ci[1] - one.ci[0]
+
+
+def test_compare_runs_unpaired_with_unmatched_benchmarks():
+    base = make_run({"head": 1.0}, benches=("fib", "only_base"), seed=2)
+    new = make_run({"head": 0.9}, benches=("fib", "only_new"), seed=3)
+    comps, notices = compare_runs(base, new)
+    c = next(c for c in comps if c.metric == "time")
+    assert not c.paired and c.verdict == "faster"
+    assert c.baseline == "head [base]" and c.candidate == "head [new]"
+    assert "not interleaved: drift between sessions is not controlled" in c.notes
+    assert {n.message for n in notices} == {"benchmark only_base is only in the base run",
+                                            "benchmark only_new is only in the new run"}
+
+
+def test_suite_summary_geomean():
+    run = make_run({"A": 1.0, "B": 0.9}, benches=("x", "y"))
+    comps, _ = analyze(run)
+    [s] = suite_summary(run, comps)
+    assert s.candidate == "B" and s.benchmarks == 2
+    assert s.ci[0] < 0.9 * 1.01 and s.ci[1] > 0.9 * 0.99
+    assert s.ci[0] < s.ratio < s.ci[1]

@@ -1,0 +1,100 @@
+"""The session with the fake runner: order, run file, adaptive stopping, failures, Ctrl-C."""
+
+import json
+from itertools import count
+
+import pytest
+
+from pairbench.errors import BenchmarkFailed, Interrupted, UserError
+from pairbench.model import Benchmark, Metric, Run, Variant
+from pairbench.runners.fake import FakeRunner
+from pairbench.session import RunOptions, execute
+
+
+def make_run(n_variants=2, n_benchmarks=1):
+    variants = [Variant(f"v{i}", baseline=i == 0) for i in range(n_variants)]
+    benchmarks = [Benchmark(f"b{j}", "command", (Metric("time"),)) for j in range(n_benchmarks)]
+    return Run(metadata={}, variants=variants, benchmarks=benchmarks)
+
+
+def options(tmp_path, **kw):
+    kw.setdefault("seed", 1)
+    kw.setdefault("record_history", False)
+    return RunOptions(export_json=str(tmp_path / "run.json"), **kw)
+
+
+def test_measures_warmups_and_blocks_and_writes_a_complete_run_file(tmp_path):
+    run = make_run(3, 2)
+    runner = FakeRunner(factors={"v1": 1.2, "v2": 1.0}, noise=0.01)
+    execute(run, {"command": runner}, options(tmp_path, runs=8, warmup=2))
+    assert runner.closed == 1
+    assert len([s for s in run.samples if s.warmup]) == 2 * 3 * 2
+    assert len([s for s in run.samples if not s.warmup]) == 8 * 3 * 2
+    doc = json.loads((tmp_path / "run.json").read_text())
+    assert doc["status"] == "complete"
+    assert len(doc["samples"]) == len(run.samples)
+    verdicts = {(c.benchmark, c.candidate): c.verdict for c in run.comparisons}
+    assert verdicts[("b0", "v1")] == verdicts[("b1", "v1")] == "slower"
+    assert verdicts[("b0", "v2")] in ("same", "inconclusive")
+    slower = next(c for c in run.comparisons if c.candidate == "v1")
+    assert slower.ci[0] < 1.2 < slower.ci[1]
+
+
+def test_drift_during_the_run_does_not_bias_the_paired_ratio(tmp_path):
+    run = make_run(2)
+    # +0.5% per step: over 40 blocks the machine slows by about 50%, the variants are identical
+    runner = FakeRunner(noise=0.005, drift=0.005, seed=3)
+    execute(run, {"command": runner}, options(tmp_path, runs=40, warmup=0, threshold=2.0))
+    c = run.comparisons[0]
+    assert c.verdict == "same", c.sentence
+    assert 0.98 < c.ratio < 1.02
+
+
+def test_ctrl_c_keeps_samples_and_closes_runners(tmp_path):
+    run = make_run(2)
+    runner = FakeRunner(fail_at=9, fail_with=KeyboardInterrupt)
+    with pytest.raises(Interrupted, match=r"interrupted after 4 complete blocks; 9 samples kept"):
+        execute(run, {"command": runner}, options(tmp_path, runs=10, warmup=0))
+    assert runner.closed == 1
+    doc = json.loads((tmp_path / "run.json").read_text())
+    assert doc["status"] == "interrupted"
+    assert len(doc["samples"]) == 9
+
+
+def test_failed_benchmark_keeps_samples(tmp_path):
+    run = make_run(2)
+    runner = FakeRunner(fail_at=5, fail_with=lambda: BenchmarkFailed("variant v1 exited with code 2"))
+    with pytest.raises(BenchmarkFailed, match=r"exited with code 2 \(5 samples kept in"):
+        execute(run, {"command": runner}, options(tmp_path, runs=10, warmup=0))
+    assert json.loads((tmp_path / "run.json").read_text())["status"] == "failed"
+
+
+def test_adaptive_stopping_ends_early_when_the_answer_is_clear(tmp_path):
+    run = make_run(2)
+    runner = FakeRunner(factors={"v1": 1.3}, noise=0.01)
+    ticks = count()
+    execute(run, {"command": runner}, options(tmp_path, runs=6, warmup=0, max_time=1000.0),
+            clock=lambda: float(next(ticks)))
+    assert run.metadata["blocks"] < 20
+    assert run.comparisons[0].verdict == "slower"
+    assert any(n.kind == "adaptive" for n in run.notices)
+    assert run.metadata["adaptive"]["look_confidence"] > 0.95
+
+
+def test_adaptive_stopping_respects_the_time_budget(tmp_path):
+    run = make_run(2)
+    runner = FakeRunner(factors={"v1": 1.004}, noise=0.05)  # hard to settle
+    ticks = count()
+    execute(run, {"command": runner}, options(tmp_path, runs=6, warmup=0, max_time=20.0),
+            clock=lambda: float(next(ticks)))
+    # each clock call advances one "second", two per block: the budget affords about 18 blocks
+    assert 6 <= run.metadata["blocks"] <= 20
+    assert max(run.metadata["adaptive"]["looks"]) <= 20
+    assert {"budget", "adaptive"} & {n.kind for n in run.notices}
+
+
+@pytest.mark.parametrize("kw, fragment", [({"runs": 0}, "--runs"), ({"max_runs": 3, "runs": 5}, "--max-runs"),
+                                           ({"threshold": -1}, "--threshold"), ({"correction": "x"}, "--correction")])
+def test_bad_options_are_user_errors(kw, fragment):
+    with pytest.raises(UserError, match=fragment):
+        RunOptions(**kw)

@@ -1,0 +1,19 @@
+from pairbench.report.units import format_percent, format_ratio, format_value
+
+
+def test_times_pick_a_readable_unit():
+    assert format_value(0.01234, "s") == "12.34 ms"
+    assert format_value(2.5e-7, "s") == "250.0 ns"
+    assert format_value(14.018874, "s") == "14.02 s"
+
+
+def test_bytes_use_binary_prefixes_and_rates_use_si():
+    assert format_value(3 * 2**20, "B") == "3.000 MiB"
+    assert format_value(4.886e6, "op/s") == "4.886M op/s"
+
+
+def test_percent_and_ratio():
+    assert format_percent(-0.074) == "−7.4%"
+    assert format_percent(0.004) == "+0.4%"
+    assert format_ratio(0.92612) == "0.926"
+    assert format_value(None, "s") == "–"
