@@ -31,7 +31,7 @@ def test_demo_app_with_more_work_per_request_is_slower(run_cli, tmp_path: Path) 
     out = tmp_path / "run.json"
     r = run_cli("http", "--server", f"{sys.executable} {DEMO_APP} --port {{port}}", "-L", "PAIRBENCH_DEMO_WORK",
                 "5,60", "--url", "/", "--duration", "0.5", "-c", "1", "--runs", "6", "--warmup-time", "0.2",
-                "--seed", "1", "-o", str(out))
+                "--seed", "1", "--export-json", str(out))
     assert r.returncode == 0, r.stderr
     comps = _comparisons(out)
     rps = comps[("/", "req_per_s")]
@@ -49,7 +49,7 @@ def test_a_a_is_not_reported_different(run_cli, tmp_path: Path) -> None:
     cmd = f"{sys.executable} {DEMO_APP} --port {{port}} --work 5"
     r = run_cli("http", "--server", cmd, "--server", cmd + " ", "--name", "A1", "--name", "A2", "--url", "/",
                 "--duration", "0.5", "-c", "2", "--runs", "8", "--warmup-time", "0.2", "--threshold", "20",
-                "--seed", "2", "-o", str(out))
+                "--seed", "2", "--export-json", str(out))
     assert r.returncode == 0, r.stderr
     for metric in ("req_per_s", "latency_median"):
         c = _comparisons(out)[("/", metric)]
@@ -63,7 +63,7 @@ def test_ruby_app_with_extra_work_from_an_env_var_is_slower(run_cli, tmp_path: P
     out = tmp_path / "run.json"
     r = run_cli("http", "--server", f"ruby {app} {{port}}", "-L", "EXTRA_WORK", "0,300", "--url", "/hello",
                 "-n", "150", "-c", "1", "--runs", "6", "--warmup-requests", "20", "--warmup-time", "0",
-                "--seed", "3", "-o", str(out))
+                "--seed", "3", "--export-json", str(out))
     assert r.returncode == 0, r.stderr
     c = _comparisons(out)[("/hello", "req_per_s")]
     assert c["verdict"] == "slower" and c["ratio"] < 0.8
@@ -96,7 +96,7 @@ def test_running_server_open_loop_from_the_cli(run_cli, tmp_path: Path) -> None:
     nginx = Nginx(tmp_path)
     try:
         r = run_cli("http", "--url", nginx.url, "--rate", "300", "--duration", "0.5", "--runs", "2",
-                    "-o", str(tmp_path / "run.json"))
+                    "--export-json", str(tmp_path / "run.json"))
         assert r.returncode == 0, r.stderr
         assert "Requests per second" in r.stdout and "target" in r.stdout
         rps = [s["value"] for s in json.loads((tmp_path / "run.json").read_text())["samples"]
@@ -139,7 +139,7 @@ def test_server_that_ignores_sigterm_is_killed_after_the_grace_period(run_cli, t
     app = tmp_path / "stubborn_app.py"
     app.write_text(STUBBORN_APP)
     r = run_cli("http", "--server", f"{sys.executable} {app} {{port}}", "--url", "/", "-n", "20", "--runs", "2",
-                "--grace", "0.5", "--warmup-time", "0", "-o", str(tmp_path / "run.json"))
+                "--grace", "0.5", "--warmup-time", "0", "--export-json", str(tmp_path / "run.json"))
     assert r.returncode == 0, r.stderr
     assert processes_with(str(app)) == []
 
@@ -159,7 +159,7 @@ def test_server_dying_mid_round_fails_that_round_only(run_cli, tmp_path: Path) -
     app.write_text(FLAKY_APP)
     out = tmp_path / "run.json"
     r = run_cli("http", "--server", f"{sys.executable} {app} {{port}} {tmp_path / 'count'}", "--url", "/page",
-                "--ready-path", "/", "--duration", "1", "--runs", "3", "--warmup-time", "0", "-o", str(out))
+                "--ready-path", "/", "--duration", "1", "--runs", "3", "--warmup-time", "0", "--export-json", str(out))
     assert r.returncode == 0, r.stderr
     assert "round 1: server died during the round with exit code 3" in r.stdout
     assert "flaky start 2" in r.stdout  # the log tail
@@ -177,7 +177,7 @@ def test_ctrl_c_leaves_no_server_behind(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "pairbench", "http", "--server",
          f"{sys.executable} {app} --port {{port}} --host 127.0.0.1 # comment", "--url", "/",
-         "--duration", "30", "--runs", "3", "--log-dir", str(logs), "-o", str(tmp_path / "run.json")],
+         "--duration", "30", "--runs", "3", "--log-dir", str(logs), "--export-json", str(tmp_path / "run.json")],
         env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
     )
     try:
@@ -206,7 +206,7 @@ def test_no_server_outlives_a_killed_pairbench(tmp_path: Path) -> None:
     shutil.copy(DEMO_APP, app)
     proc = subprocess.Popen(
         [sys.executable, "-m", "pairbench", "http", "--server", f"{sys.executable} {app} --port {{port}} # c",
-         "--url", "/", "--duration", "30", "--runs", "1", "-o", str(tmp_path / "run.json")],
+         "--url", "/", "--duration", "30", "--runs", "1", "--export-json", str(tmp_path / "run.json")],
         env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path,
     )
     try:

@@ -17,25 +17,14 @@ import itertools
 import os
 import shlex
 import sys
-import time
 from pathlib import Path
 from typing import Any, Sequence
 
 from pairbench.errors import UserError
 
-__all__ = ["register", "build_http_run", "demo_http_run", "DEMO_APP"]
+__all__ = ["register", "build_http_run", "demo_http_run", "print_http_figures", "DEMO_APP"]
 
 DEMO_APP = Path(__file__).resolve().parents[1] / "data" / "demo_app.py"
-
-
-def _have_common() -> bool:
-    try:
-        import pairbench.commands.common  # noqa: F401
-    except ModuleNotFoundError as exc:
-        if exc.name == "pairbench.commands.common":
-            return False
-        raise
-    return True
 
 
 def register(subparsers: Any) -> None:
@@ -82,18 +71,11 @@ def register(subparsers: Any) -> None:
     g.add_argument("--engine", choices=("builtin", "wrk"), default="builtin")
     g.add_argument("--error-rate-warning", type=float, default=1.0, metavar="PCT",
                    help="warn when more than PCT%% of a round's requests fail or are non-2xx")
-    if _have_common():
-        from pairbench.commands import common
+    from pairbench.commands.common import add_run_options
 
-        common.add_run_options(p)
-    else:
-        g = p.add_argument_group("run")
-        g.add_argument("-r", "--runs", type=int, default=10, help="rounds (server restarts) per variant")
-        g.add_argument("--threshold", type=float, default=1.0, metavar="PCT", help="noise band, percent")
-        g.add_argument("--confidence", type=float, default=0.95)
-        g.add_argument("--seed", type=int, default=None)
-        g.add_argument("-o", "--output", default=None, help="run file (default pairbench-runs/http-<time>.json)")
-        g.add_argument("--fail-on-regression", action="store_true")
+    # Warm-up happens inside each round (--warmup-time): a whole warm-up server start per
+    # variant (-w) is off by default.
+    add_run_options(p, runs=10, warmup=0)
     p.set_defaults(handler=_handle)
 
 
@@ -116,7 +98,7 @@ def _default_names(commands: Sequence[str]) -> list[str]:
 
 def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
     """The Run (variants, one benchmark per URL) and the HttpRunner for parsed `http` arguments."""
-    from pairbench.model import Benchmark, Run, Variant
+    from pairbench.model import Benchmark, Variant
     from pairbench.runners.http.runner import HttpRunner, http_metrics
 
     if not args.url:
@@ -209,11 +191,10 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
                                     options={**common_opts, "url": args.url[0], "mix": mix}))
     from pairbench.runners.http.engine import engine_loop_name
 
-    run = Run(
-        metadata={"command": "http", "argv": list(sys.argv[1:]), "started": time.time(),
-                  "engine": args.engine if args.engine == "wrk" else f"builtin ({engine_loop_name()})"},
-        variants=variants, benchmarks=benchmarks,
-    )
+    from pairbench.commands.common import new_run
+
+    run = new_run(variants, benchmarks)
+    run.metadata["http_engine"] = args.engine if args.engine == "wrk" else f"builtin ({engine_loop_name()})"
     return run, HttpRunner(log_dir=args.log_dir)
 
 
@@ -223,45 +204,31 @@ def _handle(args: argparse.Namespace) -> int:
 
 
 def _execute(run: Any, runner: Any, args: argparse.Namespace) -> int:
-    from pairbench.report.http import render_http_comparisons, render_http_figures
+    from pairbench.commands.common import options_from_args, run_and_report
 
-    if _have_common():
-        from pairbench.commands import common
+    return run_and_report(run, {"http": runner}, options_from_args(args), progress=not args.no_progress,
+                          extra_reports=(print_http_figures,))
 
-        code: int = common.run_and_report(run, {"http": runner}, common.options_from_args(args))
-        figures = render_http_figures(run)
-        if figures:
-            print(figures)
-        return code
-    from pairbench.commands._http_driver import FallbackOptions, execute_fallback
 
-    output = args.output or time.strftime("pairbench-runs/http-%Y%m%d-%H%M%S.json")
-    Path(output).parent.mkdir(parents=True, exist_ok=True)
-    options = FallbackOptions(runs=args.runs, threshold=args.threshold, confidence=args.confidence, seed=args.seed,
-                              output=output, fail_on_regression=args.fail_on_regression)
-    if args.runs < 1:
-        raise UserError(f"--runs must be at least 1, not {args.runs}")
-    execute_fallback(run, {"http": runner}, options)
-    print(render_http_figures(run))
-    table = render_http_comparisons(run)
-    if table:
-        print(table)
-    for n in run.notices:
-        print(f"warning: {n.message}" + (f" ({n.hint})" if n.hint else ""))
-    print(f"run file: {output}")
-    if options.fail_on_regression and any(c.verdict == "slower" and c.meaningful for c in run.comparisons):
-        return 3
-    return 0
+def print_http_figures(run: Any, console: Any) -> None:
+    """The ab-style figures per URL and variant, for `run_and_report(extra_reports=...)`."""
+    from pairbench.report.http import render_http_figures
+
+    text = render_http_figures(run)
+    if text:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def demo_http_run(python: str = sys.executable, works: tuple[int, int] = (10, 30), rounds: int = 6,
                   duration: float = 1.0, connections: int = 2) -> tuple[Any, Any]:
     """A Run comparing the bundled demo app at two amounts of work per request, and its runner.
 
-    For `pairbench demo`: pass them to `run_and_report(run, {"http": runner}, options)` with
-    `options.runs = rounds`. The candidate does more work per page, so it must come out slower.
+    For `pairbench demo`: `run_and_report(run, {"http": runner}, options_from_args(args, runs=rounds,
+    warmup=0), extra_reports=(print_http_figures,))`. The candidate does more work per page, so it
+    must come out slower.
     """
-    from pairbench.model import Benchmark, Run, Variant
+    from pairbench.commands.common import new_run
+    from pairbench.model import Benchmark, Variant
     from pairbench.runners.http.runner import HttpRunner, http_metrics
 
     cmd = f"{shlex.quote(python)} {shlex.quote(str(DEMO_APP))} --port {{port}}"
@@ -272,6 +239,6 @@ def demo_http_run(python: str = sys.executable, works: tuple[int, int] = (10, 30
     bench = Benchmark(name="/", kind="http", metrics=http_metrics(),
                       options={"url": "/", "connections": connections, "duration": duration, "warmup_time": 0.3,
                                "ready_path": "/health"})
-    run = Run(metadata={"command": "demo http", "started": time.time(), "rounds": rounds},
-              variants=variants, benchmarks=[bench])
+    run = new_run(variants, [bench])
+    run.metadata["demo"] = "http"
     return run, HttpRunner()

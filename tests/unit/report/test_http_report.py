@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import random
 
-from pairbench.commands._http_driver import paired_comparisons
+from pairbench.analysis import analyze
 from pairbench.model import Benchmark, Run, Sample, Variant
 from pairbench.report.http import http_figures, render_http_comparisons, render_http_figures
 from pairbench.runners.http.runner import http_metrics
@@ -40,9 +40,13 @@ def test_ab_style_text_has_the_figures_ab_users_know() -> None:
     assert line.split()[-2:] == ["6.600", "6.600"]
 
 
-def test_paired_comparison_sees_a_known_slowdown_despite_drift() -> None:
+def paired_comparisons(run: Run, threshold: float, confidence: float) -> list:
+    return list(analyze(run, threshold=threshold, confidence=confidence)[0])
+
+
+def test_analysis_judges_only_throughput_and_latency_and_sees_a_known_slowdown() -> None:
     run = _run(rounds=10, slow=1.10)
-    comps = {c.metric: c for c in paired_comparisons(run, 0.01, 0.95)}
+    comps = {c.metric: c for c in paired_comparisons(run, 0.01, 0.95) if c.ratio is not None}
     assert set(comps) == {"req_per_s", "latency_median", "latency_p99"}
     rps = comps["req_per_s"]
     assert rps.verdict == "slower" and rps.ci is not None and rps.ci[0] < 1 / 1.10 < rps.ci[1]

@@ -127,6 +127,10 @@ def _options(benchmark: Benchmark) -> dict[str, Any]:
     return {**DEFAULT_OPTIONS, **benchmark.options}
 
 
+def _round(block: int) -> str:
+    return f"round {block}" if block >= 0 else f"warm-up round {-block}"
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:60] or "root"
 
@@ -305,7 +309,7 @@ class HttpRunner:
             server.start()
         except ServerFailed as exc:
             self._servers.remove(server)
-            message = f"variant {variant.name!r}, round {block}: {exc}"
+            message = f"variant {variant.name!r}, {_round(block)}: {exc}"
             if variant.name not in self._started_ok:
                 # Never started once: a wrong command or setting, not a flaky round.
                 raise BenchmarkFailed(message) from None
@@ -316,7 +320,7 @@ class HttpRunner:
     def _failed(self, benchmark: Benchmark, variant: Variant, block: int, message: str,
                 already: bool = False) -> Replicate:
         if not already:
-            message = f"variant {variant.name!r}, round {block}: {message}"
+            message = f"variant {variant.name!r}, {_round(block)}: {message}"
         return Replicate(
             failed=True,
             notices=[Notice("http-round-failed", message, "this round is left out; the other rounds are kept",
@@ -346,7 +350,7 @@ class HttpRunner:
         detail = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
         return [Notice(
             "http-errors",
-            f"{benchmark.name}, variant {variant.name!r}, round {block}: {bad} of {total} requests failed or "
+            f"{benchmark.name}, variant {variant.name!r}, {_round(block)}: {bad} of {total} requests failed or "
             f"returned a non-2xx status ({bad / total:.1%}: {detail})",
             "latencies of error responses are measured too; check the URL and the server log",
             benchmark.name, variant.name,
