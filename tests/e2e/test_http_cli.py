@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from _http_servers import FLAKY_APP, RUBY_APP, STUBBORN_APP, Nginx, free_port, processes_with
+from tests.e2e._http_servers import FLAKY_APP, RUBY_APP, STUBBORN_APP, Nginx, free_port, processes_with
 
 pytestmark = pytest.mark.slow
 
@@ -48,12 +48,14 @@ def test_a_a_is_not_reported_different(run_cli, tmp_path: Path) -> None:
     out = tmp_path / "run.json"
     cmd = f"{sys.executable} {DEMO_APP} --port {{port}} --work 5"
     r = run_cli("http", "--server", cmd, "--server", cmd + " ", "--name", "A1", "--name", "A2", "--url", "/",
-                "--duration", "0.5", "-c", "2", "--runs", "8", "--warmup-time", "0.2", "--threshold", "20",
+                "--duration", "0.5", "-c", "1", "--runs", "8", "--warmup-time", "0.2", "--threshold", "20",
                 "--seed", "2", "--export-json", str(out))
     assert r.returncode == 0, r.stderr
-    for metric in ("req_per_s", "latency_median"):
+    # On a shared 2-core machine the rounds vary by 10-25%: assert only that no difference beyond
+    # the ±20% band is claimed (a false claim needs the whole CI beyond it).
+    for metric in ("req_per_s", "latency_median", "latency_p99"):
         c = _comparisons(out)[("/", metric)]
-        assert 0.8 < c["ratio"] < 1.25 and not c["meaningful"], c
+        assert not c["meaningful"] and 0.67 < c["ratio"] < 1.5, (metric, c["ratio"], c["ci"], c["verdict"])
 
 
 @pytest.mark.skipif(shutil.which("ruby") is None, reason="needs Debian's ruby (installed by .ci/run)")
@@ -169,7 +171,7 @@ def test_server_dying_mid_round_fails_that_round_only(run_cli, tmp_path: Path) -
 
 
 def test_ctrl_c_leaves_no_server_behind(tmp_path: Path) -> None:
-    from conftest import cli_env
+    from tests.conftest import cli_env
 
     app = tmp_path / "ctrl_c_app.py"
     shutil.copy(DEMO_APP, app)
@@ -200,7 +202,7 @@ def test_ctrl_c_leaves_no_server_behind(tmp_path: Path) -> None:
 
 def test_no_server_outlives_a_killed_pairbench(tmp_path: Path) -> None:
     """SIGKILL cannot be caught: PR_SET_PDEATHSIG on the server (exec'd by the shell) stops it."""
-    from conftest import cli_env
+    from tests.conftest import cli_env
 
     app = tmp_path / "sigkill_app.py"
     shutil.copy(DEMO_APP, app)

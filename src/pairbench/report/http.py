@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from statistics import median
 
-from pairbench.model import Run
+from pairbench.model import Comparison, Run
 
 __all__ = ["http_figures", "render_http_figures", "render_http_comparisons", "TABLE_PERCENTILES"]
 
@@ -44,7 +44,10 @@ def _ms(v: float | None) -> str:
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+
+    def fmt(r: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+
     return [fmt(header), "  ".join("-" * w for w in widths), *[fmt(r) for r in rows]]
 
 
@@ -61,7 +64,10 @@ def render_http_figures(run: Run) -> str:
         names = [v for v in variants if v in by_v]
         conc = b.options.get("connections", 1)
         lines.append(f"{b.name}  (concurrency {conc}; medians over rounds)")
-        get = lambda v, k: by_v[v].get(k)
+
+        def get(v: str, k: str) -> float | None:
+            return by_v[v].get(k)
+
         rows = [
             ["Rounds"] + [f"{get(v, 'rounds') or 0:.0f}" for v in names],
             ["Complete requests"] + [f"{get(v, 'requests') or 0:.0f}" for v in names],
@@ -90,7 +96,7 @@ _LABELS = {"req_per_s": "requests/s", "latency_median": "median latency", "laten
 def render_http_comparisons(run: Run) -> str:
     """The comparison table per URL: throughput, median and p99 latency, with verdicts."""
     lines: list[str] = []
-    by_bench: dict[str, list] = defaultdict(list)
+    by_bench: dict[str, list[Comparison]] = defaultdict(list)
     for c in run.comparisons:
         by_bench[c.benchmark].append(c)
     for b in run.benchmarks:

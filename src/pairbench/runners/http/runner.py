@@ -200,9 +200,10 @@ class HttpRunner:
         server: Server | None = None
         try:
             if command:
-                server = self._start(benchmark, variant, block, command, opts)
-                if isinstance(server, Replicate):
-                    return server
+                started = self._start(benchmark, variant, block, command, opts)
+                if isinstance(started, Replicate):
+                    return started
+                server = started
                 base = server.base_url
             else:
                 base = ""
@@ -249,7 +250,7 @@ class HttpRunner:
         except WrkFailed as exc:
             raise UserError(str(exc)) from None
         finally:
-            if server is not None and not isinstance(server, Replicate):
+            if server is not None:
                 server.stop()
                 if server in self._servers:
                     self._servers.remove(server)
