@@ -108,6 +108,24 @@ def test_running_server_open_loop_from_the_cli(run_cli, tmp_path: Path) -> None:
         nginx.stop()
 
 
+@pytest.mark.skipif(shutil.which("nginx") is None or shutil.which("wrk") is None, reason="needs nginx and wrk")
+def test_wrk_engine_figures_land_in_the_same_samples(run_cli, tmp_path: Path) -> None:
+    nginx = Nginx(tmp_path)
+    try:
+        out = tmp_path / "run.json"
+        r = run_cli("http", "--url", nginx.url, "--engine", "wrk", "-c", "4", "--duration", "1", "--runs", "2",
+                    "--export-json", str(out))
+        assert r.returncode == 0, r.stderr
+        values: dict[str, list[float]] = {}
+        for s in json.loads(out.read_text())["samples"]:
+            values.setdefault(s["metric"], []).append(s["value"])
+        assert len(values["req_per_s"]) == 2 and min(values["req_per_s"]) > 100
+        assert 0 < min(values["latency_p50"]) <= max(values["latency_p99"]) < 1.0
+        assert values["failed"] == [0.0, 0.0] and min(values["bytes"]) > 100 * min(values["requests"])
+    finally:
+        nginx.stop()
+
+
 def test_unreachable_target_is_one_clear_message(run_cli) -> None:
     port = free_port()
     r = run_cli("http", "--url", f"http://127.0.0.1:{port}/", "-n", "10")

@@ -65,6 +65,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
+        if not self.close_connection:
+            # HTTP/1.0 clients (ab -k) keep the connection only when told so.
+            self.send_header("Connection", "keep-alive")
         self.end_headers()
         self.wfile.write(body)
 
@@ -76,6 +79,11 @@ class Server(ThreadingMixIn, HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 128
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        # A client that hangs up mid-response (the end of a load) is not an error worth a traceback.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 def main(argv: list[str] | None = None) -> int:
