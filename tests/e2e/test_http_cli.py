@@ -126,6 +126,17 @@ def test_wrk_engine_figures_land_in_the_same_samples(run_cli, tmp_path: Path) ->
         nginx.stop()
 
 
+def test_url_returning_errors_is_counted_and_warned_about(run_cli, tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    r = run_cli("http", "--server", f"{sys.executable} {DEMO_APP} --port {{port}}", "--url", "/fail", "-n", "30",
+                "--runs", "2", "--ready-path", "/health", "--warmup-time", "0", "--export-json", str(out))
+    assert r.returncode == 0, r.stderr
+    text = r.stdout + r.stderr
+    assert "30 of 30 requests failed or returned a non-2xx status (100.0%: non-2xx 30)" in " ".join(text.split())
+    non_2xx = [s["value"] for s in json.loads(out.read_text())["samples"] if s["metric"] == "status_5xx"]
+    assert non_2xx == [30.0, 30.0]
+
+
 def test_unreachable_target_is_one_clear_message(run_cli) -> None:
     port = free_port()
     r = run_cli("http", "--url", f"http://127.0.0.1:{port}/", "-n", "10")

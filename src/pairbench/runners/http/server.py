@@ -215,7 +215,21 @@ class Server:
                 s.sendall(f"GET {spec.ready_path} HTTP/1.1\r\nHost: {spec.host}:{self.port}\r\n"
                           f"Connection: close\r\n\r\n".encode("latin-1"))
                 s.settimeout(max(1.0, min(5.0, spec.ready_timeout)))
-                return s.recv(16).startswith(b"HTTP/")
+                head = s.recv(16)
+                # Read the rest up to the server's close, so that the server never writes into a reset
+                # socket (that would put a traceback in its log); bounded in bytes and time.
+                deadline = time.monotonic() + 2.0
+                received = len(head)
+                s.settimeout(0.5)
+                try:
+                    while head and received < 1 << 20 and time.monotonic() < deadline:
+                        chunk = s.recv(65536)
+                        if not chunk:
+                            break
+                        received += len(chunk)
+                except OSError:
+                    pass  # a server that keeps the connection open anyway: the status line is enough
+                return head.startswith(b"HTTP/")
         except OSError:
             return False
 
