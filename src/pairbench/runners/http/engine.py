@@ -294,6 +294,7 @@ class _Load:
                     self.open(_Conn(self), now)
                 else:
                     conn.send(now)
+                    return  # busy again: not done
             self.check_done()
             return
         # Open loop: the connection's next slot on the fixed schedule.
@@ -412,19 +413,27 @@ class _Conn(asyncio.Protocol):
             except ValueError:
                 self._broken("protocol")
                 return
-            head = buf[:end].lower()
-            self.close_after = b"\r\nconnection: close" in head
-            rest = buf[end + 4 :]
-            i = head.find(b"\r\ncontent-length:")
+            # Fast path: the usual spelling of the headers, searched in place; lower-cased copy otherwise.
+            i = buf.find(b"\r\nContent-Length:", 0, end)
+            if i >= 0:
+                head = buf
+                self.close_after = buf.find(b"onnection: close", 0, end) >= 0
+            else:
+                head = buf[:end].lower()
+                self.close_after = b"\r\nconnection: close" in head
+                i = head.find(b"\r\ncontent-length:")
             if i >= 0:
                 j = head.find(b"\r\n", i + 17)
-                length = int(head[i + 17 : j if j >= 0 else None])
-                if len(rest) >= length:
+                length = int(head[i + 17 : j if 0 <= j <= end else end])
+                have = len(buf) - end - 4
+                if have >= length:
                     self._complete()
                     return
-                self.left = length - len(rest)
+                self.left = length - have
                 self.state = _BODY
                 return
+            head = buf[:end].lower()
+            rest = buf[end + 4 :]
             if status < 200 or status in (204, 304) or self.request.startswith(b"HEAD "):
                 self._complete()
                 return
