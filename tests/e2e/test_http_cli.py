@@ -199,7 +199,8 @@ def test_server_dying_mid_round_fails_that_round_only(run_cli, tmp_path: Path) -
     assert processes_with(str(app)) == []
 
 
-def test_ctrl_c_leaves_no_server_behind(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_leaves_no_server_behind(tmp_path: Path, sig: int) -> None:
     from tests.conftest import cli_env
 
     app = tmp_path / "ctrl_c_app.py"
@@ -218,7 +219,7 @@ def test_ctrl_c_leaves_no_server_behind(tmp_path: Path) -> None:
         servers = [p for p in processes_with(str(app)) if p != proc.pid]
         assert servers, "the server never started"
         time.sleep(1.0)  # into the measured load
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:

@@ -239,3 +239,14 @@ def test_command_rejects_bad_flags(argv: tuple[str, ...], message: str) -> None:
 
     with pytest.raises(UserError, match=message):
         build_http_run(_args(*argv))
+
+
+def test_wrk_engine_settings_are_checked_before_anything_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pairbench.runners.http.runner as runner_mod
+
+    monkeypatch.setattr(runner_mod, "wrk_available", lambda: True)
+    bench = Benchmark("/", "http", http_metrics(), {"url": "/", "requests": 100, "server": "a {port}", "engine": "wrk"})
+    with pytest.raises(UserError, match="--engine wrk: wrk runs for a duration"):
+        HttpRunner().prepare(bench, [Variant("a")])
+    ok = Benchmark("/", "http", http_metrics(), {"url": "/", "duration": 2, "server": "a {port}", "engine": "wrk"})
+    assert HttpRunner().prepare(ok, [Variant("a")]) == []

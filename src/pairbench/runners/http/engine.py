@@ -568,19 +568,21 @@ async def _run(spec: LoadSpec, progress: Callable[[float], None] | None) -> _Loa
     loop.call_later(min(0.1, spec.timeout / 4), load.watchdog)
     # Ctrl-C: a KeyboardInterrupt raised inside a protocol callback is swallowed by the loop (uvloop
     # reports it as a transport error), so SIGINT is turned into a stop here and re-raised after.
-    try:
-        loop.add_signal_handler(signal.SIGINT, load.interrupt)
-    except (ValueError, RuntimeError, NotImplementedError):
-        pass
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, load.interrupt)
+        except (ValueError, RuntimeError, NotImplementedError):
+            pass
     if progress is not None:
         _report_progress(load, load.t0, 0)
     try:
         await load.done
     finally:
-        try:
-            loop.remove_signal_handler(signal.SIGINT)
-        except (ValueError, RuntimeError, NotImplementedError):
-            pass
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.remove_signal_handler(sig)
+            except (ValueError, RuntimeError, NotImplementedError):
+                pass
     if not load.t_end:
         load.t_end = _now()
     for conn in load.conns:

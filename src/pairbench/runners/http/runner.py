@@ -22,7 +22,7 @@ from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.http.engine import LoadResult, LoadSpec, RequestSpec, run_load
 from pairbench.runners.http.server import Server, ServerFailed, ServerSpec, port_in_use
-from pairbench.runners.http.wrk import WrkFailed, run_wrk, wrk_available
+from pairbench.runners.http.wrk import WrkFailed, run_wrk, wrk_available, wrk_command
 
 __all__ = ["HttpRunner", "http_metrics", "PERCENTILES", "figures_from_result", "DEFAULT_OPTIONS"]
 
@@ -157,8 +157,16 @@ class HttpRunner:
         notices: list[Notice] = []
         if opts["engine"] not in ("builtin", "wrk"):
             raise UserError(f"unknown --engine {opts['engine']!r}; valid: builtin, wrk")
-        if opts["engine"] == "wrk" and not wrk_available():
-            raise UserError("--engine wrk: wrk is not installed (Debian: apt-get install wrk); use --engine builtin")
+        if opts["engine"] == "wrk":
+            if not wrk_available():
+                raise UserError("--engine wrk: wrk is not installed (Debian: apt-get install wrk); use --engine builtin")
+            try:
+                wrk_command(LoadSpec(
+                    requests=tuple(RequestSpec(urljoin("http://127.0.0.1/", u)) for u in self._paths(opts)),
+                    connections=int(opts["connections"]), count=opts["requests"], duration=opts["duration"],
+                    rate=opts["rate"], keepalive=bool(opts["keepalive"])), "-")
+            except WrkFailed as exc:
+                raise UserError(f"--engine wrk: {exc}") from None
         if opts["requests"] is None and opts["duration"] is None and opts["rate"] is None:
             raise UserError("give -n REQUESTS or --duration SECONDS for the load")
         for variant in variants:
