@@ -69,6 +69,7 @@ def test_content_length_response_in_one_piece_and_keepalive_reuse() -> None:
     load, conn, t = _setup()
     assert t.written[0].startswith(b"GET /x HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n")
     conn.data_received(RESP)
+    load.finish_histogram()
     assert load.completed == 1 and load.status_counts == {200: 1}
     assert len(t.written) == 2  # the next request went out on the same connection
     conn.data_received(RESP[:10])
@@ -76,8 +77,10 @@ def test_content_length_response_in_one_piece_and_keepalive_reuse() -> None:
     assert load.completed == 1
     conn.data_received(RESP[-2:])
     conn.data_received(RESP)
+    load.finish_histogram()
     assert load.completed == 3 and load.bytes == 3 * len(RESP)
-    assert load.done.done() and load.hist.count == 3
+    assert load.done.done() and load.hist.count == 3 and load.status_counts == {200: 3}
+    assert 0 < load.hist.min_ns <= load.hist.max_ns and load.hist.total_ns >= load.hist.max_ns
 
 
 def test_chunked_response_split_anywhere() -> None:

@@ -33,6 +33,7 @@ __all__ = ["RequestSpec", "LoadSpec", "LoadResult", "run_load", "new_event_loop"
 _now = time.perf_counter_ns
 _M = 1 << SUB_BITS
 _TWO_M = 2 * _M
+_SUB1 = SUB_BITS + 1
 
 # Consecutive failed connects (no response in between) after which the target is declared down.
 _MAX_CONNECT_FAILURES = 50
@@ -206,6 +207,16 @@ class _Load:
         self.head_only = [r.method.upper() == "HEAD" for r in spec.requests]
         self.seq_i = 0
         self.hist = Histogram()
+        # Per-request figures live here while the load runs (fewer attribute hops than the
+        # Histogram); `finish_histogram` moves them over.
+        self.counts = self.hist.counts
+        self.total_ns = 0
+        self.min_ns = 1 << 62
+        self.max_ns = 0
+        self.n200 = 0
+        self.fast = spec.rate is None and spec.keepalive
+        self.count_limit = spec.count if spec.count is not None else 1 << 62
+        self.single = self.sequence[0] if len(self.sequence) == 1 else None
         self.status_counts: dict[int, int] = {}
         self.errors: dict[str, int] = {}
         self.bytes = 0
@@ -223,6 +234,16 @@ class _Load:
         self.deadline_ns = 0
         self.interval_ns = 0
         self.progress = progress
+
+    def finish_histogram(self) -> None:
+        hist = self.hist
+        hist.count = self.completed
+        hist.total_ns = self.total_ns
+        hist.min_ns = self.min_ns if self.completed else 0
+        hist.max_ns = self.max_ns
+        if self.n200:
+            self.status_counts[200] = self.status_counts.get(200, 0) + self.n200
+            self.n200 = 0
 
     # --- budget -----------------------------------------------------------------------------
     def may_start(self, at_ns: int) -> bool:
@@ -408,11 +429,14 @@ class _Conn(asyncio.Protocol):
                     return
                 self.buf = buf
                 return
-            try:
-                self.status = status = int(buf[9:12])
-            except ValueError:
-                self._broken("protocol")
-                return
+            if buf.startswith(b"200", 9):
+                self.status = status = 200
+            else:
+                try:
+                    self.status = status = int(buf[9:12])
+                except ValueError:
+                    self._broken("protocol")
+                    return
             # Fast path: the usual spelling of the headers, searched in place; lower-cased copy otherwise.
             i = buf.find(b"\r\nContent-Length:", 0, end)
             if i >= 0:
@@ -485,26 +509,50 @@ class _Conn(asyncio.Protocol):
         load = self.load
         value = now - self.start
         # Histogram.record, inlined: this runs once per request.
-        hist = load.hist
         if value < _TWO_M:
             idx = value if value > 0 else 0
         else:
-            shift = value.bit_length() - SUB_BITS - 1
+            shift = value.bit_length() - _SUB1
             idx = shift * _M + (value >> shift)
-        counts = hist.counts
+        counts = load.counts
         counts[idx] = counts.get(idx, 0) + 1
-        if hist.count == 0 or value < hist.min_ns:
-            hist.min_ns = value
-        if value > hist.max_ns:
-            hist.max_ns = value
-        hist.count += 1
-        hist.total_ns += value
-        sc = load.status_counts
-        sc[self.status] = sc.get(self.status, 0) + 1
+        load.total_ns += value
+        if value > load.max_ns:
+            load.max_ns = value
+        if value < load.min_ns:
+            load.min_ns = value
+        status = self.status
+        if status == 200:
+            load.n200 += 1
+        else:
+            sc = load.status_counts
+            sc[status] = sc.get(status, 0) + 1
         load.completed += 1
-        load.busy -= 1
         self.buf = b""
-        if self.close_after or not load.spec.keepalive:
+        if self.close_after:
+            load.busy -= 1
+            self.state = _DEAD
+            transport = self.transport
+            self.transport = None
+            if transport is not None:
+                transport.close()
+            load.after(self, now)
+            return
+        if load.fast:
+            # Closed loop on a kept-alive connection: the next request at once, if the budget allows.
+            if not load.stopping and load.started < load.count_limit and (not load.deadline_ns or now < load.deadline_ns):
+                load.started += 1
+                self.start = self.sent_at = now
+                self.state = _HEAD
+                self.request = req = load.single or load.next_request()
+                self.transport.write(req)  # type: ignore[union-attr]
+                return
+            load.busy -= 1
+            self.state = _IDLE
+            load.check_done()
+            return
+        load.busy -= 1
+        if not load.spec.keepalive:
             self.state = _DEAD
             transport = self.transport
             self.transport = None
@@ -585,6 +633,7 @@ async def _run(spec: LoadSpec, progress: Callable[[float], None] | None) -> _Loa
                 pass
     if not load.t_end:
         load.t_end = _now()
+    load.finish_histogram()
     for conn in load.conns:
         if conn.transport is not None:
             conn.transport.close()
