@@ -4,7 +4,8 @@
    the client's CPU time per request (user + system, from getrusage).
 2. the bundled demo app: throughput and median latency as each tool reports them.
 
-Each (tool, setting) is run `--reps` times, interleaved, and the median is shown.
+Each (tool, setting) is run `--reps` times, interleaved with the order of the tools rotated every
+repetition (the machine drifts), and the median is shown.
 
     PYTHONPATH=src python3 bench/http_engine.py [--duration 3] [--reps 3] [--connections 1,10,50]
 """
@@ -22,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -68,6 +70,12 @@ def ab(url: str, c: int, duration: float) -> dict[str, float]:
     return {"rps": rps, "median": median, "cpu_per_req": cpu / max(done, 1), "errors": failed}
 
 
+def _rotated(tools: dict[str, Callable[..., dict[str, float]]], rep: int) -> list[tuple[str, Callable[..., dict[str, float]]]]:
+    items = list(tools.items())
+    k = rep % len(items)
+    return items[k:] + items[:k]
+
+
 def _median(rows: list[dict[str, float]], key: str) -> float:
     return statistics.median(r[key] for r in rows)
 
@@ -75,12 +83,12 @@ def _median(rows: list[dict[str, float]], key: str) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=3.0)
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--connections", default="1,10,50")
     ap.add_argument("--app-connections", type=int, default=2)
     args = ap.parse_args()
     conns = [int(c) for c in args.connections.split(",")]
-    tools = {"pairbench": builtin}
+    tools: dict[str, Callable[..., dict[str, float]]] = {"pairbench": builtin}
     if shutil.which("wrk"):
         tools["wrk -t1"] = wrk
     if shutil.which("ab"):
@@ -96,8 +104,8 @@ def main() -> int:
             print("|---:|---|---:|---:|---:|")
             for c in conns:
                 results: dict[str, list[dict[str, float]]] = {t: [] for t in tools}
-                for _ in range(args.reps):
-                    for name, fn in tools.items():
+                for rep in range(args.reps):
+                    for name, fn in _rotated(tools, rep):
                         results[name].append(fn(nginx.url, c, args.duration))
                 ref = _median(results["wrk -t1"], "rps") if "wrk -t1" in results else None
                 for name, rows in results.items():
@@ -118,8 +126,8 @@ def main() -> int:
         print("| tool | req/s | vs wrk | median latency | vs wrk |")
         print("|---|---:|---:|---:|---:|")
         results = {t: [] for t in tools}
-        for _ in range(args.reps):
-            for name, fn in tools.items():
+        for rep in range(args.reps):
+            for name, fn in _rotated(tools, rep):
                 results[name].append(fn(url, c, args.duration))
         ref_rps = _median(results["wrk -t1"], "rps") if "wrk -t1" in results else None
         ref_med = _median(results["wrk -t1"], "median") if "wrk -t1" in results else None
