@@ -250,3 +250,29 @@ def test_wrk_engine_settings_are_checked_before_anything_runs(monkeypatch: pytes
         HttpRunner().prepare(bench, [Variant("a")])
     ok = Benchmark("/", "http", http_metrics(), {"url": "/", "duration": 2, "server": "a {port}", "engine": "wrk"})
     assert HttpRunner().prepare(ok, [Variant("a")]) == []
+
+
+def test_suite_spellings_are_accepted() -> None:
+    import pairbench.runners.http as http_pkg
+
+    assert http_pkg.HttpRunner is HttpRunner
+    seen: list[LoadSpec] = []
+
+    def engine(spec: LoadSpec, progress: Any) -> LoadResult:
+        seen.append(spec)
+        return _result([1.0] * 5)
+
+    made: list[_FakeServer] = []
+    bench = Benchmark("issues", "http", (), {
+        "server": "{variant} -S passenger start --port {port}",
+        "url": "http://127.0.0.1:{port}/projects/x/issues?set_filter=1", "connections": 5,
+        "warmup_duration": 2, "duration": 20})
+    runner = HttpRunner(engine=engine, server_factory=lambda spec: made.append(_FakeServer(spec)) or made[-1])  # type: ignore[arg-type, func-returns-value]
+    variant = Variant("a", command="ruby-head", params={"x": "1"})
+    assert runner.prepare(bench, [variant]) == []
+    rep = runner.measure(bench, variant, 0, False, lambda s: None)
+    assert made[0].spec.command == "ruby-head -S passenger start --port {port}"
+    assert [s.duration for s in seen] == [2, 20]
+    assert seen[1].requests[0].url == "http://127.0.0.1:5555/projects/x/issues?set_filter=1"
+    assert made[0].spec.ready_path == "/projects/x/issues"
+    assert {s.metric for s in rep.samples} == {m.name for m in http_metrics()}

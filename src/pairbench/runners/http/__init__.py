@@ -10,3 +10,17 @@ Imports stay light here: importing the package does not import the engine.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["HttpRunner"]
+
+
+def __getattr__(name: str) -> Any:
+    # `pairbench.runners.http.HttpRunner` (how the suite command finds a kind's runner), imported
+    # on first use so that importing the package stays light.
+    if name == "HttpRunner":
+        from pairbench.runners.http.runner import HttpRunner
+
+        return HttpRunner
+    raise AttributeError(name)

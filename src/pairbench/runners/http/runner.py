@@ -10,6 +10,7 @@ bytes, and the server's CPU time and peak RSS during the measured load.
 from __future__ import annotations
 
 import re
+import shlex
 import socket
 import tempfile
 import time
@@ -117,14 +118,46 @@ def figures_from_result(result: LoadResult) -> dict[str, float]:
     return figures
 
 
+# Other spellings accepted in suite files.
+_ALIASES = {"warmup_duration": "warmup_time", "concurrency": "connections", "n": "requests"}
+
+
+def _relative(url: str) -> str:
+    """`http://127.0.0.1:{port}/p?q` (a suite file's spelling for a server pairbench starts) -> `/p?q`."""
+    if "{port}" not in url:
+        return url
+    parts = urlsplit(url.replace("{port}", "1").replace("{host}", "127.0.0.1"))
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def _server_command(opts: Mapping[str, Any], variant: Variant) -> str:
+    """The server command of a variant: the benchmark's `server` template with `{variant}` (the
+    variant's command) and `{param}` filled in, or else the variant's own command; then its args."""
+    template = str(opts["server"] or "")
+    if template:
+        command = template.replace("{variant}", variant.command)
+        for name, value in variant.params.items():
+            command = command.replace("{" + name + "}", str(value))
+    else:
+        command = variant.command
+    if command and variant.args:
+        command += " " + " ".join(shlex.quote(a) for a in variant.args)
+    return command
+
+
 def _options(benchmark: Benchmark) -> dict[str, Any]:
-    unknown = set(benchmark.options) - set(DEFAULT_OPTIONS)
+    given = {_ALIASES.get(k, k): v for k, v in benchmark.options.items()}
+    unknown = set(given) - set(DEFAULT_OPTIONS)
     if unknown:
         raise UserError(
             f"benchmark {benchmark.name!r}: unknown http option(s) {', '.join(sorted(unknown))}; "
             f"valid: {', '.join(sorted(DEFAULT_OPTIONS))}"
         )
-    return {**DEFAULT_OPTIONS, **benchmark.options}
+    opts = {**DEFAULT_OPTIONS, **given}
+    opts["url"] = _relative(str(opts["url"]))
+    if opts["mix"]:
+        opts["mix"] = [{**m, "url": _relative(str(m["url"]))} for m in opts["mix"]]
+    return opts
 
 
 def _round(block: int) -> str:
@@ -170,7 +203,7 @@ class HttpRunner:
         if opts["requests"] is None and opts["duration"] is None and opts["rate"] is None:
             raise UserError("give -n REQUESTS or --duration SECONDS for the load")
         for variant in variants:
-            command = variant.command or opts["server"]
+            command = _server_command(opts, variant)
             if command:
                 if "{port}" not in command and opts["port"] is None and "PORT" not in variant.env:
                     raise UserError(
@@ -202,9 +235,7 @@ class HttpRunner:
         self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool, progress: ProgressFn
     ) -> Replicate:
         opts = _options(benchmark)
-        command = variant.command or opts["server"]
-        if command and variant.args:
-            command = command + " " + " ".join(variant.args)
+        command = _server_command(opts, variant)
         server: Server | None = None
         try:
             if command:
@@ -339,10 +370,12 @@ class HttpRunner:
     def _samples(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
                  figures: Mapping[str, float]) -> list[Sample]:
         now = time.time()
+        # A suite file's http benchmark may come without metrics: it yields the standard ones.
+        metrics = benchmark.metrics or http_metrics()
         return [
             Sample(benchmark.name, variant.name, m.name, float(figures[m.name]), block, warmup=warmup, time=now,
                    machine=self._machine)
-            for m in benchmark.metrics
+            for m in metrics
             if m.name in figures
         ]
 
