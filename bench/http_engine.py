@@ -1,0 +1,145 @@
+"""Built-in engine vs wrk vs ab, in the same run, on loopback.
+
+1. nginx serving a small file: maximum requests/s with the same connections (keep-alive), and
+   the client's CPU time per request (user + system, from getrusage).
+2. the bundled demo app: throughput and median latency as each tool reports them.
+
+Each (tool, setting) is run `--reps` times, interleaved with the order of the tools rotated every
+repetition (the machine drifts), and the median is shown.
+
+    PYTHONPATH=src python3 bench/http_engine.py [--duration 3] [--reps 3] [--connections 1,10,50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+from _http_servers import Nginx, free_port, wait_port  # noqa: E402
+
+from pairbench.runners.http.engine import LoadSpec, RequestSpec, engine_loop_name, run_load  # noqa: E402
+from pairbench.runners.http.wrk import run_wrk  # noqa: E402
+
+DEMO_APP = ROOT / "src" / "pairbench" / "data" / "demo_app.py"
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def builtin(url: str, c: int, duration: float) -> dict[str, float]:
+    r = run_load(LoadSpec(requests=(RequestSpec(url),), connections=c, duration=duration))
+    return {"rps": r.req_per_s, "median": r.percentiles_s([50])[0], "cpu_per_req": r.client_cpu_s / r.completed,
+            "errors": r.failed + r.non_2xx}
+
+
+def wrk(url: str, c: int, duration: float, threads: int = 1) -> dict[str, float]:
+    cpu0 = _children_cpu()
+    r = run_wrk(LoadSpec(requests=(RequestSpec(url),), connections=c, duration=duration), threads=threads)
+    cpu = _children_cpu() - cpu0
+    return {"rps": r.req_per_s, "median": r.percentiles_s([50])[0], "cpu_per_req": cpu / r.completed,
+            "errors": r.failed + r.non_2xx}
+
+
+def ab(url: str, c: int, duration: float) -> dict[str, float]:
+    cpu0 = _children_cpu()
+    out = subprocess.run(["ab", "-q", "-k", "-c", str(c), "-t", str(duration), "-n", "100000000", url],
+                         capture_output=True, text=True, timeout=duration + 60).stdout
+    cpu = _children_cpu() - cpu0
+    rps = float(re.search(r"Requests per second:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    done = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))  # type: ignore[union-attr]
+    failed = int(re.search(r"Failed requests:\s+(\d+)", out).group(1))  # type: ignore[union-attr]
+    # ab's percentile table is in whole milliseconds; its mean time per request is finer.
+    m = re.search(r"^\s+50%\s+(\d+)", out, re.M)
+    median = float(m.group(1)) / 1000 if m else float("nan")
+    return {"rps": rps, "median": median, "cpu_per_req": cpu / max(done, 1), "errors": failed}
+
+
+def _rotated(tools: dict[str, Callable[..., dict[str, float]]], rep: int) -> list[tuple[str, Callable[..., dict[str, float]]]]:
+    items = list(tools.items())
+    k = rep % len(items)
+    return items[k:] + items[:k]
+
+
+def _median(rows: list[dict[str, float]], key: str) -> float:
+    return statistics.median(r[key] for r in rows)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--duration", type=float, default=3.0)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--connections", default="1,10,50")
+    ap.add_argument("--app-connections", type=int, default=2)
+    args = ap.parse_args()
+    conns = [int(c) for c in args.connections.split(",")]
+    tools: dict[str, Callable[..., dict[str, float]]] = {"pairbench": builtin}
+    if shutil.which("wrk"):
+        tools["wrk -t1"] = wrk
+    if shutil.which("ab"):
+        tools["ab -k"] = ab
+    print(f"engine loop: {engine_loop_name()}; {os.cpu_count()} CPUs; {args.duration:g} s per load, "
+          f"median of {args.reps}")
+
+    with tempfile.TemporaryDirectory() as d:
+        nginx = Nginx(Path(d))
+        try:
+            print(f"\n## nginx (1 worker), {len((Path(d) / 'index.html').read_bytes())}-byte file, keep-alive\n")
+            print("| connections | tool | req/s | vs wrk | client CPU per request |")
+            print("|---:|---|---:|---:|---:|")
+            for c in conns:
+                results: dict[str, list[dict[str, float]]] = {t: [] for t in tools}
+                for rep in range(args.reps):
+                    for name, fn in _rotated(tools, rep):
+                        results[name].append(fn(nginx.url, c, args.duration))
+                ref = _median(results["wrk -t1"], "rps") if "wrk -t1" in results else None
+                for name, rows in results.items():
+                    rps = _median(rows, "rps")
+                    vs = f"{rps / ref:.0%}" if ref else "-"
+                    print(f"| {c} | {name} | {rps:,.0f} | {vs} | {_median(rows, 'cpu_per_req') * 1e6:.1f} µs |")
+        finally:
+            nginx.stop()
+
+    port = free_port()
+    app = subprocess.Popen([sys.executable, str(DEMO_APP), "--port", str(port)], stdout=subprocess.DEVNULL,
+                           start_new_session=True)
+    try:
+        wait_port(port)
+        url = f"http://127.0.0.1:{port}/"
+        c = args.app_connections
+        print(f"\n## bundled demo app (work 20 per page), {c} connections, keep-alive\n")
+        print("| tool | req/s | vs wrk | median latency | vs wrk |")
+        print("|---|---:|---:|---:|---:|")
+        results = {t: [] for t in tools}
+        for rep in range(args.reps):
+            for name, fn in _rotated(tools, rep):
+                results[name].append(fn(url, c, args.duration))
+        ref_rps = _median(results["wrk -t1"], "rps") if "wrk -t1" in results else None
+        ref_med = _median(results["wrk -t1"], "median") if "wrk -t1" in results else None
+        for name, rows in results.items():
+            rps, med = _median(rows, "rps"), _median(rows, "median")
+            print(f"| {name} | {rps:,.1f} | {rps / ref_rps:.0%} | {med * 1000:.2f} ms | {med / ref_med:.0%} |"
+                  if ref_rps and ref_med else f"| {name} | {rps:,.1f} | - | {med * 1000:.2f} ms | - |")
+    finally:
+        os.killpg(app.pid, 15)
+        app.wait(timeout=10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,244 @@
+"""`pairbench http`: a server per variant and round, loaded by the built-in engine (or wrk).
+
+    pairbench http --server 'ruby-head app.rb -p {port}' --server 'ruby-kclass app.rb -p {port}' \\
+        --url /t/1495 --url / -n 200 -c 1
+    pairbench http --server 'passenger start -p {port}' -L ruby ruby-head,ruby-hash --duration 20 -c 5 ...
+    pairbench http --url http://127.0.0.1:8080/ --rate 500 --duration 30
+
+Each --url is its own benchmark (its own comparison table row group). Top-level imports stay
+light: the engine, numpy and the reports are imported inside the handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from pairbench.errors import UserError
+
+__all__ = ["register", "build_http_run", "demo_http_run", "print_http_figures", "DEMO_APP"]
+
+DEMO_APP = Path(__file__).resolve().parents[1] / "data" / "demo_app.py"
+
+
+def register(subparsers: Any) -> None:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "http",
+        help="compare web servers: a server per variant, loaded in interleaved rounds",
+        description="Start a server per variant and round, load it with the built-in engine (or wrk), and "
+        "compare throughput and latency per URL with confidence intervals.",
+    )
+    g = p.add_argument_group("servers (variants)")
+    g.add_argument("--server", action="append", default=[], metavar="CMD",
+                   help="server start command, one per variant; {port} is replaced by a free port")
+    g.add_argument("--name", action="append", default=[], metavar="NAME", help="name of each --server variant")
+    g.add_argument("-L", "--parameter-list", nargs=2, action="append", default=[], metavar=("NAME", "VALUES"),
+                   help="a variant per comma-separated value: {NAME} in the command, else env var NAME")
+    g.add_argument("--env", action="append", default=[], metavar="K=V", help="environment for every server")
+    g.add_argument("--unset-env", action="append", default=[], metavar="NAME")
+    g.add_argument("--cwd", default=None, help="working directory of the servers")
+    g.add_argument("--port", type=int, default=None, help="fixed port (when the command cannot take {port})")
+    g.add_argument("--ready-path", default=None, help="path polled until the server answers (default: first URL)")
+    g.add_argument("--ready-tcp", action="store_true", help="ready as soon as the port accepts connections")
+    g.add_argument("--ready-timeout", type=float, default=30.0, metavar="S")
+    g.add_argument("--grace", type=float, default=5.0, metavar="S", help="SIGTERM to SIGKILL delay")
+    g.add_argument("--log-dir", default=None, help="where server logs go (default: a temporary directory)")
+    g = p.add_argument_group("load")
+    g.add_argument("--url", action="append", default=[], metavar="URL",
+                   help="path to load (or full URL of a running server); repeat for several")
+    g.add_argument("--mix", default=None, metavar="W1,W2,...",
+                   help="also load the URLs as one weighted mix (one weight per --url)")
+    g.add_argument("-n", "--requests", type=int, default=None, help="requests per round (like ab -n)")
+    g.add_argument("-c", "--concurrency", type=int, default=1, help="connections (like ab -c)")
+    g.add_argument("--duration", type=float, default=None, metavar="S", help="seconds of load per round")
+    g.add_argument("--rate", type=float, default=None, metavar="R",
+                   help="open loop: R requests/s on a fixed schedule (latency from intended send time)")
+    g.add_argument("--warmup-time", type=float, default=None, metavar="S",
+                   help="seconds of unmeasured load before each round (default 1 with --server, else 0)")
+    g.add_argument("--warmup-requests", type=int, default=0, metavar="N")
+    g.add_argument("--no-keepalive", action="store_true", help="a new connection per request (ab without -k)")
+    g.add_argument("-m", "--method", default="GET")
+    g.add_argument("-H", "--header", action="append", default=[], metavar="'Name: value'")
+    g.add_argument("--body", default=None)
+    g.add_argument("--body-file", default=None)
+    g.add_argument("--timeout", type=float, default=30.0, metavar="S", help="per-request timeout")
+    g.add_argument("--engine", choices=("builtin", "wrk"), default="builtin")
+    g.add_argument("--error-rate-warning", type=float, default=1.0, metavar="PCT",
+                   help="warn when more than PCT%% of a round's requests fail or are non-2xx")
+    from pairbench.commands.common import add_run_options
+
+    # Warm-up happens inside each round (--warmup-time): a whole warm-up server start per
+    # variant (-w) is off by default.
+    add_run_options(p, runs=10, warmup=0)
+    p.set_defaults(handler=_handle)
+
+
+def _split_env(items: Sequence[str], flag: str) -> dict[str, str]:
+    env = {}
+    for item in items:
+        if "=" not in item or item.startswith("="):
+            raise UserError(f"{flag} {item!r}: expected NAME=VALUE")
+        k, v = item.split("=", 1)
+        env[k] = v
+    return env
+
+
+def _default_names(commands: Sequence[str]) -> list[str]:
+    firsts = [os.path.basename(shlex.split(c)[0]) if c.strip() else "" for c in commands]
+    if all(firsts) and len(set(firsts)) == len(firsts):
+        return firsts
+    return [f"server{i + 1}" for i in range(len(commands))]
+
+
+def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The Run (variants, one benchmark per URL) and the HttpRunner for parsed `http` arguments."""
+    from pairbench.model import Benchmark, Variant
+    from pairbench.runners.http.runner import HttpRunner, http_metrics
+
+    if not args.url:
+        if args.server:
+            args.url = ["/"]
+        else:
+            raise UserError("give --url (a path with --server, or the full URL of a running server)")
+    if args.requests is None and args.duration is None:
+        if args.rate is not None:
+            raise UserError("--rate needs --duration (or -n) to know how long to load")
+        args.duration = 5.0
+    for flag, value in (("-n", args.requests), ("-c", args.concurrency)):
+        if value is not None and value < 1:
+            raise UserError(f"{flag} must be at least 1, not {value}")
+    if args.name and len(args.name) != len(args.server):
+        raise UserError(f"{len(args.name)} --name for {len(args.server)} --server: give one name per server")
+    if args.body is not None and args.body_file is not None:
+        raise UserError("give --body or --body-file, not both")
+    body = args.body or ""
+    if args.body_file:
+        try:
+            body = Path(args.body_file).read_text()
+        except OSError as exc:
+            raise UserError(f"--body-file {args.body_file!r}: {exc.strerror}") from None
+    headers = []
+    for h in args.header:
+        if ":" not in h:
+            raise UserError(f"-H {h!r}: expected 'Name: value'")
+        k, v = h.split(":", 1)
+        headers.append([k.strip(), v.strip()])
+    env = _split_env(args.env, "--env")
+
+    servers = list(args.server) or [""]
+    names = list(args.name) or (_default_names(servers) if args.server else ["target"])
+    params: list[tuple[str, list[str]]] = []
+    for pname, values in args.parameter_list:
+        vals = [v for v in values.split(",") if v != ""]
+        if not vals:
+            raise UserError(f"-L {pname}: give comma-separated values")
+        params.append((pname, vals))
+    if params and not args.server:
+        raise UserError("-L needs --server: the values are substituted into the server command")
+    variants = []
+    for (command, sname), combo in itertools.product(
+        zip(servers, names), itertools.product(*[[(n, v) for v in vals] for n, vals in params])
+    ):
+        venv = dict(env)
+        cmd = command
+        for pname, value in combo:
+            if "{" + pname + "}" in cmd:
+                cmd = cmd.replace("{" + pname + "}", value)
+            else:
+                venv[pname] = value
+        label = ",".join(v if len(params) == 1 else f"{n}={v}" for n, v in combo)
+        name = sname if not combo else (label if len(servers) == 1 else f"{sname}/{label}")
+        variants.append(Variant(name=name, command=cmd, env=venv, unset_env=tuple(args.unset_env), cwd=args.cwd,
+                                params=dict(combo)))
+    if len({v.name for v in variants}) != len(variants):
+        raise UserError("two variants have the same name: give distinct --name values")
+    variants[0] = dataclasses.replace(variants[0], baseline=True)
+
+    warmup_time = args.warmup_time if args.warmup_time is not None else (1.0 if args.server else 0.0)
+    common_opts: dict[str, Any] = {
+        "method": args.method.upper(), "headers": headers, "body": body, "connections": args.concurrency,
+        "requests": args.requests, "duration": args.duration, "rate": args.rate,
+        "keepalive": not args.no_keepalive, "timeout": args.timeout, "warmup_time": warmup_time,
+        "warmup_requests": args.warmup_requests, "port": args.port,
+        "ready_path": "" if args.ready_tcp else args.ready_path, "ready_timeout": args.ready_timeout,
+        "grace": args.grace, "engine": args.engine, "error_rate_warning": args.error_rate_warning / 100,
+        "log_dir": args.log_dir,
+    }
+    prefix = "" if args.method.upper() == "GET" else args.method.upper() + " "
+    benchmarks = []
+    seen = set()
+    for url in args.url:
+        name = prefix + url
+        if name in seen:
+            raise UserError(f"--url {url!r} is given twice")
+        seen.add(name)
+        benchmarks.append(Benchmark(name=name, kind="http", metrics=http_metrics(), options={**common_opts, "url": url}))
+    if args.mix:
+        try:
+            weights = [float(w) for w in args.mix.split(",")]
+        except ValueError:
+            raise UserError(f"--mix {args.mix!r}: expected numbers such as 3,1") from None
+        if len(weights) != len(args.url) or any(w <= 0 for w in weights):
+            raise UserError(f"--mix {args.mix!r}: give one positive weight per --url ({len(args.url)})")
+        mix = [{"url": u, "weight": w} for u, w in zip(args.url, weights)]
+        benchmarks.append(Benchmark(name=prefix + "mix", kind="http", metrics=http_metrics(),
+                                    options={**common_opts, "url": args.url[0], "mix": mix}))
+    from pairbench.runners.http.engine import engine_loop_name
+
+    from pairbench.commands.common import new_run
+
+    run = new_run(variants, benchmarks)
+    run.metadata["http_engine"] = args.engine if args.engine == "wrk" else f"builtin ({engine_loop_name()})"
+    return run, HttpRunner(log_dir=args.log_dir)
+
+
+def _handle(args: argparse.Namespace) -> int:
+    run, runner = build_http_run(args)
+    return _execute(run, runner, args)
+
+
+def _execute(run: Any, runner: Any, args: argparse.Namespace) -> int:
+    from pairbench.commands.common import options_from_args, run_and_report
+
+    return run_and_report(run, {"http": runner}, options_from_args(args), progress=not args.no_progress,
+                          extra_reports=(print_http_figures,))
+
+
+def print_http_figures(run: Any, console: Any) -> None:
+    """The ab-style figures per URL and variant, for `run_and_report(extra_reports=...)`."""
+    from pairbench.report.http import render_http_figures
+
+    text = render_http_figures(run)
+    if text:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def demo_http_run(python: str = sys.executable, works: tuple[int, int] = (10, 30), duration: float = 1.0,
+                  connections: int = 2) -> tuple[Any, Any]:
+    """A Run comparing the bundled demo app at two amounts of work per request, and its runner.
+
+    For `pairbench demo`: `run_and_report(run, {"http": runner}, options, extra_reports=(print_http_figures,))`
+    with options.warmup = 0 (each round already warms up for 0.3 s); 6 rounds take about 35 s on a
+    quiet 2-core machine. The candidate does three times the work per page, so it must come out slower.
+    """
+    from pairbench.commands.common import new_run
+    from pairbench.model import Benchmark, Variant
+    from pairbench.runners.http.runner import HttpRunner, http_metrics
+
+    cmd = f"{shlex.quote(python)} {shlex.quote(str(DEMO_APP))} --port {{port}}"
+    variants = [
+        Variant(name=f"work={works[0]}", command=cmd, env={"PAIRBENCH_DEMO_WORK": str(works[0])}, baseline=True),
+        Variant(name=f"work={works[1]}", command=cmd, env={"PAIRBENCH_DEMO_WORK": str(works[1])}),
+    ]
+    bench = Benchmark(name="/", kind="http", metrics=http_metrics(),
+                      options={"url": "/", "connections": connections, "duration": duration, "warmup_time": 0.3,
+                               "ready_path": "/health"})
+    run = new_run(variants, [bench])
+    run.metadata["demo"] = "http"
+    return run, HttpRunner()

@@ -1,0 +1,399 @@
+"""The Runner for kind "http": per variant and round, start the server, load it, stop it.
+
+One measure() call is one replicate: a fresh server (unless the target is an already running
+one), an optional warm-up load whose figures are dropped, then the measured load. Its figures
+become one Sample per metric, so that every number in a report derives from stored samples:
+throughput, latency median/p99/mean and the ab percentile table, errors by kind, status classes,
+bytes, and the server's CPU time and peak RSS during the measured load.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import socket
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping
+from urllib.parse import urljoin, urlsplit
+
+from pairbench.errors import BenchmarkFailed, UserError
+from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
+from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.http.engine import LoadResult, LoadSpec, RequestSpec, run_load
+from pairbench.runners.http.server import Server, ServerFailed, ServerSpec, port_in_use
+from pairbench.runners.http.wrk import WrkFailed, run_wrk, wrk_available, wrk_command
+
+__all__ = ["HttpRunner", "http_metrics", "PERCENTILES", "figures_from_result", "DEFAULT_OPTIONS"]
+
+PERCENTILES: tuple[int, ...] = (50, 66, 75, 80, 90, 95, 98, 99, 100)
+"""The percentile table `ab` prints."""
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "url": "/",
+    "mix": None,
+    "method": "GET",
+    "headers": [],
+    "body": "",
+    "connections": 1,
+    "requests": None,
+    "duration": None,
+    "rate": None,
+    "keepalive": True,
+    "timeout": 30.0,
+    "warmup_time": 0.0,
+    "warmup_requests": 0,
+    "server": "",
+    "port": None,
+    "ready_path": None,
+    "ready_timeout": 30.0,
+    "grace": 5.0,
+    "engine": "builtin",
+    "error_rate_warning": 0.01,
+    "log_dir": None,
+}
+
+EngineFn = Callable[[LoadSpec, Callable[[float], None] | None], LoadResult]
+
+
+def http_metrics() -> tuple[Metric, ...]:
+    """Metrics of one HTTP benchmark: the first three are judged, the rest are recorded."""
+    ms = [
+        Metric("req_per_s", "req/s", "higher", description="completed requests per second"),
+        Metric("latency_median", "s", "lower", description="median latency"),
+        Metric("latency_p99", "s", "lower", description="99th percentile latency"),
+        Metric("latency_mean", "s", "none", description="mean latency (ab's time per request)"),
+    ]
+    ms += [Metric(f"latency_p{q}", "s", "none", description=f"{q}th percentile latency") for q in PERCENTILES]
+    ms += [
+        Metric("requests", "count", "none", exact=True, description="completed requests"),
+        Metric("failed", "count", "none", exact=True, description="requests failed (connect, reset, timeout)"),
+        Metric("errors_connect", "count", "none", exact=True),
+        Metric("errors_reset", "count", "none", exact=True),
+        Metric("errors_timeout", "count", "none", exact=True),
+        Metric("errors_protocol", "count", "none", exact=True),
+        Metric("non_2xx", "count", "none", exact=True, description="responses with a status outside 200-299"),
+        Metric("status_2xx", "count", "none", exact=True),
+        Metric("status_3xx", "count", "none", exact=True),
+        Metric("status_4xx", "count", "none", exact=True),
+        Metric("status_5xx", "count", "none", exact=True),
+        Metric("bytes", "B", "none", description="bytes received, headers included"),
+        Metric("transfer_rate", "B/s", "none", description="bytes received per second"),
+        Metric("elapsed", "s", "none", description="duration of the measured load"),
+        Metric("server_cpu", "s", "none", description="server CPU time during the measured load"),
+        Metric("server_cpu_per_req", "s", "none", description="server CPU time per completed request"),
+        Metric("server_rss", "B", "none", description="server peak RSS (sum over its processes)"),
+        Metric("client_cpu_per_req", "s", "none", description="load generator CPU time per request"),
+    ]
+    return tuple(ms)
+
+
+def figures_from_result(result: LoadResult) -> dict[str, float]:
+    """The per-round figures of one load, by metric name (server figures are added by the runner)."""
+    pct = result.percentiles_s(PERCENTILES)
+    median = result.percentiles_s([50])[0]
+    p99 = result.percentiles_s([99])[0]
+    statuses = {f"status_{k}xx": 0.0 for k in range(2, 6)}
+    for status, count in result.status_counts.items():
+        key = f"status_{status // 100}xx"
+        if key in statuses:
+            statuses[key] += count
+    figures = {
+        "req_per_s": result.req_per_s,
+        "latency_median": median,
+        "latency_p99": p99,
+        "latency_mean": result.histogram.mean_s,
+        **{f"latency_p{q}": v for q, v in zip(PERCENTILES, pct)},
+        "requests": float(result.completed),
+        "failed": float(result.failed),
+        **{f"errors_{k}": float(result.errors.get(k, 0)) for k in ("connect", "reset", "timeout", "protocol")},
+        "non_2xx": float(result.non_2xx),
+        **statuses,
+        "bytes": float(result.bytes_received),
+        "transfer_rate": result.bytes_received / result.elapsed_s if result.elapsed_s > 0 else 0.0,
+        "elapsed": result.elapsed_s,
+        "client_cpu_per_req": result.client_cpu_s / result.completed if result.completed else 0.0,
+    }
+    return figures
+
+
+# Other spellings accepted in suite files.
+_ALIASES = {"warmup_duration": "warmup_time", "concurrency": "connections", "n": "requests"}
+
+
+def _relative(url: str) -> str:
+    """`http://127.0.0.1:{port}/p?q` (a suite file's spelling for a server pairbench starts) -> `/p?q`."""
+    if "{port}" not in url:
+        return url
+    parts = urlsplit(url.replace("{port}", "1").replace("{host}", "127.0.0.1"))
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def _server_command(opts: Mapping[str, Any], variant: Variant) -> str:
+    """The server command of a variant: the benchmark's `server` template with `{variant}` (the
+    variant's command) and `{param}` filled in, or else the variant's own command; then its args."""
+    template = str(opts["server"] or "")
+    if template:
+        command = template.replace("{variant}", variant.command)
+        for name, value in variant.params.items():
+            command = command.replace("{" + name + "}", str(value))
+    else:
+        command = variant.command
+    if command and variant.args:
+        command += " " + " ".join(shlex.quote(a) for a in variant.args)
+    return command
+
+
+def _options(benchmark: Benchmark) -> dict[str, Any]:
+    given = {_ALIASES.get(k, k): v for k, v in benchmark.options.items()}
+    unknown = set(given) - set(DEFAULT_OPTIONS)
+    if unknown:
+        raise UserError(
+            f"benchmark {benchmark.name!r}: unknown http option(s) {', '.join(sorted(unknown))}; "
+            f"valid: {', '.join(sorted(DEFAULT_OPTIONS))}"
+        )
+    opts = {**DEFAULT_OPTIONS, **given}
+    opts["url"] = _relative(str(opts["url"]))
+    if opts["mix"]:
+        opts["mix"] = [{**m, "url": _relative(str(m["url"]))} for m in opts["mix"]]
+    return opts
+
+
+def _round(block: int) -> str:
+    return f"round {block}" if block >= 0 else f"warm-up round {-block}"
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:60] or "root"
+
+
+class HttpRunner:
+    """Measures http benchmarks; `engine` and `server_factory` are injectable for tests."""
+
+    def __init__(
+        self,
+        engine: EngineFn | None = None,
+        server_factory: Callable[[ServerSpec], Server] = Server,
+        log_dir: str | Path | None = None,
+    ) -> None:
+        self._engine = engine
+        self._server_factory = server_factory
+        self._log_dir = Path(log_dir) if log_dir else None
+        self._servers: list[Server] = []
+        self._started_ok: set[str] = set()
+        self._machine = socket.gethostname()
+
+    # --- Runner protocol -------------------------------------------------------------------------
+    def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
+        opts = _options(benchmark)
+        notices: list[Notice] = []
+        if opts["engine"] not in ("builtin", "wrk"):
+            raise UserError(f"unknown --engine {opts['engine']!r}; valid: builtin, wrk")
+        if opts["engine"] == "wrk":
+            if not wrk_available():
+                raise UserError("--engine wrk: wrk is not installed (Debian: apt-get install wrk); use --engine builtin")
+            try:
+                wrk_command(LoadSpec(
+                    requests=tuple(RequestSpec(urljoin("http://127.0.0.1/", u)) for u in self._paths(opts)),
+                    connections=int(opts["connections"]), count=opts["requests"], duration=opts["duration"],
+                    rate=opts["rate"], keepalive=bool(opts["keepalive"])), "-")
+            except WrkFailed as exc:
+                raise UserError(f"--engine wrk: {exc}") from None
+        if opts["requests"] is None and opts["duration"] is None and opts["rate"] is None:
+            raise UserError("give -n REQUESTS or --duration SECONDS for the load")
+        for variant in variants:
+            command = _server_command(opts, variant)
+            if command:
+                if "{port}" not in command and opts["port"] is None and "PORT" not in variant.env:
+                    raise UserError(
+                        f"server command {command!r} has no {{port}}: put {{port}} where the server takes "
+                        "its port (pairbench picks a free one), or give --port"
+                    )
+                for url in self._paths(opts):
+                    if urlsplit(url).scheme:
+                        raise UserError(
+                            f"--url {url!r} is absolute, but pairbench starts the server: give a path such as "
+                            f"{urlsplit(url).path or '/'!r}"
+                        )
+            else:
+                for url in self._paths(opts):
+                    parts = urlsplit(url)
+                    if parts.scheme != "http" or not parts.hostname:
+                        raise UserError(
+                            f"--url {url!r}: without --server, give the full URL of a running server, "
+                            "such as http://127.0.0.1:8080/"
+                        )
+                    if not port_in_use(parts.hostname, parts.port or 80):
+                        raise UserError(
+                            f"cannot connect to {parts.hostname}:{parts.port or 80} (from --url {url}): "
+                            "is the server running? Start it, or give --server to have pairbench start it"
+                        )
+        return notices
+
+    def measure(
+        self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool, progress: ProgressFn
+    ) -> Replicate:
+        opts = _options(benchmark)
+        command = _server_command(opts, variant)
+        server: Server | None = None
+        try:
+            if command:
+                started = self._start(benchmark, variant, block, command, opts)
+                if isinstance(started, Replicate):
+                    return started
+                server = started
+                base = server.base_url
+            else:
+                base = ""
+            requests = self._requests(opts, base)
+            keepalive = bool(opts["keepalive"])
+            engine = self._engine_fn(opts)
+            # Warm-up load: same shape, figures dropped.
+            if opts["warmup_time"] or opts["warmup_requests"]:
+                progress(f"{variant.name}: warming up")
+                engine(
+                    LoadSpec(
+                        requests=requests, connections=int(opts["connections"]),
+                        count=int(opts["warmup_requests"]) or None,
+                        duration=float(opts["warmup_time"]) or None, keepalive=keepalive,
+                        timeout=float(opts["timeout"]),
+                    ),
+                    None,
+                )
+            spec = LoadSpec(
+                requests=requests, connections=int(opts["connections"]),
+                count=int(opts["requests"]) if opts["requests"] else None,
+                duration=float(opts["duration"]) if opts["duration"] else None,
+                rate=float(opts["rate"]) if opts["rate"] else None,
+                keepalive=keepalive, timeout=float(opts["timeout"]),
+            )
+            cpu0 = server.usage()[0] if server else 0.0
+            result = engine(spec, lambda rps: progress(f"{variant.name}: {rps:,.0f} req/s"))
+            cpu1, rss = server.usage() if server else (0.0, 0)
+            if server is not None and not server.alive():
+                return self._failed(benchmark, variant, block, server.died_message())
+            if result.completed == 0:
+                why = result.aborted or "no request completed"
+                errors = ", ".join(f"{k} {v}" for k, v in sorted(result.errors.items())) or "none"
+                return self._failed(benchmark, variant, block, f"{why} (errors: {errors})")
+            figures = figures_from_result(result)
+            if server is not None:
+                figures["server_cpu"] = max(0.0, cpu1 - cpu0)
+                figures["server_cpu_per_req"] = figures["server_cpu"] / result.completed
+                figures["server_rss"] = float(rss)
+            return Replicate(
+                samples=self._samples(benchmark, variant, block, warmup, figures),
+                notices=self._error_notices(benchmark, variant, block, result, float(opts["error_rate_warning"])),
+            )
+        except WrkFailed as exc:
+            raise UserError(str(exc)) from None
+        finally:
+            if server is not None:
+                server.stop()
+                if server in self._servers:
+                    self._servers.remove(server)
+
+    def close(self) -> None:
+        for server in list(self._servers):
+            server.stop()
+        self._servers.clear()
+
+    # --- helpers ---------------------------------------------------------------------------------
+    @staticmethod
+    def _paths(opts: Mapping[str, Any]) -> list[str]:
+        if opts["mix"]:
+            return [str(m["url"]) for m in opts["mix"]]
+        return [str(opts["url"])]
+
+    def _requests(self, opts: Mapping[str, Any], base: str) -> tuple[RequestSpec, ...]:
+        entries = opts["mix"] or [{"url": opts["url"], "weight": 1.0}]
+        headers = tuple((str(k), str(v)) for k, v in opts["headers"])
+        body = str(opts["body"]).encode()
+        return tuple(
+            RequestSpec(
+                url=urljoin(base + "/", str(e["url"])) if base else str(e["url"]),
+                method=str(opts["method"]).upper(), headers=headers, body=body, weight=float(e.get("weight", 1.0)),
+            )
+            for e in entries
+        )
+
+    def _engine_fn(self, opts: Mapping[str, Any]) -> EngineFn:
+        if self._engine is not None:
+            return self._engine
+        if opts["engine"] == "wrk":
+            return lambda spec, progress: run_wrk(spec)
+        return run_load
+
+    def _log_path(self, benchmark: Benchmark, variant: Variant, block: int, opts: Mapping[str, Any]) -> str:
+        if self._log_dir is None:
+            self._log_dir = Path(opts["log_dir"] or tempfile.mkdtemp(prefix="pairbench-http-"))
+        self._log_dir.mkdir(parents=True, exist_ok=True)
+        return str(self._log_dir / f"{_safe(variant.name)}-{_safe(benchmark.name)}-round{block}.log")
+
+    def _start(
+        self, benchmark: Benchmark, variant: Variant, block: int, command: str, opts: Mapping[str, Any]
+    ) -> Server | Replicate:
+        ready = opts["ready_path"]
+        if ready is None:
+            ready = urlsplit(self._paths(opts)[0]).path or "/"
+        spec = ServerSpec(
+            command=command, env=dict(variant.env), unset_env=tuple(variant.unset_env), cwd=variant.cwd,
+            port=int(opts["port"]) if opts["port"] else None, ready_path=ready or None,
+            ready_timeout=float(opts["ready_timeout"]), grace=float(opts["grace"]),
+            log_path=self._log_path(benchmark, variant, block, opts),
+        )
+        server = self._server_factory(spec)
+        self._servers.append(server)
+        try:
+            server.start()
+        except ServerFailed as exc:
+            self._servers.remove(server)
+            message = f"variant {variant.name!r}, {_round(block)}: {exc}"
+            if variant.name not in self._started_ok:
+                # Never started once: a wrong command or setting, not a flaky round.
+                raise BenchmarkFailed(message) from None
+            return self._failed(benchmark, variant, block, message, already=True)
+        self._started_ok.add(variant.name)
+        return server
+
+    def _failed(self, benchmark: Benchmark, variant: Variant, block: int, message: str,
+                already: bool = False) -> Replicate:
+        if not already:
+            message = f"variant {variant.name!r}, {_round(block)}: {message}"
+        return Replicate(
+            failed=True,
+            notices=[Notice("http-round-failed", message, "this round is left out; the other rounds are kept",
+                            benchmark.name, variant.name)],
+        )
+
+    def _samples(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
+                 figures: Mapping[str, float]) -> list[Sample]:
+        now = time.time()
+        # A suite file's http benchmark may come without metrics: it yields the standard ones.
+        metrics = benchmark.metrics or http_metrics()
+        return [
+            Sample(benchmark.name, variant.name, m.name, float(figures[m.name]), block, warmup=warmup, time=now,
+                   machine=self._machine)
+            for m in metrics
+            if m.name in figures
+        ]
+
+    @staticmethod
+    def _error_notices(benchmark: Benchmark, variant: Variant, block: int, result: LoadResult,
+                       limit: float) -> list[Notice]:
+        total = result.completed + result.failed
+        bad = result.failed + result.non_2xx
+        if total == 0 or bad / total <= limit:
+            return []
+        kinds = dict(result.errors)
+        if result.non_2xx:
+            kinds["non-2xx"] = result.non_2xx
+        detail = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+        return [Notice(
+            "http-errors",
+            f"{benchmark.name}, variant {variant.name!r}, {_round(block)}: {bad} of {total} requests failed or "
+            f"returned a non-2xx status ({bad / total:.1%}: {detail})",
+            "latencies of error responses are measured too; check the URL and the server log",
+            benchmark.name, variant.name,
+        )]

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import random
+
+from pairbench.analysis import analyze
+from pairbench.model import Benchmark, Run, Sample, Variant
+from pairbench.report.http import http_figures, render_http_comparisons, render_http_figures
+from pairbench.runners.http.runner import http_metrics
+
+
+def _run(rounds: int = 8, slow: float = 1.0, seed: int = 0) -> Run:
+    rng = random.Random(seed)
+    bench = Benchmark("/items", "http", http_metrics(), {"url": "/items", "connections": 4})
+    run = Run(metadata={}, variants=[Variant("a", baseline=True), Variant("b")], benchmarks=[bench])
+    for block in range(rounds):
+        drift = 1 + 0.05 * block  # the machine slows down; pairing cancels it
+        for v, factor in (("a", 1.0), ("b", slow)):
+            noise = rng.gauss(1, 0.01)
+            figs = {"req_per_s": 1000 / (drift * factor * noise), "latency_median": 0.004 * drift * factor * noise,
+                    "latency_p99": 0.01 * drift * factor * noise, "latency_mean": 0.005, "requests": 2000,
+                    "failed": 1, "non_2xx": 0, "transfer_rate": 2048.0}
+            figs.update({f"latency_p{q}": q / 10000 for q in (50, 66, 75, 80, 90, 95, 98, 99, 100)})
+            run.samples += [Sample("/items", v, k, float(x), block) for k, x in figs.items()]
+    return run
+
+
+def test_figures_are_medians_over_rounds_and_counts_are_summed() -> None:
+    figs = http_figures(_run(rounds=3))["/items"]["a"]
+    assert figs["rounds"] == 3 and figs["requests"] == 6000 and figs["failed"] == 3
+    assert figs["latency_p99"] == 0.0099
+
+
+def test_ab_style_text_has_the_figures_ab_users_know() -> None:
+    text = render_http_figures(_run())
+    for label in ("Requests per second", "Time per request, mean [ms]", "Time per request, median [ms]",
+                  "Transfer rate [KB/s]", "Failed requests", "100% (longest request)"):
+        assert label in text
+    assert "/items  (concurrency 4" in text
+    line = next(l for l in text.splitlines() if "66%" in l)
+    assert line.split()[-2:] == ["6.600", "6.600"]
+
+
+def paired_comparisons(run: Run, threshold: float, confidence: float) -> list:
+    return list(analyze(run, threshold=threshold, confidence=confidence)[0])
+
+
+def test_analysis_judges_only_throughput_and_latency_and_sees_a_known_slowdown() -> None:
+    run = _run(rounds=10, slow=1.10)
+    comps = {c.metric: c for c in paired_comparisons(run, 0.01, 0.95) if c.ratio is not None}
+    assert set(comps) == {"req_per_s", "latency_median", "latency_p99"}
+    rps = comps["req_per_s"]
+    assert rps.verdict == "slower" and rps.ci is not None and rps.ci[0] < 1 / 1.10 < rps.ci[1]
+    assert comps["latency_median"].verdict == "slower"
+    text = render_http_comparisons(Run(metadata={}, variants=run.variants, benchmarks=run.benchmarks,
+                                       comparisons=list(comps.values())))
+    assert "requests/s" in text and "slower" in text
+
+
+def test_a_a_is_not_called_different_across_seeds() -> None:
+    flagged = 0
+    for seed in range(40):
+        comps = paired_comparisons(_run(rounds=10, slow=1.0, seed=seed), 0.01, 0.95)
+        flagged += any(c.meaningful for c in comps)
+    assert flagged <= 2

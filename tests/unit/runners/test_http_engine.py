@@ -1,0 +1,165 @@
+"""The engine's parser and bookkeeping, driven by hand through a fake transport (no sockets)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pairbench.runners.http import engine
+from pairbench.runners.http.engine import LoadSpec, RequestSpec, _Conn, _Load, _weighted_sequence
+
+
+class _Done:
+    def __init__(self) -> None:
+        self._done = False
+
+    def done(self) -> bool:
+        return self._done
+
+    def set_result(self, _: Any) -> None:
+        self._done = True
+
+
+class _FakeLoop:
+    def __init__(self) -> None:
+        self.later: list[tuple[float, Any]] = []
+
+    def create_future(self) -> _Done:
+        return _Done()
+
+    def call_later(self, delay: float, fn: Any, *args: Any) -> None:
+        self.later.append((delay, fn))
+
+    def create_task(self, coro: Any) -> None:
+        coro.close()
+
+
+class _Transport:
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+        self.closed = False
+        self.aborted = False
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def abort(self) -> None:
+        self.aborted = True
+
+
+def _setup(count: int = 3, keepalive: bool = True, method: str = "GET") -> tuple[_Load, _Conn, _Transport]:
+    spec = LoadSpec(requests=(RequestSpec("http://127.0.0.1:8000/x", method=method),), count=count,
+                    keepalive=keepalive)
+    load = _Load(spec, _FakeLoop(), None)  # type: ignore[arg-type]
+    conn = _Conn(load)
+    load.open(conn, engine._now())
+    t = _Transport()
+    conn.connection_made(t)  # type: ignore[arg-type]
+    return load, conn, t
+
+
+RESP = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Type: text/plain\r\n\r\nhello"
+
+
+def test_content_length_response_in_one_piece_and_keepalive_reuse() -> None:
+    load, conn, t = _setup()
+    assert t.written[0].startswith(b"GET /x HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n")
+    conn.data_received(RESP)
+    load.finish_histogram()
+    assert load.completed == 1 and load.status_counts == {200: 1}
+    assert len(t.written) == 2  # the next request went out on the same connection
+    conn.data_received(RESP[:10])
+    conn.data_received(RESP[10:-2])
+    assert load.completed == 1
+    conn.data_received(RESP[-2:])
+    conn.data_received(RESP)
+    load.finish_histogram()
+    assert load.completed == 3 and load.bytes == 3 * len(RESP)
+    assert load.done.done() and load.hist.count == 3 and load.status_counts == {200: 3}
+    assert 0 < load.hist.min_ns <= load.hist.max_ns and load.hist.total_ns >= load.hist.max_ns
+
+
+def test_chunked_response_split_anywhere() -> None:
+    body = b"HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nwiki\r\n5;x=1\r\npedia\r\n0\r\n\r\n"
+    for cut in range(1, len(body)):
+        load, conn, _ = _setup(count=1)
+        conn.data_received(body[:cut])
+        conn.data_received(body[cut:])
+        assert load.completed == 1, cut
+        assert load.status_counts == {404: 1}
+
+
+def test_close_per_request_opens_a_new_connection() -> None:
+    load, conn, t = _setup(count=2, keepalive=False)
+    assert b"Connection: close\r\n" in t.written[0]
+    conn.data_received(RESP)
+    assert t.closed and load.completed == 1
+    assert load.started == 2  # a second connection was begun
+    assert conn not in load.conns and len(load.conns) == 1
+
+
+def test_response_without_length_ends_at_close() -> None:
+    load, conn, _ = _setup(count=1)
+    conn.data_received(b"HTTP/1.0 200 OK\r\n\r\nsome")
+    conn.data_received(b" more")
+    assert load.completed == 0
+    conn.connection_lost(None)
+    assert load.completed == 1 and load.errors == {}
+
+
+def test_reset_mid_response_and_timeout_are_counted_by_kind() -> None:
+    load, conn, _ = _setup(count=2)
+    conn.data_received(RESP[:20])
+    conn.connection_lost(ConnectionResetError())
+    assert load.errors == {"reset": 1}
+    load2, conn2, t2 = _setup(count=1)
+    conn2.timed_out = True
+    conn2.connection_lost(None)
+    assert load2.errors == {"timeout": 1} and load2.done.done()
+
+
+def test_garbage_status_line_is_a_protocol_error() -> None:
+    load, conn, t = _setup(count=1)
+    conn.data_received(b"SSH-2.0-OpenSSH\r\n\r\n")
+    assert load.errors == {"protocol": 1} and t.aborted
+
+
+def test_head_request_has_no_body() -> None:
+    load, conn, _ = _setup(count=1, method="HEAD")
+    conn.data_received(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n")
+    assert load.completed == 1
+
+
+def test_weighted_mix_meets_the_shares() -> None:
+    reqs = (RequestSpec("http://h:1/a", weight=3), RequestSpec("http://h:1/b", weight=1))
+    seq = _weighted_sequence(reqs, True)
+    a = sum(1 for s in seq if s.startswith(b"GET /a "))
+    assert a / len(seq) == pytest.approx(0.75, abs=0.01)
+    # Spread out, not all the a's first.
+    assert seq[:4].count(seq[0]) < 4
+
+
+def test_request_encoding_with_body_and_headers() -> None:
+    r = RequestSpec("http://example.test/p?q=1", method="POST", headers=(("X-A", "1"),), body=b"abc")
+    wire = r.encode(keepalive=True)
+    assert wire.startswith(b"POST /p?q=1 HTTP/1.1\r\nHost: example.test\r\n")
+    assert b"X-A: 1\r\n" in wire and wire.endswith(b"Content-Length: 3\r\n\r\nabc")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"connections": 0, "count": 1}, "connections"),
+    ({}, "count or a duration"),
+    ({"count": 1, "timeout": 0}, "timeout"),
+])
+def test_load_spec_rejects_bad_settings(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        LoadSpec(requests=(RequestSpec("http://h:1/"),), **kwargs)
+
+
+def test_all_requests_must_share_host_and_port() -> None:
+    with pytest.raises(ValueError, match="same host"):
+        LoadSpec(requests=(RequestSpec("http://h:1/"), RequestSpec("http://h:2/")), count=1)
