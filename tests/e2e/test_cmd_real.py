@@ -31,7 +31,7 @@ def test_ten_percent_more_work_is_reported_slower_with_the_true_ratio_in_the_ci(
     run_file = tmp_path / "r.json"
     out = run_cli(
         "cmd", f"{PY} {work_script} 300000", f"{PY} {work_script} 330000", "-n", "base", "-n", "more",
-        "-r", "20", "--max-time", "150", "-w", "2", "-N", "--export-json", str(run_file), "--no-history", "--no-progress", timeout=400,
+        "-r", "10", "--max-time", "240", "-w", "2", "-N", "--export-json", str(run_file), "--no-history", "--no-progress", timeout=400,
     )
     assert out.returncode == 0, out.stderr
     doc = json.loads(run_file.read_text())
@@ -94,13 +94,17 @@ def test_fail_on_regression_exits_3(run_cli, tmp_path, work_script):
 @pytest.mark.slow
 def test_demo_finds_the_real_difference(run_cli, tmp_path):
     run_file = tmp_path / "demo.json"
-    out = run_cli("demo", "--max-time", "60", "--export-json", str(run_file), "--no-history", timeout=300)
+    out = run_cli("demo", "--max-time", "60", "--export-json", str(run_file), "--no-history", timeout=400)
     assert out.returncode == 0, out.stderr
     doc = json.loads(run_file.read_text())
     by = {(c["benchmark"], c["metric"]): c for c in doc["comparisons"]}
     assert by[("sort", "work_time")]["verdict"] == "faster"
     assert not by[("json", "work_time")]["meaningful"]
     assert "sort-plain is" in " ".join(out.stdout.split())
+    http = json.loads((tmp_path / "demo-http.json").read_text())
+    rps = next(c for c in http["comparisons"] if c["metric"] == "req_per_s")
+    assert rps["verdict"] == "slower", rps["sentence"]
+    assert "Requests per second" in out.stdout or "requests/s" in out.stdout.lower()
 
 
 @pytest.mark.slow

@@ -31,6 +31,7 @@ def _write_suite(tmp_path: Path) -> Path:
     suite.write_text(textwrap.dedent(f"""\
         [defaults]
         runs = 20
+        max_time = 200   # a loaded machine gets more blocks; a quiet one stops at the first look
         warmup = 1
         threshold = 1.0
         seed = 7
@@ -60,7 +61,7 @@ def test_sweep_finds_cheapest_and_calls_costlier_slower(run_cli, tmp_path: Path)
     suite = _write_suite(tmp_path)
     out = tmp_path / "run.json"
     proc = run_cli("run", str(suite), "--export-json", str(out), "--no-history", "--no-progress",
-                   env={"XDG_DATA_HOME": str(tmp_path / "data")})
+                   env={"XDG_DATA_HOME": str(tmp_path / "data")}, timeout=400)
     assert proc.returncode == 0, proc.stderr + proc.stdout
     assert "sweep: loop · time · py" in proc.stdout
     assert "Holm-corrected" in proc.stdout

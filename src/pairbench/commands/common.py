@@ -103,7 +103,7 @@ def new_run(variants: list, benchmarks: list, suite: dict | None = None) -> Run:
     if duplicates:
         from pairbench.errors import UserError
 
-        raise UserError(f"variant names must be unique; repeated: {', '.join(duplicates)} (name them with -n)")
+        raise UserError(f"variant names must be unique; repeated: {', '.join(duplicates)} (give each a distinct name)")
     return Run(metadata=machine_metadata(), variants=variants, benchmarks=benchmarks, suite=suite)
 
 

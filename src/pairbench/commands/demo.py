@@ -51,17 +51,37 @@ def build_demo_run() -> Any:
 
 
 def _handle(args: argparse.Namespace) -> int:
+    import dataclasses
     import random
 
     from pairbench.commands.common import run_and_report
+    from pairbench.commands.http import demo_http_run, print_http_figures
     from pairbench.runners.command import CommandRunner
 
-    # Adaptive stopping inside 90 s, and a ±3% band: enough to settle both questions on a
+    # Adaptive stopping inside 60 s per part, and a ±3% band: enough to settle both questions on a
     # desktop machine, and a showcase of stopping as soon as the answer is clear.
-    options = options_from_args(args, max_time=90.0, threshold=3.0)
-    print("pairbench demo: does sorting without a redundant key function make a program faster?")
+    options = options_from_args(args, max_time=60.0, threshold=3.0)
+    print("pairbench demo, part 1 of 2: does sorting without a redundant key function make a program faster?")
     print("  variants: sort-key (baseline, DEMO_SORT=key) vs sort-plain (DEMO_SORT=plain)")
     print("  benchmarks: sort (uses the change: a real difference), json (does not: no real difference)\n")
     run = build_demo_run()
-    return run_and_report(run, {"command": CommandRunner(random.Random(options.seed))}, options,
+    code = run_and_report(run, {"command": CommandRunner(random.Random(options.seed))}, options,
                           progress=not args.no_progress)
+    print("\npairbench demo, part 2 of 2: a bundled web app served by this Python, at 10 vs 30 units of")
+    print("work per page; a server per variant and round, loaded by the built-in HTTP engine\n")
+    http_run, runner = demo_http_run()
+    http_options = dataclasses.replace(
+        options, warmup=0, runs=min(options.runs, 6), max_time=min(options.max_time or 60.0, 45.0),
+        export_json=_second_path(options.export_json),
+    )
+    http_code = run_and_report(http_run, {"http": runner}, http_options, progress=not args.no_progress,
+                               extra_reports=(print_http_figures,))
+    return max(code, http_code)
+
+
+def _second_path(path: str | None) -> str | None:
+    """The HTTP part's run file beside the first one (`demo.json` -> `demo-http.json`)."""
+    if not path:
+        return None
+    stem, dot, ext = path.rpartition(".")
+    return f"{stem}-http.{ext}" if dot else f"{path}-http"

@@ -82,7 +82,7 @@ def _filter_variants(suite: Any, pattern: str | None) -> list[Any]:
 
 
 def _with_runner_metrics(benchmarks: Any) -> list[Any]:
-    """Command benchmarks measure the runner's built-in metrics too (time first, then the file's own)."""
+    """Each kind's runner decides its metrics (for commands: time first, then the file's own)."""
     from dataclasses import replace
 
     from pairbench.runners.command import BUILTIN_METRICS
@@ -93,6 +93,14 @@ def _with_runner_metrics(benchmarks: Any) -> list[Any]:
         if b.kind == "command":
             custom = tuple(m for m in b.metrics if m.name not in builtin)
             b = replace(b, metrics=BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:])
+        elif b.kind == "http":
+            from pairbench.runners.http.runner import http_metrics
+
+            b = replace(b, metrics=http_metrics())
+        elif b.kind == "micro":
+            from pairbench.runners.micro import micro_metrics
+
+            b = replace(b, metrics=micro_metrics(str(b.options.get("language", "python"))))
         out.append(b)
     return out
 
@@ -180,6 +188,11 @@ def _handle(args: argparse.Namespace) -> int:
         from pairbench.report.suite_summary import render_suite_summary
 
         after.append(render_suite_summary)
+    before: tuple[Any, ...] = ()
+    if any(b.kind == "http" for b in run.benchmarks):
+        from pairbench.commands.http import print_http_figures
+
+        before = (print_http_figures,)
     code = run_and_report(run, _runners(run, options.seed), options, progress=not args.no_progress,
-                          after_reports=tuple(after))
+                          extra_reports=before, after_reports=tuple(after))
     return code

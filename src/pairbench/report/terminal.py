@@ -84,7 +84,9 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
             table.add_column("candidate", overflow="fold")
         table.add_column(candidates[0] if single else "candidate value", justify="right", overflow="fold")
         table.add_column("ratio", justify="right", no_wrap=True)
-        table.add_column(f"{int(round(_confidence(run) * 100))}% CI", justify="right", no_wrap=True)
+        level = _confidence(run) * 100
+        table.add_column(f"{level:.0f}% CI" if abs(level - round(level)) < 0.05 else f"{level:.1f}% CI",
+                         justify="right", no_wrap=True)
         table.add_column("verdict")
         for metric in bench.metrics:
             if metric.direction == "none":
