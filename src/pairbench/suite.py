@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import itertools
+import json
 import math
 import re
 import shlex
@@ -173,7 +174,39 @@ class Suite:
 # --- parsing --------------------------------------------------------------------------------------
 
 
-def load_suite(path: str | Path) -> Suite:
+def apply_overrides(doc: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
+    """Merge `--set KEY=VALUE` flags into a parsed suite document (the flags win).
+
+    KEY is a dotted TOML key (`variants.head.command`, `defaults.runs`), VALUE a TOML value
+    (`"ruby-head"`, `10`, `[0, 3, 6]`, `{ RAILS_ENV = "production" }`, or an array of inline tables
+    for `sweeps`); a bare word that is not valid TOML is taken as a string. Tables merge key by key;
+    anything else replaces what the file said.
+    """
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise SuiteError(f"--set {item!r}: expected KEY=VALUE, e.g. --set 'variants.head.command=\"ruby\"'")
+        try:
+            piece = tomllib.loads(f"{key} = {value.strip()}")
+        except tomllib.TOMLDecodeError:
+            try:
+                piece = tomllib.loads(f"{key} = {json.dumps(value.strip())}")
+            except tomllib.TOMLDecodeError as exc:
+                raise SuiteError(f"--set {item!r}: {key!r} is not a TOML key ({exc})") from None
+        _merge(doc, piece)
+    return doc
+
+
+def _merge(into: dict[str, Any], new: Mapping[str, Any]) -> None:
+    for k, v in new.items():
+        if isinstance(v, dict) and isinstance(into.get(k), dict):
+            _merge(into[k], v)
+        else:
+            into[k] = v
+
+
+def load_suite(path: str | Path, overrides: Sequence[str] = ()) -> Suite:
     """Read, validate and expand a suite file; every problem is one SuiteError with file:line."""
     p = Path(path)
     try:
@@ -185,10 +218,10 @@ def load_suite(path: str | Path) -> Suite:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise SuiteError(f"{path}:{line}: the suite file is not UTF-8 text") from None
-    return parse_suite(text, str(path))
+    return parse_suite(text, str(path), overrides)
 
 
-def parse_suite(text: str, path: str = "<suite>") -> Suite:
+def parse_suite(text: str, path: str = "<suite>", overrides: Sequence[str] = ()) -> Suite:
     """Validate TOML text as a suite (`path` is used in messages and to resolve relative repos)."""
     try:
         doc = tomllib.loads(text)
@@ -200,7 +233,7 @@ def parse_suite(text: str, path: str = "<suite>") -> Suite:
         raise SuiteError(f"{path}:{line}: not valid TOML: {msg}") from None
     except (ValueError, RecursionError) as exc:  # pragma: no cover - tomllib edge cases
         raise SuiteError(f"{path}:1: not valid TOML: {exc}") from None
-    return _build(doc, text, path)
+    return _build(apply_overrides(doc, overrides), text, path)
 
 
 def _build(doc: dict[str, Any], text: str, path: str) -> Suite:

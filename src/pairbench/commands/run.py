@@ -39,6 +39,10 @@ def register(sub: Any) -> None:
     p.add_argument("--only", metavar="GLOB", help="run only the benchmarks whose name matches (comma-separated globs)")
     p.add_argument("--variants", metavar="GLOB",
                    help="run only the matrix points whose name matches (comma-separated globs); the baseline always runs")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="set or override any key of the suite (dotted TOML key, TOML value), e.g. "
+                        "--set 'variants.head.command=\"ruby-head\"' --set defaults.runs=20; "
+                        "without a file, the flags are the whole suite")
     p.add_argument("--check", action="store_true", help="validate the file, print the matrix and stop")
     p.add_argument("--cache-dir", metavar="DIR",
                    help="where git builds are kept (default $PAIRBENCH_CACHE_DIR or ~/.cache/pairbench)")
@@ -57,11 +61,14 @@ def _load(args: argparse.Namespace) -> Any:
     from pathlib import Path
 
     from pairbench.errors import SuiteError
-    from pairbench.suite import load_suite, select_benchmarks
+    from pairbench.suite import load_suite, parse_suite, select_benchmarks
 
     if args.file == DEFAULT_FILE and not Path(DEFAULT_FILE).exists():
-        raise SuiteError(f"no {DEFAULT_FILE} in {Path.cwd()}; name a suite file, or write an example with `pairbench init`")
-    suite = select_benchmarks(load_suite(args.file), args.only)
+        if args.set:  # a suite said entirely on the command line
+            return select_benchmarks(parse_suite("", "<command line>", args.set), args.only)
+        raise SuiteError(f"no {DEFAULT_FILE} in {Path.cwd()}; name a suite file, write an example with "
+                         "`pairbench init`, or describe the suite with --set KEY=VALUE")
+    suite = select_benchmarks(load_suite(args.file, args.set), args.only)
     return suite
 
 
