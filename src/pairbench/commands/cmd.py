@@ -74,7 +74,7 @@ def build_command_run(args: argparse.Namespace) -> Any:
             raise UserError(f"-L {var} {values!r}: empty value in the list")
         params.append((var, items))
     combos = [dict(zip([p[0] for p in params], vals)) for vals in itertools.product(*[p[1] for p in params])] or [{}]
-    variants = []
+    variants: list[Variant] = []
     for i, command in enumerate(commands):
         base_name = args.command_name[i] if i < len(args.command_name) else command
         for combo in combos:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from pairbench.model import Run
 from pairbench.plan import Step
@@ -53,7 +53,7 @@ class ProgressBar:
             console=self._console,
             transient=True,
         )
-        self._task: int | None = None
+        self._task: TaskID | None = None
         self._steps_per_block = 1
 
     def started(self, run: Run, planned_blocks: int, steps_per_block: int) -> None:

@@ -49,7 +49,7 @@ def _comparison_cells(c: Comparison, metric: Metric) -> tuple[str, str, Text]:
     ratio = format_ratio(c.ratio)
     ci = c.adjusted_ci or c.ci
     ci_text = f"[{format_ratio(ci[0])}, {format_ratio(ci[1])}]" if ci else "–"
-    word = c.verdict
+    word: str = c.verdict
     if c.verdict in ("faster", "slower") and not c.meaningful:
         word += " (< δ?)"
     if c.verdict == "inconclusive" and c.more_runs:

@@ -17,12 +17,13 @@ import os
 import signal
 import sys
 import time
+from typing import Any
 
 _child = 0
 _timed_out = False
 
 
-def _kill_child(*_args):
+def _kill_child(*_args: object) -> None:
     global _timed_out
     if _child:
         _timed_out = True
@@ -32,12 +33,12 @@ def _kill_child(*_args):
             pass
 
 
-def _terminate(*_args):
+def _terminate(*_args: object) -> None:
     _kill_child()
     os._exit(143)
 
 
-def _die_with_parent():
+def _die_with_parent() -> None:
     """Ask the kernel for SIGTERM if pairbench dies, so no command outlives it."""
     try:
         import ctypes
@@ -48,7 +49,7 @@ def _die_with_parent():
         pass
 
 
-def _run(req):
+def _run(req: dict[str, Any]) -> dict[str, Any]:
     global _child, _timed_out
     _timed_out = False
     out = os.open(req["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -97,7 +98,7 @@ def _run(req):
     }
 
 
-def main():
+def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is pairbench's to handle
     signal.signal(signal.SIGTERM, _terminate)
     signal.signal(signal.SIGALRM, _kill_child)
