@@ -198,16 +198,10 @@ def execute(
                     break
                 if blocks_done in looks and blocks_done >= options.runs:
                     finish_analysis(run, options, n_looks)
-                    from pairbench import analysis
-
-                    if analysis.settled(run.comparisons, run):
-                        open_ = [
-                            c for c in run.comparisons
-                            if c.verdict == "inconclusive" and c.metric == run.benchmark(c.benchmark).metrics[0].name
-                        ]
-                        why = ("every comparison is settled" if not open_ else
-                               "every comparison is settled or cannot be settled within the budget (see its notes)")
-                        run.notices.append(Notice("adaptive", f"stopped after {blocks_done} blocks: {why}"))
+                    if _all_decided(run):
+                        run.notices.append(
+                            Notice("adaptive", f"stopped after {blocks_done} blocks: every comparison is settled")
+                        )
                         break
         run.metadata["blocks"] = blocks_done
         run.metadata["elapsed_s"] = clock() - start
@@ -229,6 +223,18 @@ def execute(
         _save(path, run)  # keep the history warning in the run file too
     obs.finished(run)
     return run
+
+
+def _all_decided(run: Run) -> bool:
+    """Every primary-metric comparison has a verdict (faster, slower or same).
+
+    An inconclusive comparison keeps the session going while budget remains, even when the
+    analysis projects that more blocks are unlikely to settle it: that projection rests on the
+    first noisy blocks, and the budget was given to be spent on narrowing the interval.
+    """
+    primary = {b.name: b.metrics[0].name for b in run.benchmarks if b.metrics}
+    judged = [c for c in run.comparisons if primary.get(c.benchmark) == c.metric and c.verdict != "exact"]
+    return bool(judged) and all(c.verdict in ("faster", "slower", "same") for c in judged)
 
 
 def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds: float) -> tuple[list[int], int]:

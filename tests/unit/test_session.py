@@ -98,3 +98,18 @@ def test_adaptive_stopping_respects_the_time_budget(tmp_path):
 def test_bad_options_are_user_errors(kw, fragment):
     with pytest.raises(UserError, match=fragment):
         RunOptions(**kw)
+
+
+def test_adaptive_stopping_spends_the_budget_while_a_comparison_is_open(tmp_path):
+    # identical variants and a ±0 band: the comparison can only become "faster"/"slower" by chance,
+    # so the session must keep measuring until the budget ends, not give up at an early look
+    run = make_run(2)
+    runner = FakeRunner(noise=0.02, seed=5)
+    ticks = count()
+    execute(run, {"command": runner}, options(tmp_path, runs=6, warmup=0, max_time=60.0, threshold=0.0),
+            clock=lambda: float(next(ticks)))
+    # the fake clock advances about 3 "seconds" per block: the budget affords about 20 blocks
+    assert run.metadata["blocks"] >= 15
+    kinds = {n.kind for n in run.notices}
+    assert "budget" in kinds or run.metadata["blocks"] == max(run.metadata["adaptive"]["looks"])
+    assert "adaptive" not in kinds
