@@ -58,9 +58,9 @@ def _handle(args: argparse.Namespace) -> int:
     from pairbench.commands.http import demo_http_run, print_http_figures
     from pairbench.runners.command import CommandRunner
 
-    # Adaptive stopping inside 60 s per part, and a ±3% band: enough to settle both questions on a
+    # Adaptive stopping inside 50 s (40 s for the HTTP part), and a ±3% band: enough to settle both questions on a
     # desktop machine, and a showcase of stopping as soon as the answer is clear.
-    options = options_from_args(args, max_time=60.0, threshold=3.0)
+    options = options_from_args(args, max_time=50.0, threshold=3.0)
     print("pairbench demo, part 1 of 2: does sorting without a redundant key function make a program faster?")
     print("  variants: sort-key (baseline, DEMO_SORT=key) vs sort-plain (DEMO_SORT=plain)")
     print("  benchmarks: sort (uses the change: a real difference), json (does not: no real difference)\n")
@@ -71,7 +71,7 @@ def _handle(args: argparse.Namespace) -> int:
     print("work per page; a server per variant and round, loaded by the built-in HTTP engine\n")
     http_run, runner = demo_http_run()
     http_options = dataclasses.replace(
-        options, warmup=0, runs=min(options.runs, 6), max_time=min(options.max_time or 60.0, 45.0),
+        options, warmup=0, runs=min(options.runs, 6), max_time=min(options.max_time or 50.0, 40.0),
         export_json=_second_path(options.export_json),
     )
     http_code = run_and_report(http_run, {"http": runner}, http_options, progress=not args.no_progress,
