@@ -101,11 +101,9 @@ def replicate_values(run: Run, benchmark: str, metric: str) -> dict[str, dict[in
     return out
 
 
-def _paired_values(base: dict[int, float], cand: dict[int, float]) -> tuple[list[int], list[float], list[float], int]:
-    """Blocks both sides have with values > 0, and how many common blocks were dropped as invalid."""
-    common = sorted(set(base) & set(cand))
-    good = [b for b in common if base[b] > 0 and cand[b] > 0]
-    return good, [base[b] for b in good], [cand[b] for b in good], len(common) - len(good)
+def _looks_note(level: float, confidence: float, looks: int) -> str:
+    return (f"CI at {confidence_label(level)}: {confidence_label(confidence)} over {looks} planned looks "
+            "(Bonferroni, adaptive stopping)")
 
 
 def _from_result(r: PairedResult, bench: str, metric: str, baseline: str, candidate: str) -> Comparison:
@@ -201,24 +199,25 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                 cand_vals = values.get(cand, {})
                 if not base_vals and not cand_vals:
                     continue
-                blocks, bv, cv, dropped = _paired_values(base_vals, cand_vals)
-                if dropped:
-                    notices.append(Notice("invalid-values", f"{bench.name} / {cand} ({metric.name}): {dropped} "
-                                          "blocks with values <= 0 left out of the comparison",
-                                          "ratios need positive values", bench.name, cand))
-                if metric.exact:
+                common = sorted(set(base_vals) & set(cand_vals))
+                bv = [base_vals[b] for b in common]
+                cv = [cand_vals[b] for b in common]
+                nonpositive = any(v <= 0 for v in bv + cv)
+                if metric.exact or nonpositive:
                     if not bv:
                         continue
                     er = compare_exact(bv, cv)
-                    comparisons.append(_from_exact(er, bench.name, metric.name, base, cand, len(blocks),
-                                                   threshold, level))
+                    c = _from_exact(er, bench.name, metric.name, base, cand, len(common), threshold, level)
+                    if nonpositive and not metric.exact:
+                        c = replace(c, notes=c.notes + ("values <= 0 (counts of errors, zero rates): ratios are "
+                                                        "undefined, so medians are compared without a test",))
+                    comparisons.append(c)
                     continue
                 dirn = metric.direction
                 r = compare_paired(bv, cv, direction=dirn, threshold=threshold, confidence=level, seed=seed)
                 c = _from_result(r, bench.name, metric.name, base, cand)
                 if looks > 1:
-                    c = replace(c, notes=c.notes + (f"CI at {confidence_label(level)}: {confidence_label(confidence)} "
-                                                    f"over {looks} planned looks (Bonferroni, adaptive stopping)",))
+                    c = replace(c, notes=c.notes + (_looks_note(level, confidence, looks),))
                 if mi == 0 and r.n >= MIN_PAIRS:
                     primary.append((len(comparisons), bv, cv, dirn))
                 comparisons.append(c)
@@ -245,7 +244,7 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                 old, adjusted_ci=r.ci, significant=r.significant, meaningful=r.meaningful,
                 verdict=r.verdict,  # type: ignore[arg-type]
                 more_runs=r.more_runs,
-                notes=tuple(n for n in old.notes if n not in r.notes) + r.notes
+                notes=r.notes + ((_looks_note(level, confidence, looks),) if looks > 1 else ())
                 + (f"adjusted for multiple comparisons: {how}; adjusted p = {p_adj:.3g}",),
             )
     out = [replace(c, sentence=verdict_sentence(c, metrics_of[(c.benchmark, c.metric)])) for c in comparisons]

@@ -19,7 +19,7 @@ from typing import Callable, Mapping, Protocol
 
 from pairbench.errors import BenchmarkFailed, Interrupted, UserError
 from pairbench.machine import machine_notices
-from pairbench.model import Benchmark, Metric, Notice, Run, Sample
+from pairbench.model import Metric, Notice, Run, Sample
 from pairbench.plan import Step, plan_block
 from pairbench.runners.base import Replicate, Runner
 from pairbench.store.runfile import write_run

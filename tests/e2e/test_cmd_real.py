@@ -27,7 +27,7 @@ def test_ten_percent_more_work_is_reported_slower_with_the_true_ratio_in_the_ci(
     run_file = tmp_path / "r.json"
     out = run_cli(
         "cmd", f"{PY} {work_script} 1000000", f"{PY} {work_script} 1100000", "-n", "base", "-n", "more",
-        "-r", "30", "-w", "2", "-N", "--export-json", str(run_file), "--no-history", "--no-progress", timeout=400,
+        "-r", "20", "--max-time", "150", "-w", "2", "-N", "--export-json", str(run_file), "--no-history", "--no-progress", timeout=400,
     )
     assert out.returncode == 0, out.stderr
     doc = json.loads(run_file.read_text())

@@ -98,3 +98,28 @@ def test_suite_summary_geomean():
     assert s.candidate == "B" and s.benchmarks == 2
     assert s.ci[0] < 0.9 * 1.01 and s.ci[1] > 0.9 * 0.99
     assert s.ci[0] < s.ratio < s.ci[1]
+
+
+def test_zero_valued_metric_is_compared_exactly_not_dropped():
+    run = Run({}, [Variant("A", baseline=True), Variant("B")],
+              [Benchmark("h", "http", (Metric("rps", "req/s", "higher"), Metric("errors", "count")))],
+              [Sample("h", v, m, val, blk) for blk in range(8) for v in ("A", "B")
+               for m, val in (("rps", 100.0 + blk + (v == "B")), ("errors", 0.0))])
+    comps, notices = analyze(run)
+    err = next(c for c in comps if c.metric == "errors")
+    assert err.verdict == "exact" and err.delta == 0 and err.n == 8
+    assert any("ratios are undefined" in n for n in err.notes)
+
+
+def test_adjusted_verdict_notes_do_not_keep_raw_ci_notes():
+    # B: about -0.8% with tiny noise: raw 95% CI may call it faster-but-below-δ; whatever the
+    # adjusted verdict, the notes must describe it, not the raw one.
+    run = make_run({"A": 1.0, "B": 0.99, "C": 0.99, "D": 0.99}, blocks=10, noise=0.004)
+    comps, _ = analyze(run)
+    for c in comps:
+        if c.metric != "time":
+            continue
+        assert c.adjusted_ci is not None
+        if c.verdict == "inconclusive":
+            assert not any("may be below" in n for n in c.notes)
+        assert sum("adjusted for multiple comparisons" in n for n in c.notes) == 1

@@ -53,7 +53,9 @@ def build_command_run(args: argparse.Namespace) -> Any:
     """The Run described by `cmd`'s flags (validated: bad flags fail before anything runs)."""
     from pairbench.errors import UserError
     from pairbench.model import Benchmark, Metric, Variant
-    from pairbench.runners.command import BUILTIN_METRICS, compile_metric
+    from dataclasses import replace
+
+    from pairbench.runners.command import BUILTIN_METRICS, compile_metric, resolve_command
 
     if args.shell not in ("sh", "none"):
         raise UserError(f"--shell {args.shell!r}: only 'sh' and 'none' are supported")
@@ -81,7 +83,8 @@ def build_command_run(args: argparse.Namespace) -> Any:
                 name = label if len(commands) == 1 else f"{base_name} {label}"
             else:
                 name = base_name
-            variants.append(Variant(name=name, command=command, params=combo, baseline=not variants))
+            variant = Variant(name=name, command=command, params=combo, baseline=not variants)
+            variants.append(replace(variant, meta=resolve_command(variant)))
     if len(variants) < 2:
         raise UserError("give at least two commands (or one command with -L VAR V1,V2) to compare")
     custom = tuple(Metric(name, "", "lower", description=f"regex {rx.pattern}") for name, rx in metrics.items())

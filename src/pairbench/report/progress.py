@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from pairbench.model import Run
 from pairbench.plan import Step
@@ -46,11 +46,8 @@ class ProgressBar:
         self._console = console or Console(stderr=True)
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
+            BarColumn(bar_width=16),
             TimeElapsedColumn(),
-            TextColumn("eta"),
-            TimeRemainingColumn(),
             TextColumn("{task.fields[estimate]}"),
             TextColumn("[dim]{task.fields[status]}"),
             console=self._console,
@@ -62,7 +59,9 @@ class ProgressBar:
     def started(self, run: Run, planned_blocks: int, steps_per_block: int) -> None:
         self._steps_per_block = max(steps_per_block, 1)
         self._progress.start()
-        self._task = self._progress.add_task("blocks", total=planned_blocks * self._steps_per_block, estimate="", status="")
+        self._task = self._progress.add_task(
+            f"block 0/{planned_blocks}", total=planned_blocks * self._steps_per_block, estimate="", status=""
+        )
 
     def step_done(self, step: Step, replicate: Replicate, warmup: bool) -> None:
         if self._task is not None and not warmup:
@@ -81,7 +80,7 @@ class ProgressBar:
 
     def status(self, text: str) -> None:
         if self._task is not None:
-            self._progress.update(self._task, status=text[:40])
+            self._progress.update(self._task, status=text[:30])
 
     def finished(self, run: Run) -> None:
         self.close()

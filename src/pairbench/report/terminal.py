@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pairbench.analysis import replicate_values
-from pairbench.model import Benchmark, Comparison, Metric, Run
+from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
 from pairbench.report.units import format_percent, format_ratio, format_value
 
 __all__ = ["render_terminal", "variant_summary"]
@@ -105,7 +105,12 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary") -> N
                 for note in c.notes:
                     console.print(Text(f"    note: {note}", style="dim"))
         console.print()
-    for notice in run.notices:
+    counts: dict[tuple[str, str, str, str, str], int] = {}
+    for n in run.notices:
+        key = (n.kind, n.message, n.hint, n.benchmark, n.variant)
+        counts[key] = counts.get(key, 0) + 1
+    for (kind, message, hint_text, bench_name, variant_name), times in counts.items():
+        notice = Notice(kind, message + (f" (×{times})" if times > 1 else ""), hint_text, bench_name, variant_name)
         where = f" [{notice.benchmark}{'/' + notice.variant if notice.variant else ''}]" if notice.benchmark else ""
         hint = f" ({notice.hint})" if notice.hint else ""
         label, style = ("note", "dim") if notice.kind in INFO_KINDS else ("warning", "yellow")

@@ -21,8 +21,8 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from statistics import median
@@ -38,6 +38,7 @@ __all__ = [
     "compile_metric",
     "expand_command",
     "variant_environment",
+    "resolve_command",
     "kill_group",
 ]
 
@@ -94,6 +95,17 @@ def expand_command(template: str, variant: Variant) -> str:
     return _PLACEHOLDER.sub(fill, command)
 
 
+def resolve_command(variant: Variant, template: str = "{variant}") -> dict[str, str]:
+    """What the variant will run: the expanded command and the executable's full path (for the run file)."""
+    command = expand_command(template, variant)
+    try:
+        first = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return {"command": command}
+    path = shutil.which(first, path=variant_environment(variant).get("PATH"))
+    return {"command": command, "executable": os.path.realpath(path) if path else first}
+
+
 def variant_environment(variant: Variant, base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The inherited environment with the variant's additions and removals."""
     env = dict(os.environ if base is None else base)
@@ -132,6 +144,7 @@ class CommandRunner:
         self._setup_done: set[tuple[str, str]] = set()
         self._cleanups: list[tuple[str, Variant, Benchmark]] = []
         self._metrics: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+        self._spawner: subprocess.Popen[str] | None = None
 
     # -- Runner protocol -------------------------------------------------------------------
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
@@ -212,11 +225,14 @@ class CommandRunner:
 
     def close(self) -> None:
         cleanups, self._cleanups = self._cleanups, []
-        for command, variant, benchmark in cleanups:
-            try:
-                self._run_hook("cleanup", command, variant, benchmark)
-            except BenchmarkFailed:
-                pass
+        try:
+            for command, variant, benchmark in cleanups:
+                try:
+                    self._run_hook("cleanup", command, variant, benchmark)
+                except BenchmarkFailed:
+                    pass
+        finally:
+            self._stop_spawner()
 
     # -- helpers -----------------------------------------------------------------------------
     def _check_executable(self, command: str, variant: Variant, shell: bool) -> None:
@@ -253,57 +269,63 @@ class CommandRunner:
                 f"with code {outcome.exit_code}: {_tail(outcome.stderr or outcome.stdout) or '(no output)'}"
             )
 
+    def _spawner_process(self) -> subprocess.Popen[str]:
+        if self._spawner is None or self._spawner.poll() is not None:
+            script = os.path.join(os.path.dirname(__file__), "spawner.py")
+            self._spawner = subprocess.Popen(
+                [sys.executable, "-S", "-E", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                start_new_session=True,
+            )
+        return self._spawner
+
+    def _stop_spawner(self) -> None:
+        proc, self._spawner = self._spawner, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.terminate()  # the spawner kills the running command's group, then exits
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                kill_group(proc)
+                proc.wait()
+        for stream in (proc.stdin, proc.stdout):
+            if stream:
+                stream.close()
+
     def _run(self, command: str, variant: Variant, shell: bool, timeout: float | None) -> _Outcome:
         env = variant_environment(variant)
         env["PAIRBENCH_ENV_OFFSET"] = "x" * self._rng.randrange(ENV_OFFSET_MAX)
         argv = ["sh", "-c", command] if shell else shlex.split(command)
-        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-            start = time.perf_counter()
+        if variant.cwd and not os.path.isdir(variant.cwd):
+            raise UserError(f"variant {variant.name!r}: working directory {variant.cwd!r} does not exist")
+        with tempfile.TemporaryDirectory(prefix="pairbench-") as tmp:
+            out_path, err_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
+            request = {"argv": argv, "env": env, "cwd": variant.cwd, "timeout": timeout,
+                       "stdout": out_path, "stderr": err_path}
+            spawner = self._spawner_process()
+            assert spawner.stdin is not None and spawner.stdout is not None
             try:
-                proc = subprocess.Popen(
-                    argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=variant.cwd,
-                    start_new_session=True,
-                )
-            except FileNotFoundError:
-                raise UserError(f"variant {variant.name!r}: executable {argv[0]!r} not found") from None
-            except PermissionError:
-                raise UserError(f"variant {variant.name!r}: {argv[0]!r} is not executable") from None
-            except NotADirectoryError:
-                raise UserError(f"variant {variant.name!r}: working directory {variant.cwd!r} is not a directory") from None
-            timed_out = threading.Event()
-            timer = None
-            if timeout:
-                def expire() -> None:
-                    timed_out.set()
-                    kill_group(proc)
-                timer = threading.Timer(timeout, expire)
-                timer.daemon = True
-                timer.start()
-            try:
-                _, status, usage = os.wait4(proc.pid, 0)
-                end = time.perf_counter()
+                spawner.stdin.write(json.dumps(request) + "\n")
+                spawner.stdin.flush()
+                line = spawner.stdout.readline()
             except BaseException:
-                kill_group(proc)
-                proc.wait()
+                self._stop_spawner()
                 raise
-            finally:
-                if timer:
-                    timer.cancel()
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            # Anything the command left running in its group goes too.
-            kill_group(proc)
-            out.seek(0)
-            err.seek(0)
-            stdout = out.read().decode("utf-8", "replace")
-            stderr = err.read().decode("utf-8", "replace")
-        code = proc.returncode
+            if not line:
+                self._stop_spawner()
+                raise BenchmarkFailed(f"variant {variant.name!r}: the process launcher died while running `{command}`")
+            reply = json.loads(line)
+            stdout = _read_text(out_path)
+            stderr = _read_text(err_path)
+        code = int(reply["status"])
         return _Outcome(
-            wall=end - start,
-            user=usage.ru_utime,
-            sys=usage.ru_stime,
-            rss=float(usage.ru_maxrss) * 1024.0,  # Linux reports KiB
+            wall=float(reply["wall"]),
+            user=float(reply["utime"]),
+            sys=float(reply["stime"]),
+            rss=float(reply["maxrss_kib"]) * 1024.0,  # Linux reports KiB
             exit_code=code if code >= 0 else 128 - code,
-            timed_out=timed_out.is_set(),
+            timed_out=bool(reply["timed_out"]),
             stdout=stdout,
             stderr=stderr,
         )
@@ -339,6 +361,14 @@ class CommandRunner:
 
 def _is_shell_builtin(word: str) -> bool:
     return word in {"true", "false", ":", "exit", "echo", "printf", "test", "[", "cd", "eval", "exec", "sleep", "read", "."}
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _tail(text: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -36,8 +37,16 @@ class Trend:
         return self.n >= 6 and self.p_value < DRIFT_P
 
 
+@lru_cache(maxsize=64)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.triu_indices(n, 1)
+
+
 def _tie_terms(x: np.ndarray) -> tuple[float, float, float]:
-    _, counts = np.unique(x, return_counts=True)
+    xs = np.sort(x)
+    if not np.any(xs[1:] == xs[:-1]):
+        return 0.0, 0.0, 0.0
+    _, counts = np.unique(xs, return_counts=True)
     t = counts[counts > 1].astype(float)
     return (float(np.sum(t * (t - 1) / 2)), float(np.sum(t * (t - 1) * (2 * t + 5))),
             float(np.sum(t * (t - 1) * (t - 2))))
@@ -50,10 +59,10 @@ def trend(values: Sequence[float] | np.ndarray, order: Sequence[float] | None = 
     x = np.arange(n, dtype=float) if order is None else np.asarray(order, dtype=float)
     if n < 3 or np.ptp(y) == 0 or np.ptp(x) == 0:
         return Trend(0.0, 1.0, n)
-    i, j = np.triu_indices(n, 1)
+    i, j = _pairs(n)
     s = float(np.sum(np.sign(x[j] - x[i]) * np.sign(y[j] - y[i])))
     n0 = n * (n - 1) / 2
-    tx, vx, wx = _tie_terms(x)
+    tx, vx, wx = _tie_terms(x) if order is not None else (0.0, 0.0, 0.0)
     ty, vy, wy = _tie_terms(y)
     tau = s / math.sqrt((n0 - tx) * (n0 - ty))
     var = (n * (n - 1) * (2 * n + 5) - vx - vy) / 18.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -95,10 +96,15 @@ def log_diffs(baseline: Sequence[float], candidate: Sequence[float]) -> np.ndarr
     return c - b
 
 
+@lru_cache(maxsize=64)
+def _upper(n: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.triu_indices(n)
+
+
 def walsh_averages(d: Sequence[float] | np.ndarray) -> np.ndarray:
     """Sorted (d_i + d_j)/2 over i <= j: n(n+1)/2 values."""
     x = np.asarray(d, dtype=float)
-    i, j = np.triu_indices(x.size)
+    i, j = _upper(x.size)
     return np.sort((x[i] + x[j]) / 2.0)
 
 

@@ -103,8 +103,8 @@ def geomean_ratio(per_benchmark_log_diffs_by_block: Mapping[str, Mapping[int, fl
         r = math.exp(est)
         return r, (r, r)
     counts = resample_counts(nb, resamples, seed)
-    sums = counts @ d0
-    cnts = counts @ mask.astype(float)
+    sums = np.einsum("ij,jk->ik", counts, d0)  # not `@`: see bca_mean_interval
+    cnts = np.einsum("ij,jk->ik", counts, mask.astype(float))
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums / cnts
     boot = np.nanmean(np.where(cnts > 0, means, np.nan), axis=1)

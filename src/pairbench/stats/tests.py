@@ -25,7 +25,7 @@ import numpy as np
 from scipy import stats as _st
 
 from pairbench.stats._dist import norm_cdf, norm_ppf, t_ppf, t_sf
-from pairbench.stats.estimate import hodges_lehmann, hodges_lehmann_shift, pairwise_differences, walsh_averages
+from pairbench.stats.estimate import hodges_lehmann_shift, pairwise_differences, walsh_averages
 
 __all__ = [
     "Interval",
@@ -132,6 +132,7 @@ def wilcoxon_interval(d: Sequence[float] | np.ndarray, confidence: float = 0.95)
         raise ValueError("a Wilcoxon interval needs at least 1 value")
     w = walsh_averages(x)
     m = w.size
+    est = float(np.median(w))
     alpha = 1 - confidence
     if n <= _EXACT_SIGNED_RANK_MAX_N:
         cdf = np.cumsum(signed_rank_null(n))
@@ -143,8 +144,7 @@ def wilcoxon_interval(d: Sequence[float] | np.ndarray, confidence: float = 0.95)
         k = max(1, int(math.floor(m / 2.0 - z * sd)))
         tail = float(norm_cdf((k - 1 + 0.5 - m / 2.0) / sd))
     k = min(k, (m + 1) // 2)
-    return Interval(hodges_lehmann(x), float(w[k - 1]), float(w[m - k]), wilcoxon_p(x),
-                    confidence, 1 - 2 * tail)
+    return Interval(est, float(w[k - 1]), float(w[m - k]), wilcoxon_p(x), confidence, 1 - 2 * tail)
 
 
 def wilcoxon_p(d: Sequence[float] | np.ndarray) -> float:
@@ -153,14 +153,16 @@ def wilcoxon_p(d: Sequence[float] | np.ndarray) -> float:
     if x.size == 0 or np.all(x == 0):
         return 1.0
     nz = x[x != 0]
-    if nz.size < x.size or np.unique(np.abs(nz)).size < nz.size:
+    order = np.argsort(np.abs(nz))
+    a = np.abs(nz)[order]
+    if nz.size < x.size or np.any(a[1:] == a[:-1]):
         # Zeros or ties: scipy's normal approximation with tie correction (Pratt would differ).
         return float(_st.wilcoxon(nz, method="approx").pvalue) if nz.size else 1.0
     n = nz.size
     if n > _EXACT_SIGNED_RANK_MAX_N:
         return float(_st.wilcoxon(nz, method="approx").pvalue)
-    ranks = _st.rankdata(np.abs(nz))
-    tplus = int(round(float(ranks[nz > 0].sum())))
+    # No ties: the rank of |d_i| is its position in the sorted order.
+    tplus = int(np.sum((np.nonzero(nz[order] > 0)[0] + 1)))
     dist = signed_rank_null(n)
     m = n * (n + 1) // 2
     lower = float(dist[: min(tplus, m - tplus) + 1].sum())
