@@ -36,7 +36,7 @@ def run_cli(tmp_path: Path):
             text=True,
             timeout=timeout,
             cwd=cwd or tmp_path,
-            env=cli_env(env),
+            env=cli_env({"PAIRBENCH_HISTORY": str(tmp_path / "history.sqlite"), **(env or {})}),
             input=input,
         )
 

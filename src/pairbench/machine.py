@@ -59,7 +59,7 @@ def machine_metadata(argv: list[str] | None = None) -> dict[str, Any]:
         "pairbench_version": __version__,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "started_unix": time.time(),
-        "command_line": list(sys.argv if argv is None else argv),
+        "command_line": ["pairbench", *(sys.argv[1:] if argv is None else argv)],
         "cwd": os.getcwd(),
         "hostname": socket.gethostname(),
         "cpu_model": _cpu_model(),

@@ -225,7 +225,8 @@ def execute(
     finally:
         for runner in runners.values():
             runner.close()
-    _record_history(run, options)
+    if _record_history(run, options):
+        _save(path, run)  # keep the history warning in the run file too
     obs.finished(run)
     return run
 
@@ -271,13 +272,10 @@ def _save(path: Path, run: Run) -> None:
         raise UserError(f"cannot write the run file {path}: {exc.strerror}") from None
 
 
-def _record_history(run: Run, options: RunOptions) -> None:
+def _record_history(run: Run, options: RunOptions) -> bool:
+    """Record the run in the history store; True when that failed and a notice was added."""
     if not options.record_history:
-        return
-    try:
-        from pairbench.store import history
-    except ImportError:
-        return
-    record = getattr(history, "record_run", None)
-    if record is not None:
-        record(run, options.history)
+        return False
+    from pairbench.store.history import record_run
+
+    return record_run(run, options.history) is not None

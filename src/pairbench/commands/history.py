@@ -1,0 +1,128 @@
+"""`pairbench history`: runs recorded on this machine (or in a shared database), trends, CSV."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any, Sequence
+
+__all__ = ["register", "handle"]
+
+
+def register(subparsers: Any) -> None:
+    from pairbench.commands.reading import add_history_option
+
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "history", help="list recorded runs; trend of a benchmark with change points; CSV export",
+        description="Without --benchmark: recorded runs, newest first. With --benchmark: the trend of each "
+                    "metric and variant across runs, with change points (steps the noise does not explain).",
+    )
+    add_history_option(p)
+    p.add_argument("--benchmark", metavar="NAME", help="show the trend of this benchmark")
+    p.add_argument("--metric", metavar="NAME", help="only this metric")
+    p.add_argument("--variant", metavar="NAME", help="only this variant")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="list at most N runs (default 20; 0 for all)")
+    p.add_argument("--threshold", type=float, default=1.0, metavar="PCT",
+                   help="smallest step flagged as a change point, in percent (default 1)")
+    p.add_argument("--csv", metavar="FILE", help="write the matching samples as CSV to FILE ('-' for standard output)")
+    p.set_defaults(handler=handle)
+
+
+def _when(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
+
+
+def _table(rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows) + "\n"
+
+
+def handle(args: argparse.Namespace) -> int:
+    from pairbench.errors import UserError
+    from pairbench.store.history import open_history, resolve_location
+
+    location = resolve_location(args.history)
+    if location is None:
+        raise UserError("history is turned off (PAIRBENCH_HISTORY=off); pass --history PATH_OR_URL to read one")
+    with open_history(location, create=False) as history:
+        if args.csv:
+            if args.csv == "-":
+                try:
+                    history.write_csv(sys.stdout, args.benchmark, args.metric, args.variant)
+                    sys.stdout.flush()
+                except BrokenPipeError:  # `| head`: the reader has all it wants
+                    import os
+
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            else:
+                try:
+                    with open(args.csv, "w", encoding="utf-8", newline="") as fh:
+                        n = history.write_csv(fh, args.benchmark, args.metric, args.variant)
+                except OSError as exc:
+                    raise UserError(f"cannot write {args.csv}: {exc.strerror}") from None
+                print(f"wrote {n} samples to {args.csv}", file=sys.stderr)
+            return 0
+        if args.benchmark:
+            return _trend(history, args)
+        runs = history.runs(args.benchmark, args.metric, args.variant, limit=args.limit or None)
+        if not runs:
+            print(f"no runs recorded in {history.location}" + (" match" if args.metric or args.variant else ""))
+            return 0
+        rows = [("id", "recorded", "commit", "host", "status", "source", "variants", "benchmarks", "samples")]
+        for r in runs:
+            benches = ", ".join(r.benchmarks)
+            rows.append((str(r.id), _when(r.recorded_at), r.git_commit[:10], r.hostname, r.status, r.source,
+                         ", ".join(r.variants)[:40], benches if len(benches) <= 50 else benches[:49] + "…", str(r.samples)))
+        sys.stdout.write(_table(rows))
+        print(f"\n{len(runs)} runs from {history.location}, newest first")
+    return 0
+
+
+def _trend(history: Any, args: argparse.Namespace) -> int:
+    from pairbench.errors import UserError
+    from pairbench.report.quantities import format_percent, format_value
+    from pairbench.stats.changepoint import find_change_points
+
+    known = history.benchmarks()
+    if args.benchmark not in known:
+        raise UserError(f"no benchmark {args.benchmark!r} in {history.location}; recorded: {', '.join(known) or 'none'}")
+    metrics = history.metrics(args.benchmark)
+    if args.metric and args.metric not in metrics:
+        raise UserError(f"benchmark {args.benchmark!r} has no metric {args.metric!r}; recorded: {', '.join(metrics)}")
+    units = _units(history, args.benchmark)
+    flagged = 0
+    for metric in [args.metric] if args.metric else metrics:
+        for variant, points in history.series(args.benchmark, metric, args.variant).items():
+            if args.limit:
+                points = points[-args.limit:]
+            cps = {c.index: c for c in find_change_points([p.values for p in points], min_step=args.threshold / 100)}
+            print(f"{args.benchmark} · {metric} · {variant}  ({len(points)} runs)")
+            rows = [("run", "recorded", "commit", "n", "median", "vs previous", "")]
+            prev = None
+            for i, p in enumerate(points):
+                med = p.median
+                change = format_percent((med / prev - 1) * 100) if prev else ""
+                mark = f"<- change point: {format_percent(cps[i].change * 100)} (z={cps[i].z:.1f})" if i in cps else ""
+                commit = (p.variant_commit or p.git_commit)[:10]
+                rows.append((str(p.run_id), _when(p.recorded_at), commit, str(len(p.values)),
+                             format_value(med, units.get(metric, "")), change, mark))
+                prev = med
+            sys.stdout.write(_table(rows))
+            flagged += len(cps)
+            print()
+    print(f"{flagged} change point{'s' if flagged != 1 else ''} (steps beyond ±{args.threshold:g}% that the noise "
+          "does not explain)")
+    return 0
+
+
+def _units(history: Any, benchmark: str) -> dict[str, str]:
+    import json
+
+    rows = history.backend.execute("SELECT metrics FROM benchmarks WHERE name = ? ORDER BY run_id DESC LIMIT 1", (benchmark,))
+    if not rows:
+        return {}
+    try:
+        return {m[0]: m[1] for m in json.loads(rows[0][0])}
+    except (ValueError, TypeError, IndexError):
+        return {}

@@ -1,0 +1,74 @@
+"""Helpers shared by the commands that read saved results (report, compare, history, import).
+
+Kept free of heavy imports: everything is imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pairbench.model import Run
+
+__all__ = ["add_history_option", "load_results", "write_output", "warn"]
+
+
+def add_history_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--history", metavar="PATH_OR_URL", default=None,
+        help="history store: an SQLite file or a postgresql:// URL (default: $PAIRBENCH_HISTORY, "
+             "else $XDG_DATA_HOME/pairbench/history.sqlite; PAIRBENCH_HISTORY=off disables recording)",
+    )
+
+
+def warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def load_results(path: str) -> Run:
+    """A run file (a cut-short one yields what it holds, with a warning), or a pyperf/hyperfine JSON file."""
+    import json
+
+    from pairbench.errors import RunFileError
+    from pairbench.importers import detect_format, import_file
+    from pairbench.store.salvage import load_run_salvaging
+
+    try:
+        loaded = load_run_salvaging(path)
+    except RunFileError as exc:
+        if "is not a pairbench run file" not in str(exc):
+            raise
+        try:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise exc from None
+        if detect_format(doc) in ("pyperf", "hyperfine"):
+            return import_file(path)
+        raise
+    for note in loaded.missing:
+        warn(f"{path}: {note}")
+    return loaded.run
+
+
+def write_output(target: str, text: str, inputs: list[str]) -> None:
+    """Write a report to a file ('-' for stdout), never over one of the inputs."""
+    if target == "-":
+        sys.stdout.write(text)
+        return
+    from pairbench.errors import UserError
+
+    out = Path(target)
+    for src in inputs:
+        try:
+            if out.exists() and os.path.samefile(out, src):
+                raise UserError(f"{target} is the input file; give another path for the report")
+        except OSError:
+            pass
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write {target}: {exc.strerror}") from None

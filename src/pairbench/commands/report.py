@@ -1,0 +1,37 @@
+"""`pairbench report RUN --markdown [FILE] --html FILE`: render a saved run for people."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["register", "handle"]
+
+
+def register(subparsers: Any) -> None:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "report", help="render a saved run as Markdown (for trackers) or HTML (with plots)",
+        description="Render a run file. Without --markdown or --html, prints Markdown.",
+    )
+    p.add_argument("run_file", metavar="RUN", help="a pairbench run file (or a pyperf/hyperfine JSON file)")
+    p.add_argument("--markdown", nargs="?", const="-", metavar="FILE",
+                   help="write Markdown to FILE (default: standard output)")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML page with plots to FILE")
+    p.add_argument("--title", default="pairbench report", help="heading of the report")
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from pairbench.commands.reading import load_results, write_output
+
+    run = load_results(args.run_file)
+    markdown = args.markdown if (args.markdown or args.html) else "-"
+    if markdown:
+        from pairbench.report.markdown import render_markdown
+
+        write_output(markdown, render_markdown(run, title=args.title), [args.run_file])
+    if args.html:
+        from pairbench.report.html import render_html
+
+        write_output(args.html, render_html(run, title=args.title), [args.run_file])
+    return 0

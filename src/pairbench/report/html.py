@@ -1,0 +1,173 @@
+"""A self-contained HTML report: one file that opens offline, with the plots people look at.
+
+No CDN, no fonts, no images to fetch: plots are inline SVG built in Python (plots.py), styles are
+inline, and a Content-Security-Policy forbids any network access. The only script is a few lines
+that mark the page ready (the browser test reads it). Every user string is escaped with
+`html.escape`, so a benchmark called `<script>alert(1)</script>` shows as text.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Sequence
+
+from pairbench.model import KINDS, Comparison, Run
+from pairbench.report.markdown import KIND_TITLES, UNPAIRED_LABEL, command_line
+from pairbench.report.plots import (
+    LATENCY_METRIC,
+    distribution_plot,
+    drift_plot,
+    forest_plot,
+    latency_plot,
+    sweep_parameter,
+    sweep_plot,
+)
+from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
+from pairbench.report.summary import sentence_of, spreads
+
+__all__ = ["render_html"]
+
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+_STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1000px;color:#222;padding:0 1em}
+h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}h3{margin-bottom:.3em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.92em}th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left}
+td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#f6f6f6}
+.faster{color:#2a7d2a;font-weight:600}.slower{color:#b22222;font-weight:600}
+.warn{background:#fff6e0;border-left:4px solid #e0a000;padding:.5em .8em;margin:.6em 0}
+.sentences li{margin:.2em 0}.notes{color:#666;font-size:.9em}
+svg.plot{display:block;margin:.4em 0;max-width:100%;height:auto;font-family:inherit}
+pre{background:#f6f6f6;padding:.6em;overflow:auto}details{margin-top:1.5em}
+"""
+_SCRIPT = """
+(function(){var n=document.querySelectorAll('svg.plot').length;
+document.getElementById('plot-count').textContent=n+' plots';document.body.setAttribute('data-ready','1');})();
+"""
+
+
+def esc(s: object) -> str:
+    return html.escape(str(s), quote=True)
+
+
+def _kind_of(run: Run, name: str) -> str:
+    try:
+        return run.benchmark(name).kind
+    except KeyError:
+        return "command"
+
+
+def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
+    spread = spreads(run)
+    by_key = {(c.benchmark, c.metric, c.candidate): c for c in comps}
+    level = round((comps[0].confidence if comps else 0.95) * 100)
+    rows = []
+    for b in (b for b in run.benchmarks if b.kind == kind):
+        for m in b.metrics:
+            for v in run.variants:
+                sp = spread.get((b.name, m.name, v.name))
+                c = by_key.get((b.name, m.name, v.name))
+                if sp is None and c is None:
+                    continue
+                change = ci = verdict = ""
+                if c is not None and c.ratio is not None:
+                    change, ci = format_percent(change_percent(c.ratio)), format_ci_percent(c.ci)
+                elif c is not None and c.delta is not None:
+                    change, ci = f"{c.delta:+g}", "exact"
+                if c is not None:
+                    verdict = f'<span class="{esc(c.verdict)}">{esc(c.verdict)}</span>'
+                base = " (baseline)" if v.name == run.baseline.name else ""
+                rows.append(
+                    f"<tr><td>{esc(b.name)}</td><td>{esc(m.name)}</td><td>{esc(v.name)}{base}</td>"
+                    f'<td class="num">{esc(format_value(sp.median, m.unit)) if sp else "–"}</td>'
+                    f'<td class="num">{esc(change)}</td><td>{esc(ci)}</td>'
+                    f'<td class="num">{c.n if c is not None else (sp.n if sp else "")}</td><td>{verdict}</td></tr>'
+                )
+    if not rows:
+        return ""
+    head = (f"<tr><th>Benchmark</th><th>Metric</th><th>Variant</th><th>Median</th><th>Change</th>"
+            f"<th>{level}% CI</th><th>n</th><th>Verdict</th></tr>")
+    return f"<table>{head}{''.join(rows)}</table>"
+
+
+def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[Comparison] | None = None) -> str:
+    """The whole report as one HTML document (a string to write to a file)."""
+    comps = list(run.comparisons if comparisons is None else comparisons)
+    body: list[str] = [f"<h1>{esc(title)}</h1>"]
+    facts = [f"status: <b>{esc(run.status)}</b>"]
+    for key in ("started", "hostname"):
+        if run.metadata.get(key):
+            facts.append(f"{key}: {esc(run.metadata[key])}")
+    if run.variants:
+        facts.append(f"baseline: <b>{esc(run.baseline.name)}</b>")
+    body.append(f"<p>{' · '.join(facts)} · <span id=\"plot-count\"></span></p>")
+    if run.status != "complete":
+        body.append(f'<p class="warn">This run is {esc(run.status)}; the figures use only what was measured.</p>')
+    if any(not c.paired for c in comps):
+        body.append(f'<p class="warn"><b>{esc(UNPAIRED_LABEL)}.</b></p>')
+    forest = forest_plot(comps)
+    if forest:
+        body += ["<h2>Summary</h2>", forest]
+    for kind in KINDS:
+        kind_comps = [c for c in comps if _kind_of(run, c.benchmark) == kind]
+        table = _table(run, kind, kind_comps)
+        if not table:
+            continue
+        body.append(f"<h2>{esc(KIND_TITLES[kind])}</h2>")
+        body.append(table)
+        items = [f"<li><b>{esc(c.benchmark)} · {esc(c.metric)}</b>: {esc(sentence_of(c))}"
+                 + "".join(f'<div class="notes">{esc(n)}</div>' for n in c.notes) + "</li>" for c in kind_comps]
+        if items:
+            body.append(f'<ul class="sentences">{"".join(items)}</ul>')
+        for b in (b for b in run.benchmarks if b.kind == kind):
+            body.append(f"<h3>{esc(b.name)}</h3>")
+            if kind == "http":
+                lat = latency_plot(run, b.name)
+                if lat:
+                    body.append(lat)
+            for m in b.metrics:
+                if (kind == "http" and LATENCY_METRIC.match(m.name)) or m.direction == "none":
+                    continue  # latencies have their own plot; "none" metrics (exit codes) are never judged
+                for plot in (distribution_plot(run, b.name, m.name),
+                             sweep_plot(run, b.name, m.name, comps) if sweep_parameter(run) else None):
+                    if plot:
+                        body.append(plot)
+            if b.metrics:
+                drift = drift_plot(run, b.name, b.metrics[0].name)
+                if drift:
+                    body.append(drift)
+    if run.notices:
+        body.append("<h2>Warnings</h2><ul>")
+        for n in run.notices:
+            where = " / ".join(x for x in (n.benchmark, n.variant) if x)
+            body.append(f"<li><b>{esc(n.kind)}</b>{' (' + esc(where) + ')' if where else ''}: {esc(n.message)}"
+                        f"{' — ' + esc(n.hint) if n.hint else ''}</li>")
+        body.append("</ul>")
+    body.append(_details(run))
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)}</title><style>{_STYLE}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + f"\n<script>{_SCRIPT}</script>\n</body></html>\n"
+    )
+
+
+def _details(run: Run) -> str:
+    parts = ["<details><summary>Machine, variants and how to reproduce</summary>"]
+    if run.metadata:
+        rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in sorted(run.metadata.items(), key=lambda kv: str(kv[0]))
+                       if k not in ("command_line", "argv"))
+        parts.append(f"<table>{rows}</table>")
+    if run.variants:
+        rows = "".join(
+            f"<tr><td>{esc(v.name)}</td><td>{esc(v.command)} {esc(' '.join(v.args))}</td>"
+            f"<td>{esc(' '.join(f'{k}={x}' for k, x in sorted(v.env.items())))}</td>"
+            f"<td>{esc(', '.join(f'{k}={x}' for k, x in v.params.items()))}</td></tr>"
+            for v in run.variants)
+        parts.append(f"<table><tr><th>Variant</th><th>Command</th><th>Environment</th><th>Parameters</th></tr>{rows}</table>")
+    cmd = command_line(run)
+    if cmd:
+        parts.append(f"<p>To reproduce:</p><pre>{esc(cmd)}</pre>")
+    parts.append("</details>")
+    return "".join(parts)

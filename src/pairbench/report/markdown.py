@@ -1,0 +1,192 @@
+"""A Markdown report to paste into GitHub, GitLab, Redmine or Discourse.
+
+One table per benchmark kind, the verdict sentence of every comparison (with its CI and n), the
+noise warnings, and a collapsed section with the machine metadata and the command line that
+reproduces the run. Every string that came from the user is escaped, so a benchmark called
+`<script>` or `a|b` shows as itself and cannot break the table.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shlex
+from typing import Any, Iterable
+
+from pairbench.model import KINDS, Comparison, Run
+from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
+from pairbench.report.summary import metric_of, sentence_of, spreads
+
+__all__ = ["render_markdown", "md_escape", "UNPAIRED_LABEL"]
+
+UNPAIRED_LABEL = "not interleaved: drift between the two runs is not controlled"
+
+KIND_TITLES = {"command": "Command benchmarks", "http": "HTTP benchmarks", "micro": "Micro benchmarks"}
+# Characters that start emphasis, code, links, tables or strike-through anywhere in a line; `_`
+# only at a word edge (GitHub ignores intra-word underscores, so `req_per_s` stays readable).
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+
+
+def md_escape(text: Any) -> str:
+    """Text that Markdown (and the HTML it allows) shows literally, on one line, safe in a table cell."""
+    s = html.escape(str(text), quote=False)
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    return " ".join(s.split())
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks inside `text`."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _flatten(prefix: str, value: Any) -> Iterable[tuple[str, str]]:
+    if isinstance(value, dict):
+        for k in sorted(value, key=str):
+            yield from _flatten(f"{prefix}.{k}" if prefix else str(k), value[k])
+    elif isinstance(value, (list, tuple)):
+        yield prefix, ", ".join(str(v) for v in value)
+    else:
+        yield prefix, "" if value is None else str(value)
+
+
+def command_line(run: Run) -> str | None:
+    """The command line that reproduces the run, as recorded in its metadata."""
+    for key in ("command_line", "argv"):
+        value = run.metadata.get(key)
+        if isinstance(value, list) and value:
+            words = [str(v) for v in value]
+            # sys.argv[0] is a path (…/pairbench/__main__.py, …/bin/pairbench); a reader types `pairbench`
+            if words[0].endswith(("__main__.py", "/pairbench")) or words[0] == "-m":
+                words[0] = "pairbench"
+            return shlex.join(words)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _verdict_cell(c: Comparison) -> str:
+    return f"**{c.verdict}**" if c.verdict in ("faster", "slower") else str(c.verdict)
+
+
+def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[str]:
+    benches = [b for b in run.benchmarks if b.kind == kind]
+    if not benches:
+        return []
+    spread = spreads(run)
+    by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
+    level = round((comparisons[0].confidence if comparisons else 0.95) * 100)
+    lines = [f"## {KIND_TITLES[kind]}", ""]
+    lines.append(f"| Benchmark | Metric | Variant | Median | Change | {level}% CI | n | Verdict |")
+    lines.append("|---|---|---|--:|--:|---|--:|---|")
+    baseline = run.baseline.name
+    sentences: list[str] = []
+    for b in benches:
+        for m in b.metrics:
+            rows = []
+            for v in run.variants:
+                sp = spread.get((b.name, m.name, v.name))
+                c = by_key.get((b.name, m.name, v.name))
+                if sp is None and c is None:
+                    continue
+                median = format_value(sp.median, m.unit) if sp else "–"
+                name = md_escape(v.name) + (" (baseline)" if v.name == baseline else "")
+                if c is not None and c.ratio is not None:
+                    change = format_percent(change_percent(c.ratio))
+                    ci = format_ci_percent(c.ci)
+                elif c is not None and c.delta is not None:
+                    change, ci = f"{c.delta:+g} {md_escape(m.unit)}".rstrip(), "exact"
+                else:
+                    change, ci = "", ""
+                n = str(c.n) if c is not None else (str(sp.n) if sp else "")
+                verdict = _verdict_cell(c) if c is not None else ""
+                rows.append(f"| {md_escape(b.name)} | {md_escape(m.name)} | {name} | {median} | {change} | {ci} | {n} | {verdict} |")
+            lines.extend(rows)
+            for v in run.variants:
+                c = by_key.get((b.name, m.name, v.name))
+                if c is not None:
+                    sentences.append(f"- **{md_escape(b.name)} · {md_escape(m.name)}**: {md_escape(sentence_of(c))}")
+                    for note in c.notes:
+                        sentences.append(f"  - {md_escape(note)}")
+    lines.append("")
+    if sentences:
+        lines.extend(sentences)
+        lines.append("")
+    return lines
+
+
+def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: list[Comparison] | None = None) -> str:
+    """The whole report as GitHub-flavoured Markdown.
+
+    Args:
+        run: a finished or interrupted run, as loaded from its run file.
+        title: the heading.
+        comparisons: overrides `run.comparisons` (used by `compare` for unpaired results).
+    """
+    comps = list(run.comparisons if comparisons is None else comparisons)
+    out = [f"# {md_escape(title)}", ""]
+    facts = [f"**Status:** {md_escape(run.status)}"]
+    host: Any = run.metadata.get("hostname") or run.metadata.get("host")
+    started: Any = run.metadata.get("started") or run.metadata.get("start_time")
+    if started:
+        facts.append(f"**Started:** {md_escape(started)}")
+    if host:
+        facts.append(f"**Machine:** {md_escape(host)}")
+    if run.variants:
+        facts.append(f"**Baseline:** {md_escape(run.baseline.name)}")
+    out.append(" · ".join(facts))
+    out.append("")
+    if run.status != "complete":
+        out.append(f"> **Warning:** this run is {md_escape(run.status)}; the figures use only what was measured.")
+        out.append("")
+    if any(not c.paired for c in comps):
+        out.append(f"> **{UNPAIRED_LABEL}.**")
+        out.append("")
+    if not run.samples and not comps:
+        out.append("_No samples were measured._")
+        out.append("")
+    for kind in KINDS:
+        out.extend(_kind_section(run, kind, [c for c in comps if _kind_of(run, c.benchmark) == kind]))
+    if run.notices:
+        out.append("## Warnings")
+        out.append("")
+        for n in run.notices:
+            where = " / ".join(md_escape(x) for x in (n.benchmark, n.variant) if x)
+            line = f"- **{md_escape(n.kind)}**" + (f" ({where})" if where else "") + f": {md_escape(n.message)}"
+            if n.hint:
+                line += f" — {md_escape(n.hint)}"
+            out.append(line)
+        out.append("")
+    out.extend(_details(run))
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _kind_of(run: Run, benchmark: str) -> str:
+    try:
+        return run.benchmark(benchmark).kind
+    except KeyError:
+        return "command"
+
+
+def _details(run: Run) -> list[str]:
+    lines = ["<details>", "<summary>Machine, variants and how to reproduce</summary>", ""]
+    meta = [(k, v) for k, v in _flatten("", run.metadata) if k not in ("command_line", "argv")]
+    if meta:
+        lines += ["| Metadata | Value |", "|---|---|"]
+        lines += [f"| {md_escape(k)} | {md_escape(v)} |" for k, v in meta]
+        lines.append("")
+    if run.variants:
+        lines += ["| Variant | Command | Environment | Parameters |", "|---|---|---|---|"]
+        for v in run.variants:
+            cmd = " ".join(x for x in (v.command, shlex.join(v.args)) if x)
+            env = " ".join(f"{k}={val}" for k, val in sorted(v.env.items()))
+            env += "".join(f" -{k}" for k in v.unset_env)
+            params = ", ".join(f"{k}={val}" for k, val in v.params.items())
+            lines.append(f"| {md_escape(v.name)} | {md_escape(cmd)} | {md_escape(env.strip())} | {md_escape(params)} |")
+        lines.append("")
+    repro = command_line(run)
+    if repro:
+        fence = _fence(repro)
+        lines += ["To reproduce:", "", f"{fence}sh", repro, fence, ""]
+    lines.append("</details>")
+    return lines

@@ -1,0 +1,245 @@
+"""The plots of the HTML report, each an inline SVG string built from a Run or its Comparisons.
+
+distribution: each variant's samples as a violin (Gaussian KDE, Silverman bandwidth) with the
+    points on top (strip, deterministic jitter) and the median marked;
+forest: each comparison's change with its CI against 0 and the ±δ band;
+sweep: change vs a swept parameter with the CI as a band;
+latency: HTTP latency percentiles (metrics `latency_pNN`), median over rounds with the IQR band;
+drift: every sample in run order, so trends and bursts during the run are visible.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import statistics
+from typing import Sequence
+
+from pairbench.model import Comparison, Run
+from pairbench.report.quantities import axis_formatter, change_percent, format_percent, format_value
+from pairbench.report.summary import measured_values, metric_of, sample_order_key
+from pairbench.report.svg import PALETTE, Canvas, Scale
+
+__all__ = ["distribution_plot", "forest_plot", "sweep_plot", "latency_plot", "drift_plot", "LATENCY_METRIC", "sweep_parameter"]
+
+LATENCY_METRIC = re.compile(r"^latency_p(\d+(?:\.\d+)?)$")
+
+
+def _colors(run: Run) -> dict[str, str]:
+    return {v.name: PALETTE[i % len(PALETTE)] for i, v in enumerate(run.variants)}
+
+
+def _short(name: str, limit: int = 22) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def _kde(values: Sequence[float], grid: Sequence[float]) -> list[float]:
+    n = len(values)
+    sd = statistics.stdev(values) if n > 1 else 0.0
+    iqr = 0.0
+    if n >= 4:
+        q = statistics.quantiles(values, n=4)
+        iqr = q[2] - q[0]
+    spread = min(sd, iqr / 1.34) if iqr > 0 else sd
+    h = 0.9 * spread * n ** (-0.2) if spread > 0 else 0.0
+    if h <= 0:
+        return [0.0 for _ in grid]
+    return [sum(math.exp(-0.5 * ((g - v) / h) ** 2) for v in values) / (n * h) for g in grid]
+
+
+def distribution_plot(run: Run, benchmark: str, metric: str) -> str | None:
+    m = metric_of(run, benchmark, metric)
+    rows = [(v.name, measured_values(run, benchmark, metric, v.name)) for v in run.variants]
+    rows = [(name, vals) for name, vals in rows if vals]
+    if not rows:
+        return None
+    colors = _colors(run)
+    row_h = 46
+    c = Canvas(height=40 + 28 + row_h * len(rows), title=f"{benchmark} · {metric}: samples per variant")
+    allv = [x for _, vals in rows for x in vals]
+    xs = Scale.padded(allv, c.x0, c.x1)
+    rng = random.Random(0)  # fixed jitter: the same run gives the same picture
+    for i, (name, vals) in enumerate(rows):
+        yc = c.y1 + row_h * (i + 0.5)
+        lo, hi = min(vals), max(vals)
+        grid = [lo + (hi - lo) * k / 60 for k in range(61)]
+        dens = _kde(vals, grid)
+        top = max(dens) or 1.0
+        if max(dens) > 0:
+            upper = [(xs(g), yc - d / top * row_h * 0.42) for g, d in zip(grid, dens)]
+            lower = [(xs(g), yc + d / top * row_h * 0.42) for g, d in zip(grid, dens)]
+            c.polygon(upper + lower[::-1], colors[name], 0.18)
+        for v in vals:
+            c.circle(xs(v), yc + rng.uniform(-row_h * 0.2, row_h * 0.2), 2.2, colors[name], 0.65,
+                     tip=f"{name}: {format_value(v, m.unit)}")
+        med = statistics.median(vals)
+        c.line(xs(med), yc - row_h * 0.4, xs(med), yc + row_h * 0.4, "#111", 2)
+        c.text(c.x0 - 8, yc + 4, _short(name), anchor="end", size=11)
+        c.text(c.x0 - 8, yc + 16, f"median {format_value(med, m.unit)} (n={len(vals)})", anchor="end", size=9, color="#666")
+    c.x_axis(xs, axis_formatter(xs.lo, xs.hi, m.unit), label=f"{metric} ({m.unit})" if m.unit else metric)
+    return c.render("distribution")
+
+
+def forest_plot(comparisons: Sequence[Comparison]) -> str | None:
+    rows = [cmp for cmp in comparisons if cmp.ratio is not None]
+    if not rows:
+        return None
+    row_h = 26
+    c = Canvas(width=720, left=260, height=40 + 28 + row_h * len(rows), title="Change against the baseline, with CIs")
+    delta = max(r.threshold for r in rows) * 100
+    estimates = [change_percent(r.ratio) for r in rows if r.ratio is not None]
+    # The axis covers every estimate and the band; a CI far wider than that (a noisy metric) would
+    # squash every other row, so its whisker is cut at the edge and marked with an arrow.
+    reach = max(10.0, 3 * max(abs(e) for e in estimates), 3 * delta)
+    pts = list(estimates) + [-delta * 1.5, delta * 1.5, 0.0]
+    for r in rows:
+        if r.ci:
+            pts += [max(-reach, min(reach, change_percent(x))) for x in r.ci]
+    xs = Scale.padded(pts, c.x0, c.x1)
+    c.rect(xs(-delta), c.y1, xs(delta) - xs(-delta), c.y0 - c.y1, "#55a868", 0.15, tip=f"±{delta:g}% noise band")
+    c.line(xs(0), c.y1, xs(0), c.y0, "#333", 1, dash="3,3")
+    for i, r in enumerate(rows):
+        y = c.y1 + row_h * (i + 0.5)
+        color = {"faster": "#2a7d2a", "slower": "#b22222"}.get(r.verdict, "#555")
+        assert r.ratio is not None
+        tip = f"{r.benchmark} · {r.metric} · {r.candidate}: {format_percent(change_percent(r.ratio))} ({r.verdict})"
+        if r.ci:
+            lo, hi = change_percent(r.ci[0]), change_percent(r.ci[1])
+            tip += f", CI [{format_percent(lo)}, {format_percent(hi)}]"
+            c.line(xs(max(lo, xs.lo)), y, xs(min(hi, xs.hi)), y, color, 2.5)
+            if hi > xs.hi:
+                c.text(c.x1 - 2, y + 4, "›", anchor="end", size=14, color=color)
+            if lo < xs.lo:
+                c.text(c.x0 + 2, y + 4, "‹", size=14, color=color)
+        c.circle(xs(change_percent(r.ratio)), y, 4.5, color, 1.0, tip=tip)
+        label = f"{_short(r.benchmark, 18)} · {_short(r.metric, 14)} · {_short(r.candidate, 14)}"
+        c.text(c.x0 - 8, y + 4, label, anchor="end", size=10)
+    c.x_axis(xs, lambda t: f"{t:+g}%", label=f"change vs baseline (shaded: ±{delta:g}%)")
+    return c.render("forest")
+
+
+def sweep_parameter(run: Run) -> str | None:
+    """The parameter that varies across the non-baseline variants, if any."""
+    counts: dict[str, set[str]] = {}
+    for v in run.variants:
+        for k, val in v.params.items():
+            counts.setdefault(k, set()).add(str(val))
+    varying = [k for k, vals in counts.items() if len(vals) > 1]
+    return varying[0] if varying else None
+
+
+def _as_float(s: str) -> float | None:
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def sweep_plot(run: Run, benchmark: str, metric: str, comparisons: Sequence[Comparison]) -> str | None:
+    param = sweep_parameter(run)
+    if param is None:
+        return None
+    by_cand = {cmp.candidate: cmp for cmp in comparisons
+               if cmp.benchmark == benchmark and cmp.metric == metric and cmp.ratio is not None}
+    points = []
+    for v in run.variants:
+        if param in v.params and v.name in by_cand:
+            points.append((str(v.params[param]), by_cand[v.name]))
+    if len(points) < 2:
+        return None
+    numeric = all(_as_float(p) is not None for p, _ in points)
+    if numeric:
+        points.sort(key=lambda pc: float(pc[0]))
+    keys = [float(p) if numeric else float(i) for i, (p, _) in enumerate(points)]
+    c = Canvas(width=640, left=70, height=280, title=f"{benchmark} · {metric} against {param}")
+    xs = Scale.padded(keys, c.x0, c.x1, pad=0.04)
+    mids = [change_percent(cmp.ratio) for _, cmp in points if cmp.ratio is not None]
+    los = [change_percent(cmp.ci[0]) if cmp.ci else m for (_, cmp), m in zip(points, mids)]
+    his = [change_percent(cmp.ci[1]) if cmp.ci else m for (_, cmp), m in zip(points, mids)]
+    delta = points[0][1].threshold * 100
+    ys = Scale.padded(los + his + [0.0, delta, -delta], c.y0, c.y1)
+    c.rect(c.x0, ys(delta), c.x1 - c.x0, ys(-delta) - ys(delta), "#55a868", 0.12, tip=f"±{delta:g}% noise band")
+    c.line(c.x0, ys(0), c.x1, ys(0), "#333", 1, dash="3,3")
+    band = [(xs(k), ys(h)) for k, h in zip(keys, his)] + [(xs(k), ys(lo)) for k, lo in reversed(list(zip(keys, los)))]
+    c.polygon(band, PALETTE[0], 0.25)
+    c.polyline([(xs(k), ys(m)) for k, m in zip(keys, mids)], PALETTE[0], 2)
+    for k, m, (p, cmp) in zip(keys, mids, points):
+        c.circle(xs(k), ys(m), 3.5, PALETTE[0], 1.0, tip=f"{param}={p}: {format_percent(m)} ({cmp.verdict})")
+    ticks = keys if len(keys) <= 12 else None
+    labels = {k: p for k, (p, _) in zip(keys, points)}
+    c.x_axis(xs, lambda t: labels.get(t, f"{t:g}") if not numeric else f"{t:g}", label=param, ticks=ticks)
+    c.y_axis(ys, lambda t: f"{t:+g}%", label="change vs baseline")
+    return c.render("sweep")
+
+
+def latency_plot(run: Run, benchmark: str) -> str | None:
+    try:
+        metrics = run.benchmark(benchmark).metrics
+    except KeyError:
+        return None
+    pcts = sorted((float(mm.group(1)), m.name) for m in metrics if (mm := LATENCY_METRIC.match(m.name)))
+    if len(pcts) < 2:
+        return None
+    c = Canvas(width=640, left=80, height=300, title=f"{benchmark}: latency percentiles")
+    positions = list(range(len(pcts)))
+    xs = Scale(-0.3, len(pcts) - 0.7, c.x0, c.x1)
+    colors = _colors(run)
+    lines = []
+    for v in run.variants:
+        med, q1, q3 = [], [], []
+        for _, name in pcts:
+            vals = measured_values(run, benchmark, name, v.name)
+            if not vals:
+                break
+            med.append(statistics.median(vals))
+            if len(vals) >= 2:
+                q = statistics.quantiles(vals, n=4, method="inclusive")
+                q1.append(q[0])
+                q3.append(q[2])
+            else:
+                q1.append(vals[0])
+                q3.append(vals[0])
+        if len(med) == len(pcts):
+            lines.append((v.name, med, q1, q3))
+    if not lines:
+        return None
+    ys = Scale.padded([x for _, _, a, b in lines for x in a + b] + [0.0], c.y0, c.y1)
+    for name, med, q1, q3 in lines:
+        color = colors[name]
+        c.polygon([(xs(p), ys(h)) for p, h in zip(positions, q3)] + [(xs(p), ys(lo)) for p, lo in reversed(list(zip(positions, q1)))], color, 0.18)
+        c.polyline([(xs(p), ys(m)) for p, m in zip(positions, med)], color, 2)
+        for p, m, (pct, _) in zip(positions, med, pcts):
+            c.circle(xs(p), ys(m), 3, color, 1.0, tip=f"{name} p{pct:g}: {format_value(m, 's')}")
+    _legend(c, [name for name, *_ in lines], colors)
+    c.x_axis(xs, lambda t: f"p{pcts[int(round(t))][0]:g}" if 0 <= round(t) < len(pcts) else "", label="percentile",
+             ticks=[float(p) for p in positions])
+    c.y_axis(ys, axis_formatter(ys.lo, ys.hi, "s"), label="latency")
+    return c.render("latency")
+
+
+def drift_plot(run: Run, benchmark: str, metric: str) -> str | None:
+    samples = sorted((s for s in run.samples if s.benchmark == benchmark and s.metric == metric and not s.warmup),
+                     key=sample_order_key)
+    if len(samples) < 2:
+        return None
+    m = metric_of(run, benchmark, metric)
+    colors = _colors(run)
+    c = Canvas(width=720, left=80, height=260, title=f"{benchmark} · {metric} in run order")
+    xs = Scale(-0.5, len(samples) - 0.5, c.x0, c.x1)
+    ys = Scale.padded([s.value for s in samples], c.y0, c.y1)
+    for i, s in enumerate(samples):
+        c.circle(xs(i), ys(s.value), 2.6, colors.get(s.variant, "#888"), 0.8,
+                 tip=f"#{i} block {s.block} {s.variant}: {format_value(s.value, m.unit)}")
+    _legend(c, [v.name for v in run.variants if any(s.variant == v.name for s in samples)], colors)
+    c.x_axis(xs, lambda t: f"{t:g}", label="sample, in the order measured")
+    c.y_axis(ys, axis_formatter(ys.lo, ys.hi, m.unit), label=metric)
+    return c.render("drift")
+
+
+def _legend(c: Canvas, names: Sequence[str], colors: dict[str, str]) -> None:
+    x = c.x0 + 6
+    for name in names:
+        c.rect(x, 8, 10, 10, colors.get(name, "#888"))
+        c.text(x + 14, 17, _short(name, 18), size=10)
+        x += 30 + 6.5 * len(_short(name, 18))

@@ -1,0 +1,105 @@
+"""Reading a run file that was cut short: keep every complete record, say what is missing.
+
+The run file is written atomically, so this only happens when a copy was truncated (a full disk,
+a partial download, a file copied while written by other tools). The JSON is closed at the last
+point where a complete value ended, incomplete records are dropped, and the result is checked by
+the ordinary loader. Nothing is written back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from pairbench.errors import RunFileError
+from pairbench.model import Run, Sample
+from pairbench.store.runfile import load_run, run_from_dict
+
+__all__ = ["Loaded", "load_run_salvaging", "close_truncated_json"]
+
+_SECTIONS = ("metadata", "variants", "benchmarks", "samples", "comparisons", "notices")
+_SAMPLE_FIELDS = {f.name for f in fields(Sample) if f.name in ("benchmark", "variant", "metric", "value", "block")}
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    run: Run
+    missing: tuple[str, ...] = ()
+    """Empty for a whole file; else what could not be recovered, for a warning."""
+
+
+def close_truncated_json(text: str) -> Any:
+    """The longest prefix of `text` that ends after a complete value, closed into valid JSON.
+
+    Raises ValueError when not even the outer object's first member is complete.
+    """
+    stack: list[str] = []
+    cuts: list[tuple[int, str]] = []  # (position, closing brackets) after each complete element
+    in_string = escape = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+            cuts.append((i + 1, "".join(reversed(stack))))
+        elif ch in "}]":
+            if stack:
+                stack.pop()
+            if not stack:
+                return json.loads(text[: i + 1])
+        elif ch == "," and stack:
+            cuts.append((i, "".join(reversed(stack))))
+    for pos, closers in reversed(cuts[-200:]):
+        try:
+            return json.loads(text[:pos] + closers)
+        except json.JSONDecodeError:
+            continue
+    raise ValueError("no complete value")
+
+
+def load_run_salvaging(path: str | os.PathLike[str]) -> Loaded:
+    """load_run, but a run file cut short yields what it holds plus the list of what is missing."""
+    try:
+        return Loaded(load_run(path))
+    except RunFileError as exc:
+        if "is not valid JSON" not in str(exc):
+            raise
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    try:
+        doc = close_truncated_json(text)
+    except ValueError:
+        raise RunFileError(f"{path} is not valid JSON and holds no complete part of a run file") from None
+    if not isinstance(doc, dict) or doc.get("schema") != "pairbench.run":
+        raise RunFileError(f"{path} is cut short and not a pairbench run file (no \"schema\": \"pairbench.run\")")
+    missing = [s for s in _SECTIONS if s not in doc]
+    for key in ("variants", "benchmarks", "samples"):
+        if key in missing:
+            raise RunFileError(f"{path} was cut short before its {key} were written; nothing can be recovered from it")
+    samples = [s for s in doc.get("samples", []) if isinstance(s, dict) and _SAMPLE_FIELDS <= s.keys()]
+    cut_samples = len(doc.get("samples", [])) - len(samples)
+    doc["samples"] = samples
+    doc["variants"] = [v for v in doc["variants"] if isinstance(v, dict) and "name" in v]
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if isinstance(b, dict) and {"name", "kind", "metrics"} <= b.keys()]
+    if "notices" in missing and "comparisons" in doc:
+        # cut inside the comparisons or just after them: they may be half written, so leave them out
+        del doc["comparisons"]
+        missing.insert(missing.index("notices"), "comparisons")
+    doc["status"] = "interrupted" if doc.get("status") in (None, "running", "complete") else doc["status"]
+    run = run_from_dict(doc, source=str(path))
+    notes = [f"the file is cut short; {len(run.samples)} complete samples were recovered"]
+    if cut_samples:
+        notes.append(f"{cut_samples} incomplete sample dropped")
+    if missing:
+        notes.append("missing: " + ", ".join(missing))
+    return Loaded(run, tuple(notes))
