@@ -13,32 +13,27 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from pairbench.model import Benchmark, Comparison, Metric, Notice, Run, Sample
+from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
 from pairbench.report.wording import confidence_label, verdict_sentence
-from pairbench.stats.compare import (
-    MIN_PAIRS,
-    ExactResult,
-    PairedResult,
-    compare_exact,
-    compare_paired,
-    compare_unpaired,
-)
-from pairbench.stats.drift import trend
-from pairbench.stats.estimate import summarize
-from pairbench.stats.multiplicity import benjamini_hochberg, bonferroni_confidence, fcr_confidence, geomean_ratio, holm
-from pairbench.stats.sequential import look_confidence
+
+if TYPE_CHECKING:
+    from pairbench.stats.compare import ExactResult, PairedResult
+
+# The stats modules (numpy, scipy) are imported inside the functions that compute, so that
+# reporters can import replicate_values without them (`pairbench --help` stays light).
 
 __all__ = [
-    "HIGH_NOISE_CV",
     "CORRECTIONS",
+    "HIGH_NOISE_CV",
     "SuiteSummary",
-    "replicate_values",
     "analyze",
-    "settled",
     "compare_runs",
+    "replicate_values",
+    "settled",
     "suite_summary",
 ]
 
@@ -46,6 +41,9 @@ HIGH_NOISE_CV = 0.05
 """A variant whose replicate values vary by more than 5% (CV) gets a noise notice."""
 
 CORRECTIONS = ("holm", "bh", "none")
+
+_NONPOSITIVE_NOTE = ("values <= 0 (counts of errors, zero rates): ratios are undefined, so medians are compared "
+                     "without a test")
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +126,9 @@ def _from_exact(r: ExactResult, bench: str, metric: str, baseline: str, candidat
 
 def _variant_notices(bench: Benchmark, metric: Metric, values: dict[str, dict[int, float]],
                      primary: bool) -> list[Notice]:
+    from pairbench.stats.drift import trend
+    from pairbench.stats.estimate import summarize
+
     notices: list[Notice] = []
     for variant, per_block in values.items():
         series = [per_block[b] for b in sorted(per_block)]
@@ -176,6 +177,10 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
     """
     if correction not in CORRECTIONS:
         raise ValueError(f"correction {correction!r} is not one of {', '.join(CORRECTIONS)}")
+    from pairbench.stats.compare import MIN_PAIRS, compare_exact, compare_paired
+    from pairbench.stats.multiplicity import benjamini_hochberg, bonferroni_confidence, fcr_confidence, holm
+    from pairbench.stats.sequential import look_confidence
+
     level = look_confidence(confidence, looks)
     base = run.baseline.name
     candidates = [v.name for v in run.variants if v.name != base]
@@ -209,8 +214,7 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                     er = compare_exact(bv, cv)
                     c = _from_exact(er, bench.name, metric.name, base, cand, len(common), threshold, level)
                     if nonpositive and not metric.exact:
-                        c = replace(c, notes=c.notes + ("values <= 0 (counts of errors, zero rates): ratios are "
-                                                        "undefined, so medians are compared without a test",))
+                        c = replace(c, notes=c.notes + (_NONPOSITIVE_NOTE,))
                     comparisons.append(c)
                     continue
                 dirn = metric.direction
@@ -237,9 +241,9 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
             adj_level = fcr_confidence(level, m, selected)
             how = (f"Benjamini-Hochberg across {m} comparisons; verdict on the {confidence_label(adj_level)} "
                    "(Benjamini-Yekutieli) CI")
-        for (i, bv, cv, dirn), p_adj in zip(primary, adj_p):
+        for (i, pbv, pcv, pdir), p_adj in zip(primary, adj_p):
             old = comparisons[i]
-            r = compare_paired(bv, cv, direction=dirn, threshold=threshold, confidence=adj_level, seed=seed)
+            r = compare_paired(pbv, pcv, direction=pdir, threshold=threshold, confidence=adj_level, seed=seed)
             comparisons[i] = replace(
                 old, adjusted_ci=r.ci, significant=r.significant, meaningful=r.meaningful,
                 verdict=r.verdict,  # type: ignore[arg-type]
@@ -290,6 +294,8 @@ def compare_runs(base: Run, cand: Run, *, threshold: float = 0.01,
     Returns:
         (comparisons, notices); notices list benchmarks present on one side only.
     """
+    from pairbench.stats.compare import compare_exact, compare_unpaired
+
     notices: list[Notice] = []
     base_names = {b.name for b in base.benchmarks}
     cand_names = {b.name for b in cand.benchmarks}
@@ -355,6 +361,8 @@ def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: fl
     Returns:
         One SuiteSummary per candidate with at least one primary comparison of 2+ blocks.
     """
+    from pairbench.stats.multiplicity import geomean_ratio
+
     by_cand: dict[str, dict[str, dict[int, float]]] = defaultdict(dict)
     baseline_of: dict[str, str] = {}
     for c in comparisons:

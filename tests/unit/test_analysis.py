@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pairbench.analysis import analyze, compare_runs, replicate_values, settled, suite_summary
+from pairbench.analysis import (
+    analyze,
+    compare_runs,
+    replicate_values,
+    settled,
+    suite_summary,
+)
 from pairbench.model import Benchmark, Metric, Run, Sample, Variant
 
 
@@ -123,3 +129,36 @@ def test_adjusted_verdict_notes_do_not_keep_raw_ci_notes():
         if c.verdict == "inconclusive":
             assert not any("may be below" in n for n in c.notes)
         assert sum("adjusted for multiple comparisons" in n for n in c.notes) == 1
+
+
+def test_holm_adjusted_decision_sets_the_verdict():
+    run = make_run({"A": 1.0, "B": 0.99, "C": 1.0, "D": 1.0}, blocks=12, noise=0.02, seed=1)
+    raw = {c.candidate: c for c in analyze(run, correction="none")[0] if c.metric == "time"}
+    adj = {c.candidate: c for c in analyze(run)[0] if c.metric == "time"}
+    assert raw["B"].significant and raw["B"].verdict == "faster" and raw["B"].adjusted_ci is None
+    b = adj["B"]
+    assert not b.significant and b.verdict == "inconclusive"
+    assert b.ci == raw["B"].ci  # the raw CI is kept next to the adjusted one
+    assert b.adjusted_ci[0] < b.ci[0] and b.adjusted_ci[1] > b.ci[1]
+    assert any("Holm across 3 comparisons" in n and "98.3%" in n for n in b.notes)
+    assert "adjusted for multiple comparisons" in b.sentence
+
+
+def test_bh_correction_and_unknown_correction():
+    run = make_run({"A": 1.0, "B": 0.9, "C": 1.0}, blocks=12)
+    comps, _ = analyze(run, correction="bh")
+    b = next(c for c in comps if c.candidate == "B" and c.metric == "time")
+    assert b.verdict == "faster" and any("Benjamini-Hochberg" in n for n in b.notes)
+    with pytest.raises(ValueError, match="correction"):
+        analyze(run, correction="bonferonni")
+
+
+def test_compare_runs_baseline_against_each_variant_when_names_differ():
+    base = make_run({"main": 1.0}, seed=4)
+    new = make_run({"patch1": 0.9, "patch2": 1.0}, seed=5)
+    comps, notices = compare_runs(base, new)
+    times = {c.candidate: c for c in comps if c.metric == "time"}
+    assert set(times) == {"patch1", "patch2"} and all(c.baseline == "main" for c in times.values())
+    assert times["patch1"].verdict == "faster"
+    assert times["patch2"].verdict in ("same", "inconclusive")
+    assert not notices

@@ -85,14 +85,14 @@ def test_aa_false_positive_rate_lognormal(n):
 
 @pytest.mark.parametrize("noise,n", [("t3", 20), ("spikes", 20), ("spikes", 10), ("skewed", 10)])
 def test_aa_false_positive_rate_heavy_tailed(noise, n):
-    sims = 600
+    sims = 500
     r = simulate(n, sims=sims, noise=noise, seed=7)
     assert r.significant <= ALPHA + _tolerance(sims)
     assert r.robust > 0.25  # outliers/skew flagged: the robust mode is used where it matters
 
 
 def test_aa_with_linear_drift_hitting_both_variants():
-    sims = 600
+    sims = 500
     r = simulate(20, sims=sims, drift=0.10, seed=11)  # 10% drift over the run
     assert r.significant <= ALPHA + _tolerance(sims)
 
@@ -116,14 +116,14 @@ def test_power_for_true_10_percent_at_n20_with_2_percent_noise():
 
 
 def test_coverage_of_true_ratio_is_about_95_percent():
-    sims = 1500
+    sims = 1000
     r = simulate(20, ratio=0.95, sims=sims, seed=4)
     assert abs(r.covered - 0.95) <= _tolerance(sims)
     assert r.verdicts.get("faster", 0) >= 0.99
 
 
 def test_coverage_in_robust_mode():
-    sims = 600
+    sims = 400
     r = simulate(20, ratio=1.03, sims=sims, noise="spikes", seed=6, robust=True)
     assert r.covered >= 0.95 - _tolerance(sims)
 
@@ -161,9 +161,9 @@ def _adaptive(rng: np.random.Generator, looks: list[int], level: float) -> bool:
 
 
 def test_adaptive_stopping_keeps_false_positive_rate():
-    looks = plan_looks(10, 40)
+    looks = plan_looks(10, 30)
     assert 2 <= len(looks) <= 5
-    sims = 800
+    sims = 500
     rng = np.random.default_rng(21)
     level = look_confidence(0.95, len(looks))
     STOPS.clear()
@@ -174,9 +174,9 @@ def test_adaptive_stopping_keeps_false_positive_rate():
 
 
 def test_naive_peeking_at_fixed_95_percent_exceeds_it():
-    """Contrast (benchstat's warning): stopping at the first significant look of 10..40 at plain 95%."""
-    sims = 300
+    """Contrast (benchstat's warning): stopping at the first significant look of 10..30 at plain 95%."""
+    sims = 200
     rng = np.random.default_rng(22)
-    looks = list(range(10, 41, 5))
+    looks = list(range(10, 31, 4))
     rate = sum(_adaptive(rng, looks, 0.95) for _ in range(sims)) / sims
     assert rate > ALPHA + _tolerance(sims)

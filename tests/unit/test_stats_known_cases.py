@@ -12,7 +12,12 @@ from pairbench.stats import compare as compare_mod
 from pairbench.stats.bootstrap import bca_mean_interval, resample_counts
 from pairbench.stats.compare import compare_exact, compare_paired, compare_unpaired
 from pairbench.stats.drift import trend
-from pairbench.stats.estimate import hodges_lehmann, hodges_lehmann_shift, summarize, walsh_averages
+from pairbench.stats.estimate import (
+    hodges_lehmann,
+    hodges_lehmann_shift,
+    summarize,
+    walsh_averages,
+)
 from pairbench.stats.multiplicity import (
     benjamini_hochberg,
     bonferroni_confidence,
@@ -241,7 +246,10 @@ def test_compare_paired_modes_and_fields():
     assert r2.verdict == "faster" and any("outliers" in n for n in r2.notes)
     r3 = compare_paired(b, c2, robust=False)
     assert not r3.robust and any("outliers" in n for n in r3.notes)
-    assert compare_paired(b[:8], c[:8]).robust  # below 10 blocks the robust mode is the default
+    small = compare_paired(b[:6], c[:6])
+    assert small.robust  # below 10 blocks the robust mode is the default
+    assert small.achieved_confidence == pytest.approx(1 - 2 / 64)  # [min, max] of the Walsh averages
+    assert any("96.9%" in n for n in small.notes)
 
 
 def test_compare_paired_non_normal_differences_use_bootstrap():
@@ -323,3 +331,43 @@ def test_plan_looks_and_look_confidence():
     assert look_confidence(0.95, 5) == pytest.approx(0.99)
     with pytest.raises(ValueError):
         plan_looks(20, 10)
+
+
+def test_small_n_disagreement_selects_robust_mode_not_bootstrap():
+    d = np.random.default_rng(26).normal(0, 0.02, 12)  # a 12-block sample where t and BCa differ > 10%
+    r = compare_paired(np.full(12, 0.03), 0.03 * np.exp(d))
+    assert r.robust and r.method == "paired Hodges-Lehmann, Wilcoxon signed-rank CI"
+    assert compare_mod.NON_NORMAL_SMALL_NOTE in r.notes
+    forced = compare_paired(np.full(12, 0.03), 0.03 * np.exp(d), robust=False)
+    assert forced.method == "paired mean, BCa bootstrap CI"  # asked for the mean: the bootstrap is kept
+
+
+def test_bimodal_differences_get_a_note():
+    rng = np.random.default_rng(13)
+    d = np.concatenate([rng.normal(-0.10, 0.005, 12), rng.normal(0.0, 0.005, 12)])
+    rng.shuffle(d)
+    r = compare_paired(np.full(24, 0.03), 0.03 * np.exp(d))
+    assert any(n.startswith("bimodal differences") for n in r.notes)
+    plain = compare_paired(np.full(24, 0.03), 0.03 * np.exp(rng.normal(0, 0.01, 24)))
+    assert not any(n.startswith("bimodal") for n in plain.notes)
+
+
+def test_aa_calibration_band_and_rate():
+    from pairbench.stats.calibration import aa_calibration
+
+    rng = np.random.default_rng(14)
+    results = []
+    for _ in range(200):
+        base = 0.03 * np.exp(rng.normal(0, 0.02, 20))
+        # identical variants with a systematic 1.5% penalty for the second slot (an order effect)
+        results.append(compare_paired(base, base * 1.015 * np.exp(rng.normal(0, 0.02, 20)), robust=False))
+    cal = aa_calibration(results)
+    assert cal.comparisons == 200
+    assert cal.false_positive_rate > 0.5  # the order effect makes A look different from A
+    called = sum(1 for r in results if r.ci[0] - 1 > cal.band or r.ci[1] - 1 < -cal.band)
+    assert called / 200 <= 0.05  # at the calibrated band, at most 5% are called meaningful
+    assert 0.005 < cal.band < 0.03 and cal.max_shift >= cal.band
+    clean = [compare_paired(b, b * np.exp(rng.normal(0, 0.02, 20))) for b in
+             (0.03 * np.exp(rng.normal(0, 0.02, 20)) for _ in range(100))]
+    assert aa_calibration(clean).band < 0.005
+    assert math.isnan(aa_calibration([]).false_positive_rate)

@@ -108,11 +108,12 @@ def new_run(variants: list, benchmarks: list, suite: dict | None = None) -> Run:
 
 
 def run_and_report(run: Run, runners: Mapping[str, Runner], options: RunOptions, progress: bool = True,
-                   extra_reports: tuple = ()) -> int:  # type: ignore[type-arg]
+                   extra_reports: tuple = (), after_reports: tuple = ()) -> int:  # type: ignore[type-arg]
     """Execute the run, print its results, and return the exit code (3 on a regression if asked).
 
     `extra_reports` are callables `(run, console) -> None` printed before the comparison table
-    (kind-specific views such as ab-style HTTP figures).
+    (kind-specific views such as ab-style HTTP figures); `after_reports` after it (sweep tables,
+    the suite summary), before the warnings.
     """
     from rich.console import Console
 
@@ -132,14 +133,14 @@ def run_and_report(run: Run, runners: Mapping[str, Runner], options: RunOptions,
         if observer is not None:
             observer.close()
         if run.comparisons:
-            render_terminal(run, console)
+            render_terminal(run, console, after=after_reports)
         raise
     finally:
         if observer is not None:
             observer.close()
     for report in extra_reports:
         report(run, console)
-    render_terminal(run, console)
+    render_terminal(run, console, after=after_reports)
     if options.fail_on_regression and any(c.verdict == "slower" and c.meaningful for c in run.comparisons):
         print("regression: a candidate is significantly slower beyond the noise band", file=sys.stderr)
         return EXIT_REGRESSION

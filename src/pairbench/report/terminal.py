@@ -4,6 +4,7 @@ with its CI and the verdict, then the verdicts in words and the noise warnings."
 from __future__ import annotations
 
 import statistics
+from typing import Callable, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -54,7 +55,8 @@ def _comparison_cells(c: Comparison, metric: Metric) -> tuple[str, str, Text]:
     return ratio, ci_text, Text(word, style=_VERDICT_STYLE.get(c.verdict, ""))
 
 
-def render_terminal(run: Run, console: Console, sentences: str = "primary") -> None:
+def render_terminal(run: Run, console: Console, sentences: str = "primary",
+                    after: Sequence[Callable[[Run, Console], None]] = ()) -> None:
     """Print the results of `run`.
 
     Args:
@@ -62,6 +64,7 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary") -> N
         console: where to print (tests pass a fixed-width, colourless console).
         sentences: "primary" prints the verdict sentence of each benchmark's first metric and of
             custom metrics; "all" of every comparison; "none" skips them.
+        after: views printed after the tables and before the warnings (sweep tables, suite summary).
     """
     baseline = run.baseline.name
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in run.comparisons}
@@ -105,6 +108,8 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary") -> N
                 for note in c.notes:
                     console.print(Text(f"    note: {note}", style="dim"))
         console.print()
+    for view in after:
+        view(run, console)
     counts: dict[tuple[str, str, str, str, str], int] = {}
     for n in run.notices:
         key = (n.kind, n.message, n.hint, n.benchmark, n.variant)

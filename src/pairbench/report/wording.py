@@ -16,7 +16,7 @@ import math
 
 from pairbench.model import Comparison, Metric
 
-__all__ = ["verdict_sentence", "format_percent", "format_quantity", "format_ratio", "confidence_label"]
+__all__ = ["confidence_label", "format_percent", "format_quantity", "format_ratio", "verdict_sentence"]
 
 MINUS = "\u2212"
 

@@ -5,9 +5,9 @@ The error-rate tests run tens of thousands of comparisons, so these matter.
 
 from __future__ import annotations
 
-from scipy import special as _sp
+from scipy import special as _sp  # type: ignore[import-untyped]
 
-__all__ = ["t_ppf", "t_sf", "norm_ppf", "norm_cdf"]
+__all__ = ["norm_cdf", "norm_ppf", "t_ppf", "t_sf"]
 
 
 def t_ppf(p: float, df: float) -> float:

@@ -16,15 +16,15 @@ Methods and references:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 
 from pairbench.stats._dist import norm_cdf, norm_ppf, t_ppf
 
-__all__ = ["BOOTSTRAP_RESAMPLES", "BootstrapInterval", "resample_counts", "bca_mean_interval"]
+__all__ = ["BOOTSTRAP_RESAMPLES", "BootstrapInterval", "bca_mean_interval", "resample_counts"]
 
 BOOTSTRAP_RESAMPLES = 10_000
 """Resamples for bootstrap intervals (METHOD §3)."""
@@ -107,14 +107,12 @@ def bca_mean_interval(d: Sequence[float] | np.ndarray, confidence: float = 0.95,
 
 
 def _quantiles(x: np.ndarray, levels: list[float]) -> tuple[float, float]:
-    """Linear-interpolated quantiles (numpy's default) via one partial sort: np.quantile is slower."""
+    """Order statistics at round(level·(R-1)), by one partial sort (np.quantile is several times slower).
+
+    With 10,000 resamples, interpolating between neighbours would move an end by less than the
+    Monte Carlo error, so it is not done.
+    """
     n = x.size
-    pos = [min(max(q, 0.0), 1.0) * (n - 1) for q in levels]
-    ks = sorted({int(math.floor(p)) for p in pos} | {min(int(math.floor(p)) + 1, n - 1) for p in pos})
-    part = np.partition(x, ks)
-    out = []
-    for p in pos:
-        k = int(math.floor(p))
-        k1 = min(k + 1, n - 1)
-        out.append(float(part[k] + (part[k1] - part[k]) * (p - k)))
-    return out[0], out[1]
+    ks = [min(max(int(round(q * (n - 1))), 0), n - 1) for q in levels]
+    part = np.partition(x, sorted(set(ks)))
+    return float(part[ks[0]]), float(part[ks[1]])

@@ -9,9 +9,9 @@ drift widens the CI but no longer biases it; without interleaving it biases the 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 

@@ -10,16 +10,24 @@ shift, the median of all differences y_j - x_i. Summary statistics follow hyperf
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 
 from pairbench.stats.outliers import bimodal_flag, outlier_mask
 
-__all__ = ["Summary", "summarize", "walsh_averages", "hodges_lehmann", "hodges_lehmann_shift",
-           "pairwise_differences", "log_values", "log_diffs"]
+__all__ = [
+    "Summary",
+    "hodges_lehmann",
+    "hodges_lehmann_shift",
+    "log_diffs",
+    "log_values",
+    "pairwise_differences",
+    "summarize",
+    "walsh_averages",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +92,8 @@ def log_values(values: Sequence[float] | np.ndarray, what: str = "values") -> np
     x = np.asarray(values, dtype=float)
     if x.size and not np.all(np.isfinite(x) & (x > 0)):
         raise ValueError(f"{what}: ratios need finite values > 0, got {x[~(np.isfinite(x) & (x > 0))][:3].tolist()}")
-    return np.log(x)
+    logs: np.ndarray = np.log(x)
+    return logs
 
 
 def log_diffs(baseline: Sequence[float], candidate: Sequence[float]) -> np.ndarray:
@@ -93,7 +102,8 @@ def log_diffs(baseline: Sequence[float], candidate: Sequence[float]) -> np.ndarr
     c = log_values(candidate, "candidate")
     if b.shape != c.shape:
         raise ValueError(f"paired values need equal lengths, got {b.size} baseline and {c.size} candidate")
-    return c - b
+    d: np.ndarray = c - b
+    return d
 
 
 @lru_cache(maxsize=64)

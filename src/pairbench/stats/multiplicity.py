@@ -14,14 +14,14 @@ Methods and references (METHOD §6):
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from pairbench.stats._dist import norm_cdf, t_ppf
 from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES, _quantiles, resample_counts
 
-__all__ = ["holm", "benjamini_hochberg", "bonferroni_confidence", "fcr_confidence", "geomean_ratio"]
+__all__ = ["benjamini_hochberg", "bonferroni_confidence", "fcr_confidence", "geomean_ratio", "holm"]
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["MAX_LOOKS", "plan_looks", "look_confidence"]
+__all__ = ["MAX_LOOKS", "look_confidence", "plan_looks"]
 
 MAX_LOOKS = 5
 """At most this many looks: each look costs width (Bonferroni), more than 5 rarely pays."""

@@ -17,26 +17,30 @@ approximation beyond.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
-from scipy import stats as _st
+from scipy import stats as _st  # type: ignore[import-untyped]
 
 from pairbench.stats._dist import norm_cdf, norm_ppf, t_ppf, t_sf
-from pairbench.stats.estimate import hodges_lehmann_shift, pairwise_differences, walsh_averages
+from pairbench.stats.estimate import (
+    hodges_lehmann_shift,
+    pairwise_differences,
+    walsh_averages,
+)
 
 __all__ = [
     "Interval",
+    "mann_whitney_interval",
+    "mann_whitney_null",
+    "mann_whitney_p",
+    "signed_rank_null",
     "t_interval",
     "welch_interval",
-    "signed_rank_null",
     "wilcoxon_interval",
-    "mann_whitney_null",
-    "mann_whitney_interval",
     "wilcoxon_p",
-    "mann_whitney_p",
 ]
 
 _EXACT_SIGNED_RANK_MAX_N = 400
@@ -162,7 +166,7 @@ def wilcoxon_p(d: Sequence[float] | np.ndarray) -> float:
     if n > _EXACT_SIGNED_RANK_MAX_N:
         return float(_st.wilcoxon(nz, method="approx").pvalue)
     # No ties: the rank of |d_i| is its position in the sorted order.
-    tplus = int(np.sum((np.nonzero(nz[order] > 0)[0] + 1)))
+    tplus = int(np.sum(np.nonzero(nz[order] > 0)[0] + 1))
     dist = signed_rank_null(n)
     m = n * (n + 1) // 2
     lower = float(dist[: min(tplus, m - tplus) + 1].sum())

@@ -18,8 +18,15 @@ from dataclasses import dataclass
 
 from pairbench.stats._dist import norm_ppf
 
-__all__ = ["MIN_PAIRS", "DEFAULT_BUDGET_BLOCKS", "Judgement", "judge", "blocks_needed", "min_detectable_effect",
-           "better_side"]
+__all__ = [
+    "DEFAULT_BUDGET_BLOCKS",
+    "MIN_PAIRS",
+    "Judgement",
+    "better_side",
+    "blocks_needed",
+    "judge",
+    "min_detectable_effect",
+]
 
 MIN_PAIRS = 6
 """No verdict below 6 pairs: an exact signed-rank test cannot reach p < 0.05 with 5 (METHOD §1)."""
@@ -102,8 +109,11 @@ def blocks_needed(estimate_log: float, half_width_log: float, n: int, threshold:
     target = min(abs(estimate_log - e) for e in edges)
     if target <= 0:
         return None, False
-    needed = math.ceil(n * (half_width_log / target) ** 2)
-    needed = max(needed, n + 1)
+    shrink = half_width_log / target
+    exact = n * shrink * shrink  # not ** 2: float pow raises OverflowError instead of giving inf
+    if not math.isfinite(exact) or exact > budget:
+        return None, False
+    needed = max(math.ceil(exact), n + 1)
     if needed > budget:
         return None, False
     return needed, True

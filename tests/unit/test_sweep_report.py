@@ -1,0 +1,113 @@
+"""The sweep report, from runs built by hand (synthetic samples with a fixed seed)."""
+
+from __future__ import annotations
+
+import io
+import math
+import random
+from dataclasses import replace
+
+import pytest
+
+from pairbench.model import Benchmark, Comparison, Metric, Run, Sample, Variant
+from pairbench.report.sweep import sweep_tables
+
+TIME = Metric("time", "s", "lower")
+
+
+def make_run(factors: dict[str, float], blocks: int = 12, noise: float = 0.03, seed: int = 5,
+             baseline: str = "3") -> Run:
+    rng = random.Random(seed)
+    variants = [Variant(f"py/N={k}", command="py", env={"N": k}, params={"N": k}, baseline=(k == baseline),
+                        meta={"base": "py"}) for k in factors]
+    variants.append(Variant("other", command="x", meta={"base": "other"}))
+    samples = []
+    for b in range(blocks):
+        drift = math.exp(rng.gauss(0, 0.05))  # shared by every variant of the block: pairing removes it
+        for k, f in factors.items():
+            samples.append(Sample("loop", f"py/N={k}", "time", 0.1 * f * drift * math.exp(rng.gauss(0, noise)), b))
+        samples.append(Sample("loop", "other", "time", 0.1, b))
+    suite = {"sweeps": [{"name": "N", "values": list(factors), "as": "env", "variants": ["py"], "numeric": True}]}
+    return Run(metadata={"options": {"confidence": 0.95, "threshold": 1.0}}, variants=variants,
+               benchmarks=[Benchmark("loop", "command", (TIME,), {"command": "{variant}"})], samples=samples, suite=suite)
+
+
+def test_rows_verdicts_best_and_trend_without_analysis() -> None:
+    run = make_run({"3": 2.56, "1": 1.0, "2": 1.6, "4": 4.1, "5": 6.55})
+    (t,) = sweep_tables(run)
+    assert (t.benchmark, t.metric.name, t.base, t.params, t.baseline) == ("loop", "time", "py", ("N",), "py/N=3")
+    assert [r.params["N"] for r in t.rows] == ["3", "1", "2", "4", "5"]
+    assert {r.params["N"]: r.verdict for r in t.rows} == {"3": "baseline", "1": "faster", "2": "faster",
+                                                          "4": "slower", "5": "slower"}
+    assert t.family == 4 and t.corrected_by == "table"
+    r1 = next(r for r in t.rows if r.params["N"] == "1")
+    assert r1.ratio == pytest.approx(1 / 2.56, rel=0.05)
+    assert r1.p_holm is not None and r1.p_value is not None and r1.p_holm >= r1.p_value
+    assert t.best is not None and t.best.params == {"N": "1"}
+    assert t.runner_up is not None and t.runner_up.params == {"N": "2"}
+    assert t.distinguishable is True and t.best_vs_runner_up is not None
+    assert t.best_vs_runner_up.ratio == pytest.approx(1.6, rel=0.05)
+    ((param, held, fit),) = t.trends
+    assert param == "N" and held == "" and fit.percent_per_unit == pytest.approx(60, rel=0.1)
+
+
+def test_close_values_are_same_and_not_distinguishable() -> None:
+    run = make_run({"3": 1.0, "1": 1.001, "2": 1.0}, blocks=20, noise=0.002)
+    (t,) = sweep_tables(run)
+    assert {r.params["N"]: r.verdict for r in t.rows} == {"3": "baseline", "1": "same", "2": "same"}
+    assert t.distinguishable is False
+
+
+def test_holm_changes_a_borderline_verdict() -> None:
+    # Alone, N=1 is slower (p about 0.02); with 20 more rows in the family it must clear Holm and fails to.
+    lone = make_run({"3": 1.0, "1": 1.05}, blocks=8, noise=0.03, seed=2)
+    many = make_run({"3": 1.0, "1": 1.05}, blocks=8, noise=0.03, seed=2)
+    base = [s for s in many.samples if s.variant == "py/N=3"]
+    for k in range(4, 24):
+        many.variants.append(Variant(f"py/N={k}", params={"N": str(k)}, meta={"base": "py"}))
+        many.samples += [replace(s, variant=f"py/N={k}") for s in base]
+    v_lone = next(r for r in sweep_tables(lone)[0].rows if r.params["N"] == "1")
+    v_many = next(r for r in sweep_tables(many)[0].rows if r.params["N"] == "1")
+    assert v_lone.p_value is not None and v_lone.p_value < 0.05 and v_lone.verdict == "slower"
+    assert v_many.p_value == pytest.approx(v_lone.p_value)
+    assert v_many.p_holm is not None and v_many.p_holm >= 0.05 and v_many.verdict == "inconclusive"
+    assert v_many.ci is not None and v_lone.ci is not None
+    assert v_many.ci[1] - v_many.ci[0] > v_lone.ci[1] - v_lone.ci[0]
+
+
+def test_uses_the_runs_own_correction_when_the_analysis_made_one() -> None:
+    run = make_run({"3": 1.0, "1": 0.5, "2": 0.8})
+    run.comparisons = [
+        Comparison("loop", "time", "py/N=3", "py/N=1", 0.5, (0.45, 0.55), 0.001, 12, True, True, "faster", None,
+                   adjusted_ci=(0.4, 0.6)),
+        Comparison("loop", "time", "py/N=3", "py/N=2", 0.8, (0.75, 0.85), 0.001, 12, True, True, "inconclusive", None,
+                   adjusted_ci=(0.7, 1.1)),
+        Comparison("loop", "time", "py/N=3", "other", 1.0, (0.9, 1.1), 0.9, 12, False, False, "same", None,
+                   adjusted_ci=(0.8, 1.2)),
+    ]
+    (t,) = sweep_tables(run)
+    assert t.corrected_by == "run" and t.family == 3
+    assert {r.params["N"]: (r.verdict, r.ci) for r in t.rows} == {
+        "3": ("baseline", None), "1": ("faster", (0.4, 0.6)), "2": ("inconclusive", (0.7, 1.1))}
+
+
+def test_no_sweeps_no_tables() -> None:
+    run = make_run({"3": 1.0, "1": 0.5})
+    run.suite = {"sweeps": []}
+    assert sweep_tables(run) == []
+
+
+def test_render_says_holm_and_names_the_best() -> None:
+    pytest.importorskip("pairbench.report.units")
+    from rich.console import Console
+
+    from pairbench.report.sweep import render_sweeps
+
+    run = make_run({"3": 2.56, "1": 1.0, "2": 1.6, "4": 4.1, "5": 6.55})
+    out = io.StringIO()
+    render_sweeps(run, Console(file=out, width=200, color_system=None))
+    text = out.getvalue()
+    assert "sweep: loop · time · py" in text
+    assert "verdicts are Holm-corrected over the 4 comparisons of this table with py/N=3" in text
+    assert "best: N=1 (" in text and "distinguishable from the runner-up N=2" in text
+    assert "trend over N: +" in text and "faster ★" in text
