@@ -1,0 +1,221 @@
+"""`pairbench micro`: a snippet or benchmark file timed inside each variant's own interpreter.
+
+    pairbench micro bench_dicts.py --python python3.11 --python /usr/bin/python3 --python pypy3
+    pairbench micro benchmark/object_new.yml --ruby ruby --ruby 'ruby --yjit'
+    pairbench micro -s 'd = {}' 'd["a"] = 1' --python python3.11 --python pypy3
+
+Top-level imports stay light (`pairbench --help` must not import numpy or scipy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+from pathlib import Path
+from typing import Any
+
+from pairbench.commands.common import add_run_options
+
+__all__ = ["register", "build_run", "variants_from_args"]
+
+PY_SUFFIXES = (".py",)
+RB_SUFFIXES = (".yml", ".yaml")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "micro",
+        help="micro-benchmarks inside each variant's interpreter (Python, PyPy, Ruby)",
+        description="Time a snippet (-s SETUP STMT) or the bench_* functions of a .py file / the "
+        "benchmarks of a benchmark_driver .yml file in each variant's own interpreter, in worker "
+        "processes interleaved across variants, with allocations per operation.",
+    )
+    p.add_argument("targets", nargs="*", metavar="FILE|STMT",
+                   help="benchmark files (.py with bench_* functions, .yml in benchmark_driver format) "
+                   "or statements to time")
+    p.add_argument("-s", "--setup", action="append", default=[], metavar="SETUP",
+                   help="setup code for the statements (repeatable, joined by newlines)")
+    p.add_argument("--python", action="append", default=[], metavar="EXE",
+                   help="a Python interpreter with its flags, e.g. 'python3.11 -X dev' (repeatable; first is the baseline)")
+    p.add_argument("--ruby", action="append", default=[], metavar="'EXE FLAGS'",
+                   help="a Ruby interpreter with its flags, e.g. 'ruby --yjit' (repeatable; first is the baseline)")
+    p.add_argument("-n", "--name", action="append", default=[], metavar="NAME",
+                   help="names of the variants, in the order given (default: the interpreter command)")
+    p.add_argument("-b", "--bench", action="append", default=[], metavar="PATTERN",
+                   help="only benchmarks whose name matches this glob or substring (repeatable)")
+    p.add_argument("--samples", type=int, default=5, help="measured samples per process (default 5)")
+    p.add_argument("--warmup-samples", type=int, default=2,
+                   help="warm-up samples per process, discarded (default 2; raise for JITs)")
+    p.add_argument("--target-time", type=float, default=0.1,
+                   help="seconds per sample used to calibrate the loop count (default 0.1)")
+    p.add_argument("--loops", type=int, default=None, help="fixed loop count per sample (skips calibration)")
+    p.add_argument("--no-alloc", action="store_true", help="skip the allocation-counting pass")
+    p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                   help="cpu: the worker's CPU time, blind to other processes on a shared machine "
+                   "(default); wall: for operations that sleep, wait or use threads")
+    # In-process warm-up samples absorb JIT and cache warm-up; a whole warm-up process would time
+    # nothing the measured ones do not, so none by default.
+    add_run_options(p, warmup=0)
+    p.set_defaults(handler=run_micro)
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else f"{n} #{seen[n]}")
+    return out
+
+
+def variants_from_args(args: argparse.Namespace, language: str) -> list[Any]:
+    """Variants from --python/--ruby and --name; the first is the baseline."""
+    from pairbench.errors import UserError
+    from pairbench.model import Variant
+
+    commands = list(args.ruby if language == "ruby" else args.python)
+    if not commands:
+        commands = ["ruby"] if language == "ruby" else ["python3"]
+    if len(args.name) > len(commands):
+        raise UserError(f"--name given {len(args.name)} times for {len(commands)} interpreters; "
+                        "give one --name per --python/--ruby")
+    names = _unique([args.name[i] if i < len(args.name) else c for i, c in enumerate(commands)])
+    return [Variant(name=n, command=c, baseline=(i == 0), meta={"language": language})
+            for i, (n, c) in enumerate(zip(names, commands))]
+
+
+def _language(args: argparse.Namespace, files: list[Path]) -> str:
+    from pairbench.errors import UserError
+
+    if args.python and args.ruby:
+        raise UserError("give either --python or --ruby interpreters, not both: a micro run compares one language")
+    kinds = {"ruby" if f.suffix in RB_SUFFIXES else "python" for f in files}
+    if args.ruby:
+        kinds.add("ruby")
+    if args.python:
+        kinds.add("python")
+    if len(kinds) > 1:
+        raise UserError("mixed Python (.py, --python) and Ruby (.yml, --ruby) benchmarks; run them separately")
+    return kinds.pop() if kinds else "python"
+
+
+def _split_targets(args: argparse.Namespace) -> tuple[list[Path], list[str]]:
+    from pairbench.errors import UserError
+
+    files: list[Path] = []
+    stmts: list[str] = []
+    for t in args.targets:
+        if t.endswith(PY_SUFFIXES + RB_SUFFIXES) and "\n" not in t and " " not in t.strip():
+            path = Path(t)
+            if not path.is_file():
+                raise UserError(f"benchmark file {t!r} not found")
+            files.append(path.resolve())
+        else:
+            stmts.append(t)
+    if not files and not stmts:
+        raise UserError("nothing to time: give a benchmark file (.py or .yml) or a statement, "
+                        "e.g. pairbench micro -s 'd = {}' 'd[\"a\"] = 1'")
+    if args.setup and not stmts:
+        raise UserError("-s/--setup applies to statements, but only benchmark files were given")
+    return files, stmts
+
+
+def _selected(name: str, patterns: list[str]) -> bool:
+    return not patterns or any(fnmatch.fnmatchcase(name, p) or p in name for p in patterns)
+
+
+def build_run(args: argparse.Namespace, runner: Any) -> Any:
+    """The Run to execute: variants probed, benchmarks listed and calibrated, problems as notices."""
+    from pairbench.commands.common import new_run
+    from pairbench.errors import UserError
+    from pairbench.model import Benchmark, Notice, Run, Variant
+    from pairbench.runners.micro import micro_metrics
+
+    files, stmts = _split_targets(args)
+    language = _language(args, files)
+    variants: list[Variant] = variants_from_args(args, language)
+    notices: list[Notice] = []
+    probed = []
+    for v in variants:
+        info, error = runner.probe(v, language)
+        meta = dict(v.meta)
+        meta.update(info)
+        if error:
+            meta["error"] = error
+        probed.append(Variant(name=v.name, command=v.command, baseline=v.baseline, meta=meta))
+    variants = probed
+    metrics = micro_metrics(language)
+    common = {"language": language, "samples": args.samples, "warmup": args.warmup_samples,
+              "target_time": args.target_time, "clock": args.clock}
+    if args.loops:
+        common["loops"] = args.loops
+    benchmarks: list[Benchmark] = []
+    prefix_files = len(files) > 1
+    for path in files:
+        items, error = runner.list_benchmarks(str(path), language, variants)
+        if error:
+            notices.append(Notice("benchmark-failed", f"benchmark file {path.name}: {error}",
+                                  "fix the file; the other benchmarks still run", path.name, ""))
+            continue
+        for item in items:
+            base = f"{path.stem}:{item['name']}" if prefix_files else str(item["name"])
+            if language == "ruby":
+                opts = {**common, "file": str(path), "index": item["index"]}
+                if item.get("loop_count"):
+                    opts["loop_count"] = item["loop_count"]
+                benchmarks.append(Benchmark(base, "micro", metrics, opts))
+            elif item.get("params") is None:
+                benchmarks.append(Benchmark(base, "micro", metrics, {**common, "file": str(path), "func": item["func"]}))
+            else:
+                for i, rep in enumerate(item["params"]):
+                    benchmarks.append(Benchmark(f"{base}[{rep}]", "micro", metrics,
+                                                {**common, "file": str(path), "func": item["func"],
+                                                 "param": i, "param_repr": rep}))
+    setup = "\n".join(args.setup)
+    for stmt in stmts:
+        name = " ".join(stmt.split())
+        name = name if len(name) <= 40 else name[:39] + "…"
+        benchmarks.append(Benchmark(name, "micro", metrics, {**common, "setup": setup, "stmt": stmt}))
+    benchmarks = [b for b in benchmarks if _selected(b.name, args.bench)]
+    names = [b.name for b in benchmarks]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise UserError(f"benchmark names repeat ({', '.join(dupes)}); rename them or use -b to pick one")
+    if not benchmarks:
+        detail = "; ".join(n.message for n in notices) or "none matched -b"
+        raise UserError(f"no micro benchmark can run: {detail}")
+    # Calibrate now, once per benchmark on the baseline, and record the loop count in the
+    # benchmark so the run file says how much work each sample did.
+    calibrated = []
+    for b in benchmarks:
+        notices.extend(runner.prepare(b, variants))
+        loops = runner.loops(b)
+        calibrated.append(Benchmark(b.name, b.kind, b.metrics, {**b.options, "loops": loops}) if loops else b)
+    if not any(runner.loops(b) for b in benchmarks):
+        detail = "; ".join(dict.fromkeys(n.message for n in notices))
+        raise UserError(f"no micro benchmark can run on any variant: {detail}")
+    run: Run = new_run(variants, calibrated)
+    run.metadata.update({"command": "micro", "language": language})
+    run.notices.extend(notices)
+    return run
+
+
+def _print_micro(run: Any, console: Any) -> None:
+    from pairbench.report.micro import render_micro
+
+    console.print(render_micro(run, float(run.metadata.get("options", {}).get("confidence", 0.95))),
+                  markup=False, highlight=False, soft_wrap=True, end="")
+
+
+def run_micro(args: argparse.Namespace) -> int:
+    from pairbench.commands.common import options_from_args, run_and_report
+    from pairbench.runners.micro import MicroRunner
+
+    runner = MicroRunner(samples=args.samples, warmup=args.warmup_samples, target_time=args.target_time,
+                         alloc=not args.no_alloc, seed=args.seed)
+    try:
+        run = build_run(args, runner)
+        options = options_from_args(args)
+        return run_and_report(run, {"micro": runner}, options, extra_reports=(_print_micro,))
+    finally:
+        runner.close()

@@ -1,0 +1,419 @@
+# mypy: ignore-errors
+# (a standalone worker script for CPython 3.8+ and PyPy, kept free of annotations on purpose)
+"""pairbench micro-benchmark worker for Python (CPython 3.8+ and PyPy 3.9+), standard library only.
+
+pairbench runs this file *with the variant's own interpreter* (`EXE [FLAGS] py_harness.py`), writes
+one JSON request on stdin and reads one JSON document from the last stdout line that starts with
+MARKER. The benchmark's own prints go to stderr so they cannot corrupt the answer.
+
+Requests (`mode`):
+  list       {"file"}                     -> {"benchmarks": [{"name", "func", "params": [repr...]}]}
+  calibrate  {spec, "target"}             -> {"loops", "time"}: loops for about `target` s per sample
+  time       {spec, "loops", "warmup", "samples", "alloc"}
+             -> {"warmup": [s...], "samples": [s...], "overhead": s per loop iteration, "alloc": {...}}
+A spec is {"file", "func", "param"} (a `bench_*` function) or {"setup", "stmt"} (timeit style).
+Failures answer {"ok": false, "stage", "error"} instead of raising.
+
+Benchmark file convention (no decorators, nothing to import):
+  def bench_NAME([arg]):  the operation; called once per loop iteration.
+  def setup_NAME([param]): optional; runs once per process, its return value is `arg`.
+  params_NAME = [...] or bench_NAME.params = [...]: optional; one benchmark per value, passed to
+      setup_NAME (or to bench_NAME directly when there is no setup).
+"""
+
+import gc
+import itertools
+import json
+import platform
+import sys
+import time
+import traceback
+
+MARKER = "@@pairbench@@ "
+MIN_VERSION = (3, 8)
+# Below this duration a calibration probe is too short to scale from (timer resolution, noise).
+CALIBRATE_MIN_TIME = 0.01
+# Operations in the allocation pass: enough that per-process constants vanish in the division,
+# few enough that tracemalloc's slowdown (10x or more) stays bounded.
+ALLOC_OPS = 20000
+
+
+class BenchError(Exception):
+    def __init__(self, stage, message):
+        Exception.__init__(self, message)
+        self.stage = stage
+        self.message = message
+
+
+def _describe(exc):
+    """`TypeName: message (file:line)` naming the innermost frame in user code."""
+    where = ""
+    tb = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    user = [f for f in tb if not f.filename.endswith("py_harness.py")]
+    if isinstance(exc, SyntaxError):
+        return "SyntaxError: %s (%s:%s)" % (exc.msg, exc.filename, exc.lineno)
+    elif user:
+        where = " (%s:%s)" % (user[-1].filename, user[-1].lineno)
+    return "%s: %s%s" % (type(exc).__name__, exc, where)
+
+
+def _load_module(path):
+    try:
+        with open(path, "rb") as fh:
+            source = fh.read()
+    except OSError as exc:
+        raise BenchError("load", "cannot read %s: %s" % (path, exc))
+    namespace = {"__name__": "__pairbench__", "__file__": path}
+    try:
+        code = compile(source, path, "exec")
+        exec(code, namespace)
+    except BaseException as exc:  # a SystemExit in a benchmark file is a failure too
+        raise BenchError("load", _describe(exc))
+    return namespace
+
+
+def _params_of(namespace, func_name):
+    short = func_name[len("bench_"):]
+    params = namespace.get("params_" + short)
+    if params is None:
+        params = getattr(namespace[func_name], "params", None)
+    return list(params) if params is not None else None
+
+
+def do_list(request):
+    namespace = _load_module(request["file"])
+    out = []
+    for name, obj in list(namespace.items()):
+        if name.startswith("bench_") and callable(obj):
+            params = _params_of(namespace, name)
+            out.append({
+                "name": name[len("bench_"):],
+                "func": name,
+                "params": [repr(p) for p in params] if params is not None else None,
+            })
+    if not out:
+        raise BenchError("load", "no bench_* functions in %s" % request["file"])
+    return {"benchmarks": out}
+
+
+def _argcount(func):
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return 1
+    count = code.co_argcount
+    if getattr(func, "__self__", None) is not None:
+        count -= 1
+    return count
+
+
+def _empty0():
+    pass
+
+
+def _empty1(arg):
+    pass
+
+
+# The clock: "cpu" (this process's CPU time) by default, because on a shared machine wall time
+# also counts the time slices given to other processes, which is noise for a single-threaded
+# snippet; "wall" (perf_counter) when the operation sleeps, waits or uses other threads.
+CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
+_clock = CLOCKS["cpu"]
+
+
+def _func_timer(func, with_arg, arg):
+    """A function(loops) -> seconds timing `loops` calls; repeat() keeps the loop itself cheap."""
+    perf = _clock
+    repeat = itertools.repeat
+    if with_arg:
+        def timed(loops):
+            it = repeat(None, loops)
+            t0 = perf()
+            for _ in it:
+                func(arg)
+            return perf() - t0
+    else:
+        def timed(loops):
+            it = repeat(None, loops)
+            t0 = perf()
+            for _ in it:
+                func()
+            return perf() - t0
+    return timed
+
+
+def _func_op(func, with_arg, arg):
+    if with_arg:
+        return lambda: func(arg)
+    return func
+
+
+_STMT_TEMPLATE = """
+def inner(_it, _timer):
+{setup}
+    _t0 = _timer()
+    for _i in _it:
+{stmt}
+    _t1 = _timer()
+    return _t1 - _t0
+"""
+
+
+def _indent(code, width):
+    lines = code.splitlines() or ["pass"]
+    return "\n".join(" " * width + line for line in lines)
+
+
+def _stmt_timer(setup, stmt, name):
+    """timeit's template: setup runs before each sample, outside the timed loop."""
+    src = _STMT_TEMPLATE.format(setup=_indent(setup or "pass", 4), stmt=_indent(stmt or "pass", 8))
+    namespace = {}
+    try:
+        # Compile setup and statement apart first so a syntax error names the right one.
+        compile(setup or "pass", "<setup>", "exec")
+        compile(stmt or "pass", "<stmt>", "exec")
+        exec(compile(src, name, "exec"), namespace)
+    except SyntaxError as exc:
+        raise BenchError("load", _describe(exc))
+    inner = namespace["inner"]
+    perf = _clock
+
+    def timed(loops):
+        return inner(itertools.repeat(None, loops), perf)
+    return timed
+
+
+def _build(request):
+    """(timed, empty_timed, op or None, stmt spec): the timing function, its empty twin for loop
+    overhead, and a zero-argument callable for the allocation pass."""
+    global _clock
+    clock = request.get("clock", "cpu")
+    if clock not in CLOCKS:
+        raise BenchError("request", "unknown clock %r; valid: cpu, wall" % (clock,))
+    _clock = CLOCKS[clock]
+    if request.get("file"):
+        namespace = _load_module(request["file"])
+        func_name = request["func"]
+        func = namespace.get(func_name)
+        if not callable(func):
+            raise BenchError("load", "%s has no function %s" % (request["file"], func_name))
+        short = func_name[len("bench_"):]
+        params = _params_of(namespace, func_name)
+        setup = namespace.get("setup_" + short)
+        index = request.get("param")
+        has_param = params is not None and index is not None
+        arg = None
+        try:
+            if setup is not None:
+                arg = setup(params[index]) if has_param else setup()
+            elif has_param:
+                arg = params[index]
+        except Exception as exc:
+            raise BenchError("setup", _describe(exc))
+        with_arg = _argcount(func) >= 1
+        timed = _func_timer(func, with_arg, arg)
+        empty = _func_timer(_empty1 if with_arg else _empty0, with_arg, arg)
+        return timed, empty, _func_op(func, with_arg, arg), None
+    setup = request.get("setup") or ""
+    stmt = request.get("stmt") or "pass"
+    timed = _stmt_timer(setup, stmt, "<pairbench stmt>")
+    empty = _stmt_timer(setup, "pass", "<pairbench empty>")
+    return timed, empty, None, (setup, stmt)
+
+
+def _run(timed, loops):
+    try:
+        return timed(loops)
+    except Exception as exc:
+        raise BenchError("run", _describe(exc))
+
+
+def do_calibrate(request):
+    timed = _build(request)[0]
+    target = float(request.get("target", 0.1))
+    loops = 1
+    # Grow geometrically until one sample lasts long enough to scale from (timeit.autorange).
+    while True:
+        t = _run(timed, loops)
+        if t >= CALIBRATE_MIN_TIME or loops >= 10 ** 12:
+            break
+        loops *= 10 if t < CALIBRATE_MIN_TIME / 20 else 2
+    # One pass at the scaled count, then a final scale: JITs speed up during the first passes.
+    for _ in range(2):
+        loops = max(1, int(round(loops * target / max(t, 1e-9))))
+        t = _run(timed, loops)
+    loops = max(1, int(round(loops * target / max(t, 1e-9))))
+    return {"loops": _round2(loops), "time": t}
+
+
+def _round2(n):
+    """Two significant digits, so loop counts read well (120000, not 118734)."""
+    if n < 100:
+        return n
+    digits = len(str(n)) - 2
+    return int(round(n / 10 ** digits)) * 10 ** digits
+
+
+def _overhead(empty, loops):
+    """Seconds per loop iteration of the empty loop: the minimum of a few short runs (a floor)."""
+    n = max(1, loops // 10)
+    best = None
+    for _ in range(5):
+        t = empty(n) / n
+        if best is None or t < best:
+            best = t
+    return best
+
+
+def _gc_collections():
+    try:
+        return sum(s.get("collections", 0) for s in gc.get_stats())
+    except AttributeError:
+        return None
+
+
+def _stmt_ops(setup, stmt):
+    """Zero-argument callables running the statement once (and its empty twin) after one setup.
+
+    The statement runs as a closure over the setup's names, as in timeit's template; a statement
+    that rebinds a setup name cannot, and falls back to exec() in a shared namespace."""
+    src = "def _make():\n%s\n    def _op():\n%s\n    return _op\n" % (
+        _indent(setup or "pass", 4), _indent(stmt or "pass", 8))
+    ns = {}
+    try:
+        exec(compile(src, "<pairbench alloc>", "exec"), ns)
+        op = ns["_make"]()
+        op()
+        return op, _empty0
+    except UnboundLocalError:
+        pass
+    scope = {}
+    exec(compile(setup or "pass", "<setup>", "exec"), scope)
+    stmt_code = compile(stmt or "pass", "<stmt>", "exec")
+    empty_code = compile("pass", "<stmt>", "exec")
+    return (lambda: exec(stmt_code, scope)), (lambda: exec(empty_code, scope))
+
+
+def _alloc_pass(op, stmt_spec, empty_op, loops):
+    """Net tracemalloc blocks/bytes per op, peak transient bytes of one op, GC runs per 1000 ops."""
+    if platform.python_implementation() != "CPython":
+        return {"unavailable": "%s gives no allocation counters (no tracemalloc, no gc.get_stats)"
+                % platform.python_implementation()}
+    import tracemalloc
+
+    def traced(fn, n):
+        """(blocks, bytes) still allocated after n ops, relative to before them."""
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.take_snapshot()
+        b0 = sum(s.count for s in before.statistics("filename"))
+        del before
+        m0 = tracemalloc.get_traced_memory()[0]
+        for _ in itertools.repeat(None, n):
+            fn()
+        m1 = tracemalloc.get_traced_memory()[0]
+        after = tracemalloc.take_snapshot()
+        b1 = sum(s.count for s in after.statistics("filename"))
+        del after
+        tracemalloc.stop()
+        return b1 - b0, m1 - m0
+
+    def peak_of(fn):
+        """Median over a few single ops of the peak traced memory above the level before it."""
+        if not hasattr(tracemalloc, "reset_peak"):  # Python 3.8
+            return None
+        tracemalloc.start()
+        peaks = []
+        for _ in range(7):
+            cur = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            fn()
+            peaks.append(tracemalloc.get_traced_memory()[1] - cur)
+        tracemalloc.stop()
+        peaks.sort()
+        return peaks[len(peaks) // 2]
+
+    try:
+        if op is None:
+            op, empty_op = _stmt_ops(*stmt_spec)
+        n = min(max(1, loops // 10), ALLOC_OPS)
+        for _ in range(3):
+            op()  # first calls fill caches (interned strings, method caches, free lists)
+        # Counting n and 2n ops and taking the difference cancels what the measurement itself
+        # leaves behind (snapshot objects, caches), so only the ops' own net allocations remain.
+        blocks1, bytes1 = traced(op, n)
+        blocks2, bytes2 = traced(op, 2 * n)
+        peak = peak_of(op)
+        epeak = peak_of(empty_op)
+        gc.collect()
+        g0 = _gc_collections()
+        for _ in itertools.repeat(None, n):
+            op()
+        g1 = _gc_collections()
+    except Exception as exc:
+        raise BenchError("run", _describe(exc))
+    blocks = (blocks2 - blocks1) / float(n)
+    nbytes = (bytes2 - bytes1) / float(n)
+    gcs = None if g0 is None else (g1 - g0) * 1000.0 / n
+    out = {
+        "mem_blocks_per_op": round(blocks, 4) + 0.0,
+        "mem_bytes_per_op": round(nbytes, 2) + 0.0,
+    }
+    if peak is not None:
+        out["peak_bytes_per_op"] = max(0, peak - (epeak or 0))
+    if gcs is not None:
+        out["gc_per_1k_ops"] = round(gcs, 4)
+    return out
+
+
+def do_time(request):
+    timed, empty, op, stmt_spec = _build(request)
+    loops = int(request["loops"])
+    warm = [_run(timed, loops) for _ in range(int(request.get("warmup", 1)))]
+    overhead = _overhead(empty, loops)
+    samples = [_run(timed, loops) for _ in range(int(request.get("samples", 5)))]
+    out = {"loops": loops, "warmup": warm, "samples": samples, "overhead": overhead}
+    if request.get("alloc", True):
+        out["alloc"] = _alloc_pass(op, stmt_spec, _empty0, loops)
+    return out
+
+
+def _info():
+    return {
+        "implementation": platform.python_implementation(),
+        "version": platform.python_version(),
+        "executable": sys.executable,
+    }
+
+
+def main():
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr  # the benchmark's prints must not reach the answer channel
+    try:
+        if sys.version_info < MIN_VERSION:
+            answer = {"ok": False, "stage": "probe",
+                      "error": "Python %s is too old: the micro harness needs 3.8 or newer"
+                      % platform.python_version()}
+        else:
+            request = json.loads(sys.stdin.read() or "{}")
+            mode = request.get("mode")
+            handler = {"list": do_list, "calibrate": do_calibrate, "time": do_time,
+                       "probe": lambda r: {}}.get(mode)
+            if handler is None:
+                answer = {"ok": False, "stage": "request", "error": "unknown mode %r" % (mode,)}
+            else:
+                answer = handler(request)
+                answer["ok"] = True
+    except BenchError as exc:
+        answer = {"ok": False, "stage": exc.stage, "error": exc.message}
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        answer = {"ok": False, "stage": "harness", "error": _describe(exc)}
+    answer.update(_info())
+    real_stdout.write("\n" + MARKER + json.dumps(answer) + "\n")
+    real_stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

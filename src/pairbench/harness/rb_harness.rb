@@ -1,0 +1,221 @@
+# pairbench micro-benchmark worker for Ruby, plain Ruby with its default gems (yaml, json).
+#
+# pairbench runs this file with the variant's own ruby (`EXE [FLAGS] rb_harness.rb`), writes one
+# JSON request on stdin and reads one JSON document from the last stdout line starting with MARKER.
+# The benchmark's own output goes to stderr so it cannot corrupt the answer.
+#
+# Requests ("mode"), mirroring py_harness.py:
+#   list       {"file"}                  -> {"benchmarks": [{"name", "index", "loop_count"}]}
+#   calibrate  {spec, "target"}          -> {"loops", "time"}
+#   time       {spec, "loops", "warmup", "samples", "alloc"}
+#              -> {"warmup": [s], "samples": [s], "overhead": s per iteration, "alloc": {...}}
+# A spec is {"file", "index"} (one benchmark of a benchmark_driver YAML file) or
+# {"setup", "stmt"} (prelude and script given on the command line).
+#
+# benchmark_driver's YAML format, as used by ruby/ruby's benchmark/*.yml:
+#   prelude: code run once          benchmark: {name: code, ...}
+#   loop_count: N                   benchmark: [{name:, script:, prelude:, loop_count:} | "code", ...]
+# loop_count is reported back but timing is calibrated to a target time per sample, as
+# benchmark_driver's default ips runner does.
+
+require 'json'
+
+MARKER = "@@pairbench@@ "
+ALLOC_OPS = 100_000
+CLOCKS = { "cpu" => "Process::CLOCK_PROCESS_CPUTIME_ID", "wall" => "Process::CLOCK_MONOTONIC" }
+
+class BenchError < StandardError
+  attr_reader :stage
+  def initialize(stage, message)
+    super(message)
+    @stage = stage
+  end
+end
+
+def describe(exc)
+  where = (exc.backtrace || []).reject { |l| l.include?("rb_harness.rb") }.first
+  msg = "#{exc.class}: #{exc.message.lines.first.to_s.strip}"
+  where ? "#{msg} (#{where.sub(/:in .*/, '')})" : msg
+end
+
+def load_yaml(path)
+  require 'yaml'
+  begin
+    doc = YAML.respond_to?(:unsafe_load_file) ? YAML.unsafe_load_file(path) : YAML.load_file(path)
+  rescue Exception => e
+    raise BenchError.new("load", "#{path}: not valid YAML: #{e.message.lines.first.to_s.strip}")
+  end
+  unless doc.is_a?(Hash) && doc.key?("benchmark")
+    raise BenchError.new("load", "#{path}: expected a map with a `benchmark` key (benchmark_driver format), got #{doc.class}")
+  end
+  prelude = doc["prelude"].to_s
+  items = []
+  bench = doc["benchmark"]
+  case bench
+  when Hash
+    bench.each { |name, code| items << { "name" => name.to_s, "script" => code.to_s } }
+  when Array
+    bench.each_with_index do |item, i|
+      if item.is_a?(String)
+        items << { "name" => item.strip, "script" => item }
+      elsif item.is_a?(Hash) && item["script"]
+        items << { "name" => (item["name"] || item["script"].to_s.strip).to_s, "script" => item["script"].to_s,
+                   "prelude" => item["prelude"].to_s, "loop_count" => item["loop_count"] }
+      else
+        raise BenchError.new("load", "#{path}: benchmark item #{i + 1} must be a string or a map with `script`, got #{item.inspect[0, 60]}")
+      end
+    end
+  when String
+    items << { "name" => File.basename(path, ".*"), "script" => bench }
+  else
+    raise BenchError.new("load", "#{path}: `benchmark` must be a map of name to code or a list, got #{bench.class}")
+  end
+  raise BenchError.new("load", "#{path}: `benchmark` is empty") if items.empty?
+  items.each { |it| it["loop_count"] ||= doc["loop_count"] }
+  [prelude, items]
+end
+
+def do_list(req)
+  _prelude, items = load_yaml(req["file"])
+  { "benchmarks" => items.each_with_index.map { |it, i| { "name" => it["name"], "index" => i, "loop_count" => it["loop_count"] } } }
+end
+
+def fresh_binding
+  binding
+end
+
+# [timed, empty]: lambdas running `n` iterations of the script (or of nothing) and returning seconds.
+def build(req)
+  if req["file"]
+    prelude, items = load_yaml(req["file"])
+    item = items[req["index"].to_i] or raise BenchError.new("load", "#{req['file']}: no benchmark ##{req['index']}")
+    prelude = prelude + "\n" + item["prelude"].to_s
+    script = item["script"]
+  else
+    prelude = req["setup"].to_s
+    script = req["stmt"].to_s
+  end
+  # CPU time of this process by default: wall time on a shared machine also counts other
+  # processes' time slices. "wall" for operations that sleep, wait or use other threads.
+  clock = CLOCKS[req["clock"] || "cpu"] or raise BenchError.new("request", "unknown clock #{req['clock'].inspect}; valid: cpu, wall")
+  loop_src = lambda do |body|
+    "lambda do |__pb_n|\n  __pb_i = 0\n  __pb_t0 = Process.clock_gettime(#{clock})\n" \
+    "  while __pb_i < __pb_n\n#{body}\n    __pb_i += 1\n  end\n" \
+    "  Process.clock_gettime(#{clock}) - __pb_t0\nend"
+  end
+  src = "#{prelude}\n[#{loop_src.call(script)},\n#{loop_src.call('')}]\n"
+  begin
+    eval(src, fresh_binding, "benchmark", 0)
+  rescue Exception => e
+    raise BenchError.new("load", describe(e))
+  end
+end
+
+def run(timed, loops)
+  timed.call(loops)
+rescue Exception => e
+  raise BenchError.new("run", describe(e))
+end
+
+def round2(n)
+  return n if n < 100
+  digits = n.to_s.length - 2
+  (n.to_f / 10**digits).round * 10**digits
+end
+
+def do_calibrate(req)
+  timed, _empty = build(req)
+  target = (req["target"] || 0.1).to_f
+  loops = 1
+  t = nil
+  loop do
+    t = run(timed, loops)
+    break if t >= 0.01 || loops >= 10**12
+    loops *= t < 0.0005 ? 10 : 2
+  end
+  2.times do
+    loops = [1, (loops * target / [t, 1e-9].max).round].max
+    t = run(timed, loops)
+  end
+  loops = [1, (loops * target / [t, 1e-9].max).round].max
+  { "loops" => round2(loops), "time" => t }
+end
+
+# Allocation counts with GC disabled (a GC run allocates objects of its own, which would blur the
+# exact count), over few enough ops that the heap stays small. Counting n and 2n ops and taking the
+# difference cancels per-call constants (the lambda call, call caches refilled after GC.start).
+# GC runs are counted in a further pass with GC enabled.
+def alloc_pass(timed, loops)
+  n = [[loops / 10, 1].max, ALLOC_OPS].min
+  has_bytes = GC.stat.key?(:malloc_increase_bytes)
+  count = lambda do |ops|
+    GC.start
+    GC.disable
+    m0 = has_bytes ? GC.stat(:malloc_increase_bytes) : 0
+    a0 = GC.stat(:total_allocated_objects)
+    timed.call(ops)
+    a1 = GC.stat(:total_allocated_objects)
+    bytes = has_bytes ? GC.stat(:malloc_increase_bytes) - m0 : 0
+    GC.enable
+    [a1 - a0, bytes]
+  end
+  count.call(3) # fills the call caches of count's own call sites
+  objs1, bytes1 = count.call(n)
+  objs2, bytes2 = count.call(2 * n)
+  c0 = GC.count
+  timed.call(n)
+  gcs = GC.count - c0
+  out = {
+    "allocs_per_op" => (objs2 - objs1).to_f / n,
+    "gc_per_1k_ops" => gcs * 1000.0 / n,
+  }
+  out["malloc_bytes_per_op"] = [(bytes2 - bytes1).to_f / n, 0.0].max if has_bytes
+  out
+rescue BenchError
+  raise
+rescue Exception => e
+  GC.enable
+  raise BenchError.new("run", describe(e))
+end
+
+def do_time(req)
+  timed, empty = build(req)
+  loops = req["loops"].to_i
+  warm = Array.new((req["warmup"] || 1).to_i) { run(timed, loops) }
+  n = [1, loops / 10].max
+  overhead = Array.new(5) { empty.call(n) / n }.min
+  samples = Array.new((req["samples"] || 5).to_i) { run(timed, loops) }
+  out = { "loops" => loops, "warmup" => warm, "samples" => samples, "overhead" => overhead }
+  out["alloc"] = alloc_pass(timed, loops) if req.fetch("alloc", true)
+  out
+end
+
+def main
+  real_stdout = STDOUT
+  $stdout = $stderr
+  answer = begin
+    input = STDIN.read.to_s
+    req = JSON.parse(input.strip.empty? ? "{}" : input)
+    handler = { "list" => :do_list, "calibrate" => :do_calibrate, "time" => :do_time, "probe" => nil }
+    mode = req["mode"]
+    if !handler.key?(mode)
+      { "ok" => false, "stage" => "request", "error" => "unknown mode #{mode.inspect}" }
+    elsif handler[mode].nil?
+      { "ok" => true }
+    else
+      send(handler[mode], req).merge("ok" => true)
+    end
+  rescue BenchError => e
+    { "ok" => false, "stage" => e.stage, "error" => e.message }
+  rescue Exception => e
+    { "ok" => false, "stage" => "harness", "error" => describe(e) }
+  end
+  engine = defined?(RUBY_ENGINE) ? RUBY_ENGINE : "ruby"
+  yjit = defined?(RubyVM::YJIT) && RubyVM::YJIT.respond_to?(:enabled?) && RubyVM::YJIT.enabled?
+  answer.merge!("implementation" => engine, "version" => RUBY_VERSION, "executable" => RbConfig.ruby,
+                "jit" => yjit ? "yjit" : nil)
+  real_stdout.write("\n" + MARKER + JSON.generate(answer) + "\n")
+  real_stdout.flush
+end
+
+main

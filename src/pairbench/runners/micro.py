@@ -1,0 +1,403 @@
+"""The runner for kind "micro": a snippet or function timed in a loop inside each variant's own
+interpreter (CPython, PyPy, Ruby), one worker process per replicate.
+
+Each worker runs `harness/py_harness.py` or `harness/rb_harness.rb` with the variant's interpreter
+command, gets a JSON request on stdin and answers one JSON line. The loop count is calibrated once,
+on the baseline, and reused for every variant (same work on each side: benchmark_driver's reused
+loop_count, pyperformance `--same-loops`). Per process: `warmup` samples (flagged, never used in
+estimates), `samples` measured samples, the empty loop's cost per iteration (subtracted), then a
+separate allocation pass so that counting never disturbs timing.
+
+Benchmark.options for kind "micro" (JSON-serialisable):
+    language    "python" | "ruby"
+    file        benchmark file (absolute), or absent for a `-s SETUP STMT` snippet
+    func        Python: the `bench_*` function;  index: Ruby: position in the YAML `benchmark`
+    param       Python: index into the function's params (its repr is in `param_repr`)
+    setup, stmt the snippet (timeit style / benchmark_driver prelude + script)
+    loops       a fixed loop count (skips calibration)
+    samples, warmup, target_time   per-process sample plan (defaults below)
+    clock       "cpu" (default: the worker's CPU time, blind to other processes' time slices on a
+                shared machine) or "wall" (for operations that sleep, wait or use threads)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shlex
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from pairbench.errors import UserError
+from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
+from pairbench.runners.base import ProgressFn, Replicate
+
+__all__ = [
+    "MicroRunner",
+    "WorkerResult",
+    "HARNESS_DIR",
+    "MARKER",
+    "micro_metrics",
+    "unsettled",
+    "parse_answer",
+    "PY_MIN_VERSION",
+]
+
+HARNESS_DIR = Path(__file__).resolve().parents[1] / "harness"
+MARKER = "@@pairbench@@ "
+PY_MIN_VERSION = (3, 8)
+
+DEFAULT_SAMPLES = 5
+DEFAULT_WARMUP = 2
+DEFAULT_TARGET = 0.1
+"""Seconds per sample, like benchmark-ips's i/100ms warm-up estimate."""
+
+# Time per op is never allowed to reach zero after subtracting the loop overhead (ratios and logs
+# need positive values): it is floored at this fraction of the raw time per iteration.
+OVERHEAD_FLOOR = 0.01
+# A JIT still warming up makes each measured sample faster than the one before. Flag a process
+# whose measured samples fall monotonically by more than this fraction from first to last.
+SETTLE_DROP = 0.10
+# ... and only when at least this many processes, and at least two thirds of them, show it.
+SETTLE_PROCESSES = 3
+
+Spawn = Callable[[list[str], str, Mapping[str, str], "str | None", float], "tuple[int, str, str]"]
+"""(argv, stdin text, env, cwd, timeout) -> (returncode, stdout, stderr); injectable for tests."""
+
+
+def micro_metrics(language: str) -> tuple[Metric, ...]:
+    """Metrics a micro benchmark in `language` yields: time first, then exact allocation counts."""
+    timing = (
+        Metric("time_per_op", "s", "lower", description="time per operation, loop overhead subtracted"),
+        Metric("ops_per_s", "op/s", "higher", description="operations per second"),
+    )
+    alloc: tuple[Metric, ...]
+    if language == "ruby":
+        alloc = (
+            Metric("allocs_per_op", "count", "lower", True, "objects allocated per op (GC.stat total_allocated_objects)"),
+            Metric("malloc_bytes_per_op", "B", "lower", True, "malloc'd bytes per op (GC.stat malloc_increase_bytes)"),
+            Metric("gc_per_1k_ops", "count", "lower", True, "GC runs per 1000 ops"),
+        )
+    else:
+        alloc = (
+            Metric("mem_blocks_per_op", "count", "lower", True, "memory blocks still allocated per op (tracemalloc, net)"),
+            Metric("mem_bytes_per_op", "B", "lower", True, "bytes still allocated per op (tracemalloc, net)"),
+            Metric("peak_bytes_per_op", "B", "lower", True, "peak transient bytes during one op (tracemalloc)"),
+            Metric("gc_per_1k_ops", "count", "lower", True, "cyclic GC collections per 1000 ops"),
+        )
+    return timing + alloc
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerResult:
+    """One worker's answer, or why there is none."""
+
+    ok: bool
+    data: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+
+
+def parse_answer(returncode: int, stdout: str, stderr: str) -> WorkerResult:
+    """The worker's JSON answer from its last marker line; a crash or garbage becomes an error."""
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(MARKER):
+            try:
+                data = json.loads(line[len(MARKER):])
+            except ValueError:
+                break
+            if not isinstance(data, dict):
+                break
+            if data.get("ok"):
+                return WorkerResult(True, data)
+            return WorkerResult(False, data, str(data.get("error", "unknown error")))
+    tail = (stderr.strip().splitlines() or ["no output"])[-1][:300]
+    return WorkerResult(False, {}, f"worker exited with code {returncode} without an answer: {tail}")
+
+
+def unsettled(times: Sequence[float]) -> bool:
+    """True when measured samples still trend down (a JIT not yet at steady state).
+
+    A monotonic fall over at least three samples that totals more than SETTLE_DROP: noise on a
+    settled process goes both ways, warm-up only one.
+    """
+    if len(times) < 3:
+        return False
+    falling = all(b < a for a, b in zip(times, times[1:]))
+    return falling and times[-1] < times[0] * (1 - SETTLE_DROP)
+
+
+def _default_spawn(argv: list[str], stdin: str, env: Mapping[str, str], cwd: str | None,
+                   timeout: float) -> tuple[int, str, str]:
+    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=dict(env), cwd=cwd,
+                          timeout=timeout)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+class MicroRunner:
+    """Runner for kind "micro" (see the module docstring for the method)."""
+
+    def __init__(self, *, samples: int = DEFAULT_SAMPLES, warmup: int = DEFAULT_WARMUP,
+                 target_time: float = DEFAULT_TARGET, alloc: bool = True, seed: int | None = None,
+                 spawn: Spawn | None = None, clock: Callable[[], float] = time.time,
+                 machine: str = "") -> None:
+        if samples < 2:
+            raise UserError(f"--samples {samples}: need at least 2 samples per process")
+        self.samples = samples
+        self.warmup = warmup
+        self.target_time = target_time
+        self.alloc = alloc
+        self.machine = machine
+        self._spawn = spawn or _default_spawn
+        self._clock = clock
+        self._rng = random.Random(seed)
+        self._probes: dict[str, tuple[dict[str, Any], str]] = {}
+        self._loops: dict[str, int] = {}
+        self._failed: dict[tuple[str, str], str] = {}
+        """(benchmark, variant) -> the error that stops it; later replicates return at once."""
+        self._warned: set[tuple[str, str, str]] = set()
+        self._settle: dict[tuple[str, str], list[int]] = {}
+        """(benchmark, variant) -> [processes seen, processes whose samples still fell]."""
+
+    # -- worker plumbing -------------------------------------------------------------------
+
+    @staticmethod
+    def language(benchmark: Benchmark) -> str:
+        return str(benchmark.options.get("language", "python"))
+
+    def _argv(self, variant: Variant, language: str) -> list[str]:
+        try:
+            prefix = shlex.split(variant.command)
+        except ValueError as exc:
+            raise UserError(f"variant {variant.name!r}: cannot parse command {variant.command!r}: {exc}")
+        if not prefix:
+            raise UserError(f"variant {variant.name!r}: no interpreter given")
+        script = "rb_harness.rb" if language == "ruby" else "py_harness.py"
+        return [*prefix, *variant.args, str(HARNESS_DIR / script)]
+
+    def _env(self, variant: Variant) -> dict[str, str]:
+        env = dict(os.environ)
+        for name in variant.unset_env:
+            env.pop(name, None)
+        env.update(variant.env)
+        # Random environment size per process moves the initial stack, so one lucky or unlucky
+        # memory layout is not baked into every sample (Mytkowicz et al.; hyperfine does the same).
+        env["PAIRBENCH_ENV_PAD"] = "x" * self._rng.randrange(0, 4096)
+        return env
+
+    def call(self, variant: Variant, language: str, request: dict[str, Any], timeout: float) -> WorkerResult:
+        """Run one worker process with `request`; never raises for a failing worker."""
+        try:
+            argv = self._argv(variant, language)
+        except UserError as exc:
+            return WorkerResult(False, {}, str(exc))
+        try:
+            code, out, err = self._spawn(argv, json.dumps(request), self._env(variant), variant.cwd, timeout)
+        except FileNotFoundError:
+            return WorkerResult(False, {}, f"interpreter {argv[0]!r} not found; check the path or PATH")
+        except PermissionError:
+            return WorkerResult(False, {}, f"interpreter {argv[0]!r} is not executable")
+        except subprocess.TimeoutExpired:
+            return WorkerResult(False, {}, f"worker timed out after {timeout:.0f} s")
+        return parse_answer(code, out, err)
+
+    def probe(self, variant: Variant, language: str) -> tuple[dict[str, Any], str]:
+        """(facts about the interpreter, error or ""): implementation and version, checked once."""
+        key = f"{language}\0{variant.name}"
+        if key in self._probes:
+            return self._probes[key]
+        result = self.call(variant, language, {"mode": "probe"}, timeout=60)
+        info = {k: result.data[k] for k in ("implementation", "version", "executable", "jit")
+                if result.data.get(k) is not None}
+        error = ""
+        if not result.ok:
+            error = result.error
+            if language == "python" and "without an answer" in error:
+                error = self._python_too_old(variant) or error
+        self._probes[key] = (info, error)
+        return info, error
+
+    def _python_too_old(self, variant: Variant) -> str:
+        """A harness that cannot even parse means an old Python; ask it its version plainly."""
+        try:
+            prefix = shlex.split(variant.command)
+            code, out, _ = self._spawn(
+                [*prefix, *variant.args, "-c", "import sys, platform; print(platform.python_version())"],
+                "", self._env(variant), variant.cwd, 30)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            return ""
+        version = out.strip()
+        if code == 0 and version:
+            return (f"{variant.command} is Python {version}; the micro harness needs CPython "
+                    f"{PY_MIN_VERSION[0]}.{PY_MIN_VERSION[1]}+ or PyPy 3.9+")
+        return ""
+
+    @staticmethod
+    def _spec(benchmark: Benchmark) -> dict[str, Any]:
+        o = benchmark.options
+        clock = {"clock": o["clock"]} if o.get("clock") else {}
+        if o.get("file"):
+            spec: dict[str, Any] = {"file": o["file"], **clock}
+            if "func" in o:
+                spec["func"] = o["func"]
+                if o.get("param") is not None:
+                    spec["param"] = o["param"]
+            if "index" in o:
+                spec["index"] = o["index"]
+            return spec
+        return {"setup": o.get("setup", ""), "stmt": o.get("stmt", ""), **clock}
+
+    def _plan(self, benchmark: Benchmark) -> tuple[int, int, float]:
+        o = benchmark.options
+        return (int(o.get("samples", self.samples)), int(o.get("warmup", self.warmup)),
+                float(o.get("target_time", self.target_time)))
+
+    def _fail(self, benchmark: Benchmark, variant: Variant, error: str) -> Notice | None:
+        """Record that `variant` cannot run `benchmark`; the Notice only the first time."""
+        if (benchmark.name, variant.name) in self._failed:
+            return None
+        message = f"micro benchmark {benchmark.name!r} on variant {variant.name!r}: {error}"
+        self._failed[(benchmark.name, variant.name)] = message
+        return Notice("benchmark-failed", message, "its other variants and the other benchmarks still run",
+                      benchmark.name, variant.name)
+
+    # -- Runner protocol -------------------------------------------------------------------
+
+    def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
+        """Probe every interpreter, then calibrate the loop count once, on the baseline."""
+        language = self.language(benchmark)
+        notices: list[Notice] = []
+        working: list[Variant] = []
+        for v in variants:
+            _, error = self.probe(v, language)
+            if error:
+                notices.extend(n for n in [self._fail(benchmark, v, error)] if n)
+            else:
+                working.append(v)
+        if benchmark.options.get("loops"):
+            self._loops[benchmark.name] = int(benchmark.options["loops"])
+            return notices
+        if benchmark.name in self._loops:  # prepared before (the command calibrates up front)
+            return notices
+        _, _, target = self._plan(benchmark)
+        baseline = next((v for v in working if v.baseline), working[0] if working else None)
+        order = [baseline] + [v for v in working if v is not baseline] if baseline else []
+        for v in order:
+            result = self.call(v, language, {"mode": "calibrate", "target": target, **self._spec(benchmark)},
+                               timeout=max(60.0, 100 * target))
+            if result.ok:
+                self._loops[benchmark.name] = int(result.data["loops"])
+                if v is not baseline:
+                    notices.append(Notice(
+                        "calibration", f"micro benchmark {benchmark.name!r}: loop count calibrated on "
+                        f"{v.name!r} because the baseline failed", "", benchmark.name, v.name))
+                break
+            notices.extend(n for n in [self._fail(benchmark, v, result.error)] if n)
+        return notices
+
+    def loops(self, benchmark: Benchmark) -> int | None:
+        """The shared loop count chosen in prepare (None if no variant could run it)."""
+        return self._loops.get(benchmark.name)
+
+    def measure(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
+                progress: ProgressFn) -> Replicate:
+        """One worker process: warm-up and measured samples, then the allocation pass."""
+        key = (benchmark.name, variant.name)
+        if key in self._failed:
+            return Replicate(failed=True)  # the notice was given once, in prepare or first failure
+        loops = self._loops.get(benchmark.name)
+        if loops is None:
+            notice = self._fail(benchmark, variant, "no loop count: no variant could run it to calibrate")
+            return Replicate(failed=True, notices=[notice] if notice else [])
+        nsamples, nwarm, target = self._plan(benchmark)
+        request = {"mode": "time", "loops": loops, "warmup": nwarm, "samples": nsamples,
+                   "alloc": self.alloc and not warmup, **self._spec(benchmark)}
+        progress(f"{benchmark.name} · {variant.name} · block {block + 1}")
+        # Generous: startup, calibrated samples (a slower variant may take several times the
+        # target), the empty loop and the allocation pass under tracemalloc.
+        timeout = 60.0 + 30 * (nsamples + nwarm) * target
+        started = self._clock()
+        result = self.call(variant, self.language(benchmark), request, timeout)
+        if not result.ok:
+            notice = self._fail(benchmark, variant, result.error)
+            return Replicate(failed=True, notices=[notice] if notice else [])
+        return self._replicate(benchmark, variant, block, warmup, result.data, started)
+
+    def _replicate(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
+                   data: dict[str, Any], started: float) -> Replicate:
+        loops = int(data["loops"])
+        overhead = float(data.get("overhead") or 0.0)
+        rep = Replicate()
+        warm_times = [float(t) for t in data.get("warmup", [])]
+        times = [float(t) for t in data.get("samples", [])]
+        below = 0
+
+        def add(metric: str, value: float, iteration: int, is_warm: bool) -> None:
+            rep.samples.append(Sample(benchmark.name, variant.name, metric, value, block, 0, iteration,
+                                      is_warm, started, self.machine))
+
+        for i, total in enumerate(warm_times + times):
+            raw = total / loops
+            per_op = raw - overhead
+            if per_op < raw * OVERHEAD_FLOOR:
+                per_op = raw * OVERHEAD_FLOOR
+                below += 1
+            is_warm = warmup or i < len(warm_times)
+            add("time_per_op", per_op, i, is_warm)
+            add("ops_per_s", 1.0 / per_op, i, is_warm)
+        if below and self._once(benchmark, variant, "resolution"):
+            rep.notices.append(Notice(
+                "resolution", f"micro benchmark {benchmark.name!r} on {variant.name!r}: the operation costs "
+                "less than the empty loop around it; times are at the timer's resolution",
+                "measure a larger unit of work per operation", benchmark.name, variant.name))
+        # One falling process is chance (1 in k! under pure noise); warn when it is the pattern.
+        counts = self._settle.setdefault((benchmark.name, variant.name), [0, 0])
+        counts[0] += 1
+        counts[1] += int(unsettled(times))
+        if counts[1] >= SETTLE_PROCESSES and 3 * counts[1] >= 2 * counts[0] and self._once(benchmark, variant, "settle"):
+            rep.notices.append(Notice(
+                "not-settled", f"micro benchmark {benchmark.name!r} on {variant.name!r}: time per op still "
+                f"falling across the measured samples ({times[0] / loops:.3g} s -> {times[-1] / loops:.3g} s); "
+                f"in {counts[1]} of {counts[0]} processes; the JIT may not have reached a steady state",
+                "raise --warmup-samples so warm-up samples absorb it", benchmark.name, variant.name))
+        alloc = data.get("alloc")
+        if isinstance(alloc, dict) and not warmup:
+            if "unavailable" in alloc:
+                if self._once(benchmark, variant, "alloc"):
+                    rep.notices.append(Notice(
+                        "alloc-unavailable", f"allocations on {variant.name!r}: unavailable ({alloc['unavailable']})",
+                        "", benchmark.name, variant.name))
+            else:
+                names = {m.name for m in benchmark.metrics}
+                for metric, value in alloc.items():
+                    if metric in names and isinstance(value, (int, float)):
+                        add(metric, float(value), 0, False)
+        return rep
+
+    def _once(self, benchmark: Benchmark, variant: Variant, kind: str) -> bool:
+        key = (benchmark.name, variant.name, kind)
+        if key in self._warned:
+            return False
+        self._warned.add(key)
+        return True
+
+    def list_benchmarks(self, path: str, language: str, variants: Sequence[Variant]) -> tuple[list[dict[str, Any]], str]:
+        """Benchmarks in a file, as listed by the first variant able to load it: (items, error)."""
+        error = ""
+        probe_error = ""
+        for v in variants:
+            _, perr = self.probe(v, language)
+            if perr:
+                probe_error = probe_error or f"{perr} (variant {v.name!r})"
+                continue
+            result = self.call(v, language, {"mode": "list", "file": path}, timeout=60)
+            if result.ok:
+                return list(result.data.get("benchmarks", [])), ""
+            error = error or f"{result.error} (loaded by {v.name!r})"
+        return [], error or f"no variant's interpreter could run: {probe_error}"
+
+    def close(self) -> None:
+        """Workers end with their request; nothing is left running."""
