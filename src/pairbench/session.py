@@ -27,7 +27,7 @@ from pairbench.store.runfile import write_run
 __all__ = ["RunOptions", "Observer", "execute", "default_run_path", "finish_analysis"]
 
 # With --max-time and no --max-runs, never plan more blocks than this.
-ADAPTIVE_MAX_BLOCKS = 200
+ADAPTIVE_MAX_BLOCKS = 5000
 
 
 @dataclass(frozen=True, slots=True)
