@@ -226,14 +226,21 @@ def execute(
 
 
 def _all_decided(run: Run) -> bool:
-    """Every primary-metric comparison has a verdict (faster, slower or same).
+    """Every comparison the user asked about has a verdict (faster, slower or same).
 
+    Those are each benchmark's primary metric and the metrics it declares beyond the command
+    runner's secondary built-ins (user and system CPU, peak RSS), such as `--metric` values.
     An inconclusive comparison keeps the session going while budget remains, even when the
     analysis projects that more blocks are unlikely to settle it: that projection rests on the
     first noisy blocks, and the budget was given to be spent on narrowing the interval.
     """
+    from pairbench.runners.command import SECONDARY_METRICS
+
     primary = {b.name: b.metrics[0].name for b in run.benchmarks if b.metrics}
-    judged = [c for c in run.comparisons if primary.get(c.benchmark) == c.metric and c.verdict != "exact"]
+    judged = [
+        c for c in run.comparisons
+        if c.verdict != "exact" and (primary.get(c.benchmark) == c.metric or c.metric not in SECONDARY_METRICS)
+    ]
     return bool(judged) and all(c.verdict in ("faster", "slower", "same") for c in judged)
 
 

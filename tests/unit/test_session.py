@@ -113,3 +113,25 @@ def test_adaptive_stopping_spends_the_budget_while_a_comparison_is_open(tmp_path
     kinds = {n.kind for n in run.notices}
     assert "budget" in kinds or run.metadata["blocks"] == max(run.metadata["adaptive"]["looks"])
     assert "adaptive" not in kinds
+
+
+def test_adaptive_stopping_waits_for_the_metrics_the_user_asked_for(tmp_path):
+    # time is settled at once (30% slower); `work` (a declared metric) is identical and noisy with a
+    # ±0 band, so it stays open and must keep the session going until the budget ends
+    from pairbench.runners.base import Replicate
+    from pairbench.model import Sample
+
+    class TwoMetrics(FakeRunner):
+        def measure(self, benchmark, variant, block, warmup, progress):
+            rep = super().measure(benchmark, variant, block, warmup, progress)
+            work = 0.05 * (1.0 + self._rng.gauss(0.0, 0.05))
+            rep.samples.append(Sample(benchmark.name, variant.name, "work", work, block, warmup=warmup))
+            return rep
+
+    run = Run(metadata={}, variants=[Variant("a", baseline=True), Variant("b")],
+              benchmarks=[Benchmark("x", "command", (Metric("time"), Metric("work")))])
+    ticks = count()
+    execute(run, {"command": TwoMetrics(factors={"b": 1.3}, noise=0.01)},
+            options(tmp_path, runs=6, warmup=0, max_time=60.0, threshold=0.0), clock=lambda: float(next(ticks)))
+    assert run.metadata["blocks"] >= 15
+    assert "adaptive" not in {n.kind for n in run.notices}

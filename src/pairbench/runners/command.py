@@ -35,6 +35,7 @@ from pairbench.runners.base import ProgressFn, Replicate
 __all__ = [
     "CommandRunner",
     "BUILTIN_METRICS",
+    "SECONDARY_METRICS",
     "compile_metric",
     "expand_command",
     "variant_environment",
@@ -49,6 +50,9 @@ BUILTIN_METRICS: tuple[Metric, ...] = (
     Metric("rss", "B", "lower", description="peak resident set size"),
     Metric("exit_code", "", "none", description="process exit code"),
 )
+
+# Built-in metrics that are recorded and compared but do not hold adaptive stopping open.
+SECONDARY_METRICS: frozenset[str] = frozenset({"user", "sys", "rss", "exit_code"})
 
 # Runs of `sh -c ''` used to estimate the shell's start-up cost (hyperfine uses 50).
 SHELL_CALIBRATION_RUNS = 30
