@@ -226,7 +226,7 @@ def execute(
 
 
 def _all_decided(run: Run) -> bool:
-    """Every comparison the user asked about has a verdict (faster, slower or same).
+    """Every comparison the user asked about is settled: meaningfully faster or slower, or the same.
 
     Those are each benchmark's primary metric and the metrics it declares beyond the command
     runner's secondary built-ins (user and system CPU, peak RSS), such as `--metric` values.
@@ -241,7 +241,9 @@ def _all_decided(run: Run) -> bool:
         c for c in run.comparisons
         if c.verdict != "exact" and (primary.get(c.benchmark) == c.metric or c.metric not in SECONDARY_METRICS)
     ]
-    return bool(judged) and all(c.verdict in ("faster", "slower", "same") for c in judged)
+    # "faster/slower, but may be below δ" is not settled yet: its CI still reaches into the band
+    return bool(judged) and all(c.verdict == "same" or (c.verdict in ("faster", "slower") and c.meaningful)
+                                for c in judged)
 
 
 def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds: float) -> tuple[list[int], int]:
