@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats as _st  # type: ignore[import-untyped]
 
 from pairbench.stats._dist import norm_cdf, norm_ppf, t_ppf, t_sf
 from pairbench.stats.estimate import (
@@ -161,10 +160,10 @@ def wilcoxon_p(d: Sequence[float] | np.ndarray) -> float:
     a = np.abs(nz)[order]
     if nz.size < x.size or np.any(a[1:] == a[:-1]):
         # Zeros or ties: scipy's normal approximation with tie correction (Pratt would differ).
-        return float(_st.wilcoxon(nz, method="approx").pvalue) if nz.size else 1.0
+        return _wilcoxon_approx_p(nz) if nz.size else 1.0
     n = nz.size
     if n > _EXACT_SIGNED_RANK_MAX_N:
-        return float(_st.wilcoxon(nz, method="approx").pvalue)
+        return _wilcoxon_approx_p(nz)
     # No ties: the rank of |d_i| is its position in the sorted order.
     tplus = int(np.sum(np.nonzero(nz[order] > 0)[0] + 1))
     dist = signed_rank_null(n)
@@ -230,4 +229,13 @@ def mann_whitney_p(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndar
         return 1.0
     if np.ptp(np.concatenate([a, b])) == 0:
         return 1.0
-    return float(_st.mannwhitneyu(b, a, alternative="two-sided").pvalue)
+    from scipy import stats  # type: ignore[import-untyped]  # ~1 s to import: only on this path
+
+    return float(stats.mannwhitneyu(b, a, alternative="two-sided").pvalue)
+
+
+def _wilcoxon_approx_p(nz: np.ndarray) -> float:
+    """scipy's normal approximation with tie correction; scipy.stats is imported only here."""
+    from scipy import stats  # type: ignore[import-untyped]  # ~1 s to import: only on this path
+
+    return float(stats.wilcoxon(nz, method="approx").pvalue)
