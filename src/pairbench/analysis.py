@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -255,22 +255,24 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
     return out, notices
 
 
-def settled(comparisons: Iterable[Comparison], run: Run | None = None) -> bool:
-    """True when no primary-metric comparison still needs blocks (for adaptive stopping).
+def settled(run: Run, secondary: Collection[str] = ()) -> bool:
+    """Every comparison the user asked about is settled: meaningfully faster or slower, or the same.
 
-    A comparison needs blocks when it is inconclusive or insufficient with an estimate of how many
-    (more_runs); an inconclusive result that cannot be resolved within budget does not hold the
-    session. Without `run` every comparison counts as primary.
+    This is the rule adaptive stopping ends on. The comparisons that count are each benchmark's
+    primary metric and every other judged metric except the runner's `secondary` built-ins
+    (for commands: user and system CPU, peak RSS), so declared metrics such as `--metric` values
+    count. An inconclusive comparison is not settled, even when the analysis projects that more
+    blocks are unlikely to settle it: that projection rests on the first noisy blocks, and the
+    budget was given to be spent on narrowing the interval. "Faster/slower, but may be below δ"
+    is not settled either: its CI still reaches into the band.
     """
-    primary = None
-    if run is not None:
-        primary = {(b.name, b.metrics[0].name) for b in run.benchmarks if b.metrics}
-    for c in comparisons:
-        if primary is not None and (c.benchmark, c.metric) not in primary:
-            continue
-        if c.verdict in ("inconclusive", "insufficient") and c.more_runs is not None:
-            return False
-    return True
+    primary = {b.name: b.metrics[0].name for b in run.benchmarks if b.metrics}
+    judged = [
+        c for c in run.comparisons
+        if c.verdict != "exact" and (primary.get(c.benchmark) == c.metric or c.metric not in secondary)
+    ]
+    return bool(judged) and all(c.verdict == "same" or (c.verdict in ("faster", "slower") and c.meaningful)
+                                for c in judged)
 
 
 def _ordered_values(per_block: dict[int, float]) -> list[float]:

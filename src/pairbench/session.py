@@ -226,24 +226,11 @@ def execute(
 
 
 def _all_decided(run: Run) -> bool:
-    """Every comparison the user asked about is settled: meaningfully faster or slower, or the same.
-
-    Those are each benchmark's primary metric and the metrics it declares beyond the command
-    runner's secondary built-ins (user and system CPU, peak RSS), such as `--metric` values.
-    An inconclusive comparison keeps the session going while budget remains, even when the
-    analysis projects that more blocks are unlikely to settle it: that projection rests on the
-    first noisy blocks, and the budget was given to be spent on narrowing the interval.
-    """
+    """analysis.settled, with the command runner's secondary metrics left out."""
+    from pairbench.analysis import settled
     from pairbench.runners.command import SECONDARY_METRICS
 
-    primary = {b.name: b.metrics[0].name for b in run.benchmarks if b.metrics}
-    judged = [
-        c for c in run.comparisons
-        if c.verdict != "exact" and (primary.get(c.benchmark) == c.metric or c.metric not in SECONDARY_METRICS)
-    ]
-    # "faster/slower, but may be below δ" is not settled yet: its CI still reaches into the band
-    return bool(judged) and all(c.verdict == "same" or (c.verdict in ("faster", "slower") and c.meaningful)
-                                for c in judged)
+    return settled(run, SECONDARY_METRICS)
 
 
 def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds: float) -> tuple[list[int], int]:

@@ -56,7 +56,8 @@ def test_analyze_finds_faster_and_same_and_exact():
     assert b.sentence.startswith("B is ")
     assert by[("C", "time")].verdict == "same"
     assert by[("B", "allocs")].verdict == "exact" and by[("B", "allocs")].delta == 20
-    assert settled(comps, run)
+    run.comparisons = list(comps)
+    assert settled(run)
 
 
 def test_analyze_insufficient_below_six_blocks_and_notice():
@@ -65,7 +66,8 @@ def test_analyze_insufficient_below_six_blocks_and_notice():
     c = next(c for c in comps if c.metric == "time")
     assert c.verdict == "insufficient" and c.more_runs == 2
     assert any(n.kind == "few-blocks" for n in notices)
-    assert not settled(comps, run)
+    run.comparisons = list(comps)
+    assert not settled(run)
 
 
 def test_analyze_high_noise_notice_and_inconclusive_not_settled():
@@ -74,7 +76,8 @@ def test_analyze_high_noise_notice_and_inconclusive_not_settled():
     c = next(c for c in comps if c.metric == "time")
     assert c.verdict == "inconclusive" and c.more_runs is not None
     assert any(n.kind == "noise" for n in notices)
-    assert not settled(comps, run)
+    run.comparisons = list(comps)
+    assert not settled(run)
 
 
 def test_looks_widen_the_ci():

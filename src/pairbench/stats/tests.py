@@ -236,6 +236,6 @@ def mann_whitney_p(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndar
 
 def _wilcoxon_approx_p(nz: np.ndarray) -> float:
     """scipy's normal approximation with tie correction; scipy.stats is imported only here."""
-    from scipy import stats  # type: ignore[import-untyped]  # ~1 s to import: only on this path
+    from scipy import stats  # ~1 s to import: only on this path
 
     return float(stats.wilcoxon(nz, method="approx").pvalue)

@@ -163,3 +163,67 @@ def test_load_spec_rejects_bad_settings(kwargs: dict[str, Any], message: str) ->
 def test_all_requests_must_share_host_and_port() -> None:
     with pytest.raises(ValueError, match="same host"):
         LoadSpec(requests=(RequestSpec("http://h:1/"), RequestSpec("http://h:2/")), count=1)
+
+
+NGINX_LIKE = (b"HTTP/1.1 200 OK\r\nServer: nginx\r\nDate: Mon, 30 Nov 2026 19:44:07 GMT\r\n"
+              b"Content-Length: 5\r\nConnection: keep-alive\r\n\r\nhello")
+
+
+def _variant(resp: bytes, old: bytes, new: bytes) -> bytes:
+    out = resp.replace(old, new)
+    assert len(out) == len(resp)
+    return out
+
+
+def test_repeated_framing_takes_the_fast_path_but_never_misreads_a_different_response() -> None:
+    load, conn, t = _setup(count=10)
+    conn.data_received(NGINX_LIKE)
+    assert conn.shape_len == len(NGINX_LIKE)  # learnt from a plain, complete response
+    # Same framing, another Date: complete at once.
+    conn.data_received(_variant(NGINX_LIKE, b"19:44:07", b"19:44:08"))
+    assert load.completed == 2 and len(t.written) == 3
+    # Same length, but a 500: counted as a 500, not as a 200.
+    conn.data_received(_variant(NGINX_LIKE, b"200 OK", b"500 OK"))
+    load.finish_histogram()
+    assert load.status_counts == {200: 2, 500: 1}
+    # Same length and tail, but "Connection: close" before the Content-Length header: the
+    # connection is closed after it, as the server asked.
+    old = b"Server: nginx\r\nDate: Mon, 30 Nov 2026 19:44:07 GMT"
+    new = b"Connection: close\r\nX: "
+    closing = _variant(NGINX_LIKE, old, new + b"x" * (len(old) - len(new)))
+    conn.data_received(closing)
+    assert load.completed == 4 and t.closed
+
+
+def test_same_length_with_a_longer_body_is_not_taken_for_complete() -> None:
+    load, conn, _ = _setup(count=10)
+    conn.data_received(NGINX_LIKE)
+    # Same total length, but the head is shorter and announces more body: not complete yet.
+    other = b"HTTP/1.1 200 OK\r\nDate: x\r\nContent-Length: 99\r\n\r\n"
+    body_here = len(NGINX_LIKE) - len(other)
+    other += b"y" * body_here
+    assert len(other) == len(NGINX_LIKE) and body_here < 99
+    conn.data_received(other)
+    assert load.completed == 1
+    conn.data_received(b"y" * (99 - body_here))
+    assert load.completed == 2
+
+
+def test_head_response_with_content_length_has_no_body() -> None:
+    load, conn, _ = _setup(count=1, method="HEAD")
+    conn.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n")
+    assert load.completed == 1 and load.done.done()
+
+
+def test_next_request_is_sent_before_the_last_one_is_booked() -> None:
+    load, conn, t = _setup(count=3)
+    booked_when_sent: list[int] = []
+    write = t.write
+
+    def spy(data: bytes) -> None:
+        booked_when_sent.append(load.completed)
+        write(data)
+
+    t.write = spy  # type: ignore[method-assign]
+    conn.data_received(RESP)
+    assert booked_when_sent == [0] and load.completed == 1
