@@ -102,7 +102,8 @@ def wait_port(port: int, timeout: float = 10.0) -> None:
 class Nginx:
     """nginx with its own config, pid file and logs in `root`, serving a small file on a free port."""
 
-    def __init__(self, root: Path, body: bytes = b"x" * 100, workers: int = 1) -> None:
+    def __init__(self, root: Path, body: bytes = b"x" * 100, workers: int = 1,
+                 keepalive_requests: int = 10_000_000) -> None:
         self.root = root
         self.port = free_port()
         (root / "index.html").write_bytes(body)
@@ -114,7 +115,7 @@ worker_processes {workers}; pid {root}/nginx.pid; error_log {root}/error.log; da
 events {{ worker_connections 1024; }}
 http {{
   access_log off; client_body_temp_path {root}; proxy_temp_path {root}; fastcgi_temp_path {root};
-  uwsgi_temp_path {root}; scgi_temp_path {root}; keepalive_requests 10000000;
+  uwsgi_temp_path {root}; scgi_temp_path {root}; keepalive_requests {keepalive_requests};
   server {{ listen 127.0.0.1:{self.port}; root {root}; location /missing {{ return 404; }} }}
 }}
 """

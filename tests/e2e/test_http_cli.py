@@ -73,6 +73,36 @@ def test_ruby_app_with_extra_work_from_an_env_var_is_slower(run_cli, tmp_path: P
 
 
 @pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
+@pytest.mark.parametrize("loop", ["blocking", "asyncio"])
+def test_one_connection_on_either_loop_gets_every_response_across_server_closes(tmp_path: Path, loop: str) -> None:
+    """nginx closes a kept-alive connection after 100 requests here: the load reconnects and goes on."""
+    from pairbench.runners.http.engine import LoadSpec, RequestSpec, run_load
+
+    nginx = Nginx(tmp_path, keepalive_requests=100)
+    try:
+        r = run_load(LoadSpec(requests=(RequestSpec(nginx.url),), connections=1, count=1000), loop=loop)
+        assert r.completed == 1000 and r.failed == 0 and r.status_counts == {200: 1000}
+        assert r.histogram.count == 1000 and r.bytes_received > 1000 * 100
+    finally:
+        nginx.stop()
+
+
+def test_one_connection_to_a_server_that_never_answers_times_out_per_request() -> None:
+    from pairbench.runners.http.engine import LoadSpec, RequestSpec, run_load
+
+    # A listening socket that is never read: the kernel completes the handshake, nothing answers.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/"
+        t0 = time.monotonic()
+        r = run_load(LoadSpec(requests=(RequestSpec(url),), connections=1, count=3, timeout=0.3), loop="blocking")
+        took = time.monotonic() - t0
+    assert r.completed == 0 and r.errors == {"timeout": 3}
+    assert 0.8 < took < 10
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
 def test_engine_against_nginx_closed_open_and_close_per_request(tmp_path: Path) -> None:
     from pairbench.runners.http.engine import LoadSpec, RequestSpec, run_load
 

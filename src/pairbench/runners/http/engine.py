@@ -3,7 +3,9 @@
 Why raw protocols: the client's CPU per request decides how hard one core can push a server. A
 client library (httpx, aiohttp) spends tens of microseconds per request in Python; here a request
 is one pre-encoded `bytes` written to the transport and a response is parsed with a few `find`
-calls, so the engine keeps up with `wrk` on loopback (see docs/http.md).
+calls, so the engine keeps up with `wrk` on loopback (see docs/http.md). A single kept-alive
+connection in a closed loop needs no event loop at all and runs on a blocking socket
+(blocking_loop.py): two system calls per request.
 
 Two modes:
 - **closed loop** (ab, siege, wrk): `connections` clients each send a request, wait for the
@@ -23,9 +25,10 @@ import resource
 import signal
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 from urllib.parse import urlsplit
 
+from pairbench.runners.http.blocking_loop import BlockingLoop
 from pairbench.runners.http.histogram import SUB_BITS, Histogram
 
 __all__ = ["RequestSpec", "LoadSpec", "LoadResult", "run_load", "new_event_loop", "engine_loop_name"]
@@ -166,6 +169,7 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
 
 
 def engine_loop_name() -> str:
+    """The event loop of loads with several connections (one connection needs none)."""
     try:
         import uvloop  # noqa: F401
     except ImportError:
@@ -192,6 +196,15 @@ def _weighted_sequence(requests: Sequence[RequestSpec], keepalive: bool) -> list
     return seq
 
 
+class _Loop(Protocol):
+    """What the engine needs of an event loop (asyncio through _AsyncioLoop, or BlockingLoop)."""
+
+    def create_future(self) -> Any: ...
+    def call_later(self, delay: float, fn: Callable[..., None], *args: Any) -> None: ...
+    def connect(self, host: str, port: int, protocol: _Conn, timeout: float,
+                on_error: Callable[[OSError], None]) -> None: ...
+
+
 # Parser states of a connection.
 _IDLE, _HEAD, _BODY, _CHUNKED, _UNTIL_CLOSE, _DEAD = range(6)
 
@@ -199,12 +212,12 @@ _IDLE, _HEAD, _BODY, _CHUNKED, _UNTIL_CLOSE, _DEAD = range(6)
 class _Load:
     """Shared state of one load: the schedule, the counters and the connections."""
 
-    __slots__ = ("spec", "loop", "host", "port", "sequence", "head_only", "seq_i", "hist", "counts", "total_ns", "min_ns",
-                 "max_ns", "n200", "fast", "count_limit", "single", "status_counts", "errors", "bytes",
+    __slots__ = ("spec", "loop", "host", "port", "sequence", "head_only", "seq_i", "hist", "counts", "total_ns",
+                 "min_ns", "max_ns", "n200", "fast", "count_limit", "single", "status_counts", "errors", "bytes",
                  "completed", "started", "busy", "connect_failures", "conns", "done", "aborted", "stopping",
                  "interrupted", "t0", "t_end", "deadline_ns", "end_ns", "interval_ns", "progress")
 
-    def __init__(self, spec: LoadSpec, loop: asyncio.AbstractEventLoop, progress: Callable[[float], None] | None):
+    def __init__(self, spec: LoadSpec, loop: _Loop, progress: Callable[[float], None] | None):
         self.spec = spec
         self.loop = loop
         self.host, self.port = spec.requests[0].host_port()
@@ -230,7 +243,7 @@ class _Load:
         self.busy = 0
         self.connect_failures = 0
         self.conns: set[_Conn] = set()
-        self.done: asyncio.Future[None] = loop.create_future()
+        self.done = loop.create_future()
         self.aborted = ""
         self.stopping = False
         self.interrupted = False
@@ -290,27 +303,24 @@ class _Load:
         conn.request = self.next_request()
         self.started += 1
         self.busy += 1
-        self.loop.create_task(self._connect(conn))
+        self.loop.connect(self.host, self.port, conn, self.spec.timeout, lambda exc: self.connect_failed(conn, exc))
 
-    async def _connect(self, conn: _Conn) -> None:
-        try:
-            await asyncio.wait_for(
-                self.loop.create_connection(lambda: conn, self.host, self.port), self.spec.timeout
-            )
-        except (OSError, asyncio.TimeoutError) as exc:
-            conn.pending = False
-            conn.state = _DEAD
-            self.busy -= 1
-            self.fail("connect")
-            self.connect_failures += 1
-            if self.connect_failures >= _MAX_CONNECT_FAILURES and self.completed == 0:
-                self.aborted = f"cannot connect to {self.host}:{self.port}: {_reason(exc)}"
-                self.stopping = True
-                self.t_end = _now()
-                self.check_done()
-                return
-            await asyncio.sleep(_CONNECT_BACKOFF_S)
-            self.after(conn, _now())
+    def connect_failed(self, conn: _Conn, exc: OSError) -> None:
+        conn.pending = False
+        conn.state = _DEAD
+        self.busy -= 1
+        self.fail("connect")
+        self.connect_failures += 1
+        if self.connect_failures >= _MAX_CONNECT_FAILURES and self.completed == 0:
+            self.aborted = f"cannot connect to {self.host}:{self.port}: {_reason(exc)}"
+            self.stopping = True
+            self.t_end = _now()
+            self.check_done()
+            return
+        self.loop.call_later(_CONNECT_BACKOFF_S, self._retry, conn)
+
+    def _retry(self, conn: _Conn) -> None:
+        self.after(conn, _now())
 
     def after(self, conn: _Conn, now: int) -> None:
         """A connection finished a request (or failed): start its next one if the budget allows."""
@@ -634,9 +644,9 @@ class _Conn(asyncio.Protocol):
         self._broken("timeout" if self.timed_out else "reset")
 
 
-async def _run(spec: LoadSpec, progress: Callable[[float], None] | None) -> _Load:
-    loop = asyncio.get_running_loop()
-    load = _Load(spec, loop, progress)
+def _start(load: _Load) -> None:
+    """Open the connections (or their schedules) and start the housekeeping timers."""
+    spec = load.spec
     load.t0 = _now()
     if spec.duration is not None:
         load.deadline_ns = load.t0 + int(spec.duration * 1e9)
@@ -656,30 +666,89 @@ async def _run(spec: LoadSpec, progress: Callable[[float], None] | None) -> _Loa
             conn.next_slot = load.t0 + int(i * 1e9 / spec.rate)
             conn.state = _DEAD
             load.after(conn, _now())
-    loop.call_later(min(0.1, spec.timeout / 4), load.watchdog)
-    # Ctrl-C: a KeyboardInterrupt raised inside a protocol callback is swallowed by the loop (uvloop
-    # reports it as a transport error), so SIGINT is turned into a stop here and re-raised after.
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, load.interrupt)
-        except (ValueError, RuntimeError, NotImplementedError):
-            pass
-    if progress is not None:
+    load.loop.call_later(min(0.1, spec.timeout / 4), load.watchdog)
+    if load.progress is not None:
         _report_progress(load, load.t0, 0)
-    try:
-        await load.done
-    finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.remove_signal_handler(sig)
-            except (ValueError, RuntimeError, NotImplementedError):
-                pass
+
+
+def _finish(load: _Load) -> None:
     if not load.t_end:
         load.t_end = _now()
     load.finish_histogram()
     for conn in load.conns:
         if conn.transport is not None:
             conn.transport.close()
+
+
+class _AsyncioLoop:
+    """The engine's loop interface on asyncio (uvloop when installed): the fallback off Linux."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.aio = loop
+
+    def create_future(self) -> asyncio.Future[None]:
+        return self.aio.create_future()
+
+    def call_later(self, delay: float, fn: Callable[..., None], *args: Any) -> None:
+        self.aio.call_later(delay, fn, *args)
+
+    def connect(self, host: str, port: int, protocol: _Conn, timeout: float,
+                on_error: Callable[[OSError], None]) -> None:
+        self.aio.create_task(self._connect(host, port, protocol, timeout, on_error))
+
+    async def _connect(self, host: str, port: int, protocol: _Conn, timeout: float,
+                       on_error: Callable[[OSError], None]) -> None:
+        try:
+            await asyncio.wait_for(self.aio.create_connection(lambda: protocol, host, port), timeout)
+        except (OSError, asyncio.TimeoutError) as exc:
+            on_error(exc if isinstance(exc, OSError) else TimeoutError("connect timed out"))
+
+    async def run(self, load: _Load) -> None:
+        _start(load)
+        # Ctrl-C: a KeyboardInterrupt raised inside a protocol callback is swallowed by the loop
+        # (uvloop reports it as a transport error), so SIGINT is turned into a stop here and
+        # re-raised after.
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self.aio.add_signal_handler(sig, load.interrupt)
+            except (ValueError, RuntimeError, NotImplementedError):
+                pass
+        try:
+            await load.done
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    self.aio.remove_signal_handler(sig)
+                except (ValueError, RuntimeError, NotImplementedError):
+                    pass
+        _finish(load)
+
+
+def _run_asyncio(spec: LoadSpec, progress: Callable[[float], None] | None) -> _Load:
+    aio = new_event_loop()
+    loop = _AsyncioLoop(aio)
+    load = _Load(spec, loop, progress)
+    try:
+        aio.run_until_complete(loop.run(load))
+        # Let the closed transports finish before the loop goes away.
+        aio.run_until_complete(asyncio.sleep(0))
+    finally:
+        for task in asyncio.all_tasks(aio):
+            task.cancel()
+        aio.close()
+    return load
+
+
+def _run_blocking(spec: LoadSpec, progress: Callable[[float], None] | None) -> _Load:
+    loop = BlockingLoop()
+    load = _Load(spec, loop, progress)
+    try:
+        with loop.stopping_on_signals(load.interrupt):
+            _start(load)
+            loop.run_until(load.done)
+        _finish(load)
+    finally:
+        loop.close()
     return load
 
 
@@ -701,23 +770,22 @@ def _report_progress(load: _Load, last_t: int, last_n: int) -> None:
     load.loop.call_later(0.5, _report_progress, load, now, load.completed)
 
 
-def run_load(spec: LoadSpec, progress: Callable[[float], None] | None = None) -> LoadResult:
-    """Apply the load on a fresh event loop and return what it measured.
+def run_load(spec: LoadSpec, progress: Callable[[float], None] | None = None, loop: str = "auto") -> LoadResult:
+    """Apply the load and return what it measured.
 
     Args:
         spec: the requests and the shape of the load.
         progress: called about twice a second with the current requests/s.
+        loop: "asyncio" (uvloop when installed), "blocking" (one kept-alive connection in a
+            closed loop only), or "auto": blocking where it applies, else asyncio.
     """
-    loop = new_event_loop()
+    if loop not in ("auto", "blocking", "asyncio"):
+        raise ValueError(f"unknown engine loop {loop!r}")
+    single = spec.connections == 1 and spec.rate is None and spec.keepalive
+    if loop == "blocking" and not single:
+        raise ValueError("the blocking loop runs one kept-alive connection in a closed loop only")
     r0 = resource.getrusage(resource.RUSAGE_SELF)
-    try:
-        load = loop.run_until_complete(_run(spec, progress))
-        # Let the closed transports finish before the loop goes away.
-        loop.run_until_complete(asyncio.sleep(0))
-    finally:
-        for task in asyncio.all_tasks(loop):
-            task.cancel()
-        loop.close()
+    load = _run_blocking(spec, progress) if single and loop != "asyncio" else _run_asyncio(spec, progress)
     if load.interrupted:
         raise KeyboardInterrupt
     r1 = resource.getrusage(resource.RUSAGE_SELF)

@@ -1,0 +1,197 @@
+"""One kept-alive connection in a closed loop, on a blocking socket: no event loop at all.
+
+Why: with one connection (`ab -c 1`, the way seed 000 measured) the client's work is in series
+with the server's, so every microsecond the client spends between a response and the next
+request is added to each round trip. An event loop costs a wait call and its callbacks per
+request; here a request is one `send` and its response one blocking `recv` — two system calls,
+as few as a client can make — and the engine's connection class parses it unchanged (this loop
+speaks the slice of asyncio's protocol interface the engine uses). docs/http.md has the figures.
+
+The socket's receive timeout (SO_RCVTIMEO) wakes the loop every `_WAKE_S` while no data comes,
+so the engine's timers (per-request timeout, time limit, progress) run during a stalled
+response; signal handlers turn Ctrl-C and SIGTERM into the engine's stop.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import signal
+import socket
+import struct
+import threading
+import time
+from types import TracebackType
+from typing import Any, Callable, Protocol
+
+__all__ = ["BlockingLoop"]
+
+_now = time.perf_counter_ns
+_RECV_SIZE = 64 * 1024
+_WAKE_S = 0.05
+
+
+class StreamProtocol(Protocol):
+    def connection_made(self, transport: Any) -> None: ...
+    def data_received(self, data: bytes) -> None: ...
+    def connection_lost(self, exc: Exception | None) -> None: ...
+
+
+class _Flag:
+    """What `asyncio.Future` offers the engine: set once, asked often."""
+
+    __slots__ = ("_done",)
+
+    def __init__(self) -> None:
+        self._done = False
+
+    def done(self) -> bool:
+        return self._done
+
+    def set_result(self, _: object) -> None:
+        self._done = True
+
+
+class _Stop(BaseException):
+    """Raised by the signal handlers to leave a blocking call at once."""
+
+
+class _SocketTransport:
+    __slots__ = ("sock", "protocol", "loop", "closed")
+
+    def __init__(self, loop: BlockingLoop, sock: socket.socket, protocol: StreamProtocol) -> None:
+        self.loop = loop
+        self.sock = sock
+        self.protocol = protocol
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        if self.closed:
+            return
+        try:
+            self.sock.sendall(data)
+        except OSError as exc:
+            self.loop.lose(self, exc)
+
+    def close(self) -> None:
+        self.loop.lose(self, None)
+
+    def abort(self) -> None:
+        self.loop.lose(self, None)
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+
+class BlockingLoop:
+    """The engine's loop interface (create_future, call_later, connect) for a single connection."""
+
+    def __init__(self) -> None:
+        self.current: _SocketTransport | None = None
+        self.timers: list[tuple[int, int, Callable[..., None], tuple[Any, ...]]] = []
+        self.soon: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
+        self._seq = itertools.count()
+
+    def create_future(self) -> _Flag:
+        return _Flag()
+
+    def call_later(self, delay: float, fn: Callable[..., None], *args: Any) -> None:
+        heapq.heappush(self.timers, (_now() + int(delay * 1e9), next(self._seq), fn, args))
+
+    def connect(self, host: str, port: int, protocol: StreamProtocol, timeout: float,
+                on_error: Callable[[OSError], None]) -> None:
+        """Connect now (every address of the host in turn); `on_error` runs soon after a failure."""
+        try:
+            sock = socket.create_connection((host, port), timeout=timeout)
+        except OSError as exc:
+            self.soon.append((on_error, (exc,)))
+            return
+        sock.settimeout(None)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        wake = struct.pack("ll", 0, int(_WAKE_S * 1e6))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, wake)
+        sec = int(timeout)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", sec, int((timeout - sec) * 1e6)))
+        if self.current is not None:
+            self.lose(self.current, None)
+        self.current = t = _SocketTransport(self, sock, protocol)
+        protocol.connection_made(t)
+
+    def lose(self, t: _SocketTransport, exc: Exception | None) -> None:
+        """Close a transport; its protocol hears `connection_lost` soon after, as with asyncio."""
+        if t.closed:
+            return
+        t.closed = True
+        t.sock.close()
+        if self.current is t:
+            self.current = None
+        self.soon.append((t.protocol.connection_lost, (exc,)))
+
+    def close(self) -> None:
+        """The load is over: close the socket without telling the protocol."""
+        if self.current is not None:
+            self.current.closed = True
+            self.current.sock.close()
+            self.current = None
+        self.soon.clear()
+        self.timers.clear()
+
+    def run_until(self, flag: _Flag) -> None:
+        """Read responses and run timers until `flag` is set."""
+        timers = self.timers
+        while not flag._done:
+            if self.soon:
+                batch, self.soon = self.soon, []
+                for fn, args in batch:
+                    fn(*args)
+                continue
+            if timers and timers[0][0] <= _now():
+                _, _, fn, args = heapq.heappop(timers)
+                fn(*args)
+                continue
+            t = self.current
+            if t is None:
+                if not timers:
+                    return  # nothing left that could happen
+                time.sleep(max(0.0, (timers[0][0] - _now()) / 1e9))
+                continue
+            try:
+                data = t.sock.recv(_RECV_SIZE)
+            except BlockingIOError:
+                continue  # no data within _WAKE_S: let the timers run
+            except OSError as exc:
+                self.lose(t, exc)
+                continue
+            if data:
+                t.protocol.data_received(data)
+            else:
+                self.lose(t, None)  # EOF
+
+    def stopping_on_signals(self, on_signal: Callable[[], None]) -> _Signals:
+        """A context in which Ctrl-C and SIGTERM call `on_signal` (main thread only)."""
+        return _Signals(on_signal)
+
+
+class _Signals:
+    def __init__(self, on_signal: Callable[[], None]) -> None:
+        self.on_signal = on_signal
+        self.previous: dict[int, Any] = {}
+
+    def __enter__(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self.previous[sig] = signal.signal(sig, _raise_stop)
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> bool:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+        if isinstance(exc, _Stop):
+            self.on_signal()
+            return True
+        return False
+
+
+def _raise_stop(signum: int, frame: object) -> None:
+    raise _Stop
