@@ -1,7 +1,8 @@
 """Built-in engine vs wrk vs ab, in the same run, on loopback.
 
 1. nginx serving a small file: maximum requests/s with the same connections (keep-alive), and
-   the client's CPU time per request (user + system, from getrusage).
+   the client's CPU time per request (user + system, and the user part alone, from getrusage);
+   with one connection also the engine on its event loop instead of the blocking socket.
 2. the bundled demo app: throughput and median latency as each tool reports them.
 
 Each (tool, setting) is run `--reps` times, interleaved with the order of the tools rotated every
@@ -37,37 +38,48 @@ from pairbench.runners.http.wrk import run_wrk  # noqa: E402
 DEMO_APP = ROOT / "src" / "pairbench" / "data" / "demo_app.py"
 
 
-def _children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+def _cpu(who: int) -> tuple[float, float]:
+    r = resource.getrusage(who)
+    return r.ru_utime, r.ru_stime
 
 
-def builtin(url: str, c: int, duration: float) -> dict[str, float]:
-    r = run_load(LoadSpec(requests=(RequestSpec(url),), connections=c, duration=duration))
-    return {"rps": r.req_per_s, "median": r.percentiles_s([50])[0], "cpu_per_req": r.client_cpu_s / r.completed,
-            "errors": r.failed + r.non_2xx}
+def _per_request(before: tuple[float, float], after: tuple[float, float], n: int) -> dict[str, float]:
+    user, sys_ = after[0] - before[0], after[1] - before[1]
+    n = max(n, 1)
+    return {"cpu_per_req": (user + sys_) / n, "user_per_req": user / n}
+
+
+def builtin(url: str, c: int, duration: float, loop: str = "auto") -> dict[str, float]:
+    cpu0 = _cpu(resource.RUSAGE_SELF)
+    r = run_load(LoadSpec(requests=(RequestSpec(url),), connections=c, duration=duration), loop=loop)
+    return {"rps": r.req_per_s, "median": r.percentiles_s([50])[0], "errors": r.failed + r.non_2xx,
+            **_per_request(cpu0, _cpu(resource.RUSAGE_SELF), r.completed)}
+
+
+def builtin_asyncio(url: str, c: int, duration: float) -> dict[str, float]:
+    """The event-loop engine even for one connection (what `auto` used before the blocking loop)."""
+    return builtin(url, c, duration, loop="asyncio")
 
 
 def wrk(url: str, c: int, duration: float, threads: int = 1) -> dict[str, float]:
-    cpu0 = _children_cpu()
+    cpu0 = _cpu(resource.RUSAGE_CHILDREN)
     r = run_wrk(LoadSpec(requests=(RequestSpec(url),), connections=c, duration=duration), threads=threads)
-    cpu = _children_cpu() - cpu0
-    return {"rps": r.req_per_s, "median": r.percentiles_s([50])[0], "cpu_per_req": cpu / r.completed,
-            "errors": r.failed + r.non_2xx}
+    return {"rps": r.req_per_s, "median": r.percentiles_s([50])[0], "errors": r.failed + r.non_2xx,
+            **_per_request(cpu0, _cpu(resource.RUSAGE_CHILDREN), r.completed)}
 
 
 def ab(url: str, c: int, duration: float) -> dict[str, float]:
-    cpu0 = _children_cpu()
+    cpu0 = _cpu(resource.RUSAGE_CHILDREN)
     out = subprocess.run(["ab", "-q", "-k", "-c", str(c), "-t", str(duration), "-n", "100000000", url],
                          capture_output=True, text=True, timeout=duration + 60).stdout
-    cpu = _children_cpu() - cpu0
+    cpu1 = _cpu(resource.RUSAGE_CHILDREN)
     rps = float(re.search(r"Requests per second:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     done = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))  # type: ignore[union-attr]
     failed = int(re.search(r"Failed requests:\s+(\d+)", out).group(1))  # type: ignore[union-attr]
     # ab's percentile table is in whole milliseconds; its mean time per request is finer.
     m = re.search(r"^\s+50%\s+(\d+)", out, re.M)
     median = float(m.group(1)) / 1000 if m else float("nan")
-    return {"rps": rps, "median": median, "cpu_per_req": cpu / max(done, 1), "errors": failed}
+    return {"rps": rps, "median": median, "errors": failed, **_per_request(cpu0, cpu1, done)}
 
 
 def _rotated(tools: dict[str, Callable[..., dict[str, float]]], rep: int) -> list[tuple[str, Callable[..., dict[str, float]]]]:
@@ -100,18 +112,22 @@ def main() -> int:
         nginx = Nginx(Path(d))
         try:
             print(f"\n## nginx (1 worker), {len((Path(d) / 'index.html').read_bytes())}-byte file, keep-alive\n")
-            print("| connections | tool | req/s | vs wrk | client CPU per request |")
-            print("|---:|---|---:|---:|---:|")
+            print("| connections | tool | req/s | vs wrk | client CPU per request | of which user |")
+            print("|---:|---|---:|---:|---:|---:|")
             for c in conns:
-                results: dict[str, list[dict[str, float]]] = {t: [] for t in tools}
+                here = dict(tools)
+                if c == 1:
+                    here["pairbench (asyncio loop)"] = builtin_asyncio
+                results: dict[str, list[dict[str, float]]] = {t: [] for t in here}
                 for rep in range(args.reps):
-                    for name, fn in _rotated(tools, rep):
+                    for name, fn in _rotated(here, rep):
                         results[name].append(fn(nginx.url, c, args.duration))
                 ref = _median(results["wrk -t1"], "rps") if "wrk -t1" in results else None
                 for name, rows in results.items():
                     rps = _median(rows, "rps")
                     vs = f"{rps / ref:.0%}" if ref else "-"
-                    print(f"| {c} | {name} | {rps:,.0f} | {vs} | {_median(rows, 'cpu_per_req') * 1e6:.1f} µs |")
+                    print(f"| {c} | {name} | {rps:,.0f} | {vs} | {_median(rows, 'cpu_per_req') * 1e6:.1f} µs "
+                          f"| {_median(rows, 'user_per_req') * 1e6:.1f} µs |")
         finally:
             nginx.stop()
 
