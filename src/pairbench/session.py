@@ -22,12 +22,15 @@ from pairbench.machine import machine_notices
 from pairbench.model import Metric, Notice, Run, Sample
 from pairbench.plan import Step, plan_block
 from pairbench.runners.base import Replicate, Runner
-from pairbench.store.runfile import write_run
+from pairbench.store.runfile import RunWriter
 
 __all__ = ["RunOptions", "Observer", "execute", "default_run_path", "finish_analysis"]
 
 # With --max-time and no --max-runs, never plan more blocks than this.
 ADAPTIVE_MAX_BLOCKS = 5000
+SAVE_INTERVAL_S = 0.5
+"""The run file is rewritten after a block when this long has passed since the last write (and
+always at the end, on Ctrl-C and on failure): short blocks are not slowed by the writes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +149,7 @@ def execute(
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
     rng = random.Random(seed)
     path = Path(options.export_json) if options.export_json else default_run_path()
+    writer = RunWriter(path)
     run.metadata.update({"seed": seed, "run_file": str(path), "options": dataclasses.asdict(options)})
     run.notices.extend(machine_notices(run.metadata))
     for bench in run.benchmarks:
@@ -157,7 +161,7 @@ def execute(
     blocks_done = 0
     n_looks = 1
     try:
-        _save(path, run)
+        _save(writer, run)
         for bench in run.benchmarks:
             obs.status(f"preparing {bench.name}")
             run.notices.extend(runners[bench.kind].prepare(bench, list(run.variants)))
@@ -166,7 +170,8 @@ def execute(
         for w in range(options.warmup):
             for step in plan_block(bench_names, variant_names, -1 - w, rng, {}):
                 _measure(run, runners, step, True, obs)
-        _save(path, run)
+        _save(writer, run)
+        last_save = clock()
 
         adaptive = options.max_time is not None
         looks: list[int] = [options.runs]
@@ -177,8 +182,11 @@ def execute(
             for step in plan_block(bench_names, variant_names, blocks_done, rng, previous):
                 _measure(run, runners, step, False, obs)
             blocks_done += 1
-            block_seconds = clock() - block_start
-            _save(path, run)
+            block_end = clock()
+            block_seconds = block_end - block_start
+            if block_end - last_save >= SAVE_INTERVAL_S:
+                _save(writer, run)
+                last_save = block_end
             if adaptive and blocks_done == 1:
                 from pairbench.stats.sequential import look_confidence
 
@@ -207,20 +215,20 @@ def execute(
         run.metadata["elapsed_s"] = clock() - start
         finish_analysis(run, options, n_looks)
         run.status = "complete"
-        _save(path, run)
+        _save(writer, run)
     except KeyboardInterrupt:
-        _stop(run, options, n_looks, path, "interrupted", blocks_done)
+        _stop(run, options, n_looks, writer, "interrupted", blocks_done)
         raise Interrupted(
             f"interrupted after {blocks_done} complete blocks; {len(run.samples)} samples kept in {path}"
         ) from None
     except BenchmarkFailed as exc:
-        _stop(run, options, n_looks, path, "failed", blocks_done)
+        _stop(run, options, n_looks, writer, "failed", blocks_done)
         raise BenchmarkFailed(f"{exc} ({len(run.samples)} samples kept in {path})") from None
     finally:
         for runner in runners.values():
             runner.close()
     if _record_history(run, options):
-        _save(path, run)  # keep the history warning in the run file too
+        _save(writer, run)  # keep the history warning in the run file too
     obs.finished(run)
     return run
 
@@ -256,7 +264,7 @@ def _measure(run: Run, runners: Mapping[str, Runner], step: Step, warmup: bool, 
     obs.step_done(step, replicate, warmup)
 
 
-def _stop(run: Run, options: RunOptions, n_looks: int, path: Path, status: str, blocks_done: int) -> None:
+def _stop(run: Run, options: RunOptions, n_looks: int, writer: RunWriter, status: str, blocks_done: int) -> None:
     run.status = status
     run.metadata["blocks"] = blocks_done
     if blocks_done >= 2:
@@ -264,14 +272,14 @@ def _stop(run: Run, options: RunOptions, n_looks: int, path: Path, status: str, 
             finish_analysis(run, options, n_looks)
         except Exception:  # noqa: BLE001 - a partial analysis must never lose the samples
             pass
-    _save(path, run)
+    _save(writer, run)
 
 
-def _save(path: Path, run: Run) -> None:
+def _save(writer: RunWriter, run: Run) -> None:
     try:
-        write_run(path, run)
+        writer.write(run)
     except OSError as exc:
-        raise UserError(f"cannot write the run file {path}: {exc.strerror}") from None
+        raise UserError(f"cannot write the run file {writer.path}: {exc.strerror}") from None
 
 
 def _record_history(run: Run, options: RunOptions) -> bool:

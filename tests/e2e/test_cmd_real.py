@@ -137,3 +137,31 @@ def test_commands_without_a_shell_get_their_arguments_verbatim(run_cli, tmp_path
     lengths = {s["variant"][-5:]: s["value"] for s in doc["samples"] if s["metric"] == "arglen"}
     # a shell would have expanded $NOSUCHVAR to nothing
     assert sorted(lengths.values()) == [2.0, 10.0]
+
+
+def test_peak_rss_is_the_commands_own_and_a_missing_program_is_named(run_cli, tmp_path):
+    """Peak RSS comes from the kernel's accounting of the finished child: 200 MiB touched reads as
+    at least that; a tiny program reads far below pairbench's own ~100 MiB (it is not forked from
+    pairbench). Both the posix_spawn path and the fork path (a working directory) are measured."""
+    run_file = tmp_path / "r.json"
+    big = f"{PY} -S -c \"b = bytearray(200 * 2**20)\""
+    out = run_cli("cmd", "true", big, "-n", "tiny", "-n", "big", "-r", "3", "-w", "0", "-N",
+                  "--export-json", str(run_file), "--no-history", "--no-progress")
+    assert out.returncode == 0, out.stderr
+    rss = {}
+    for s in json.loads(run_file.read_text())["samples"]:
+        if s["metric"] == "rss":
+            rss.setdefault(s["variant"], []).append(s["value"])
+    assert max(rss["tiny"]) < 40 * 2**20
+    assert min(rss["big"]) > 200 * 2**20
+    suite = tmp_path / "s.toml"
+    suite.write_text(f'[benchmarks.b]\ncommand = "{{variant}}"\nshell = false\n'
+                     f'[variants.a]\ncommand = "true"\ncwd = "{tmp_path}"\n[variants.b]\ncommand = "true"\ncwd = "/"\n')
+    out = run_cli("run", str(suite), "--set", "defaults.runs=2", "--set", "defaults.warmup=0", "--export-json", str(run_file),
+                  "--no-history", "--no-progress")
+    assert out.returncode == 0, out.stderr
+    rss_cwd = [s["value"] for s in json.loads(run_file.read_text())["samples"] if s["metric"] == "rss"]
+    assert rss_cwd and max(rss_cwd) < 40 * 2**20
+    out = run_cli("cmd", "-N", "true", "no-such-program-here --x", "-r", "2", "--no-history", "--no-progress",
+                  "--export-json", str(run_file))
+    assert out.returncode == 1 and "no-such-program-here" in out.stderr and "Traceback" not in out.stderr

@@ -149,6 +149,8 @@ class CommandRunner:
         self._cleanups: list[tuple[str, Variant, Benchmark]] = []
         self._metrics: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
         self._spawner: subprocess.Popen[str] | None = None
+        self._output_dir: str | None = None
+        """Where each run's stdout and stderr land (the files are truncated per run)."""
 
     # -- Runner protocol -------------------------------------------------------------------
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
@@ -237,6 +239,9 @@ class CommandRunner:
                     pass
         finally:
             self._stop_spawner()
+            if self._output_dir is not None:
+                shutil.rmtree(self._output_dir, ignore_errors=True)
+                self._output_dir = None
 
     # -- helpers -----------------------------------------------------------------------------
     def _check_executable(self, command: str, variant: Variant, shell: bool) -> None:
@@ -303,25 +308,26 @@ class CommandRunner:
         argv = ["sh", "-c", command] if shell else shlex.split(command)
         if variant.cwd and not os.path.isdir(variant.cwd):
             raise UserError(f"variant {variant.name!r}: working directory {variant.cwd!r} does not exist")
-        with tempfile.TemporaryDirectory(prefix="pairbench-") as tmp:
-            out_path, err_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
-            request = {"argv": argv, "env": env, "cwd": variant.cwd, "timeout": timeout,
-                       "stdout": out_path, "stderr": err_path}
-            spawner = self._spawner_process()
-            assert spawner.stdin is not None and spawner.stdout is not None
-            try:
-                spawner.stdin.write(json.dumps(request) + "\n")
-                spawner.stdin.flush()
-                line = spawner.stdout.readline()
-            except BaseException:
-                self._stop_spawner()
-                raise
-            if not line:
-                self._stop_spawner()
-                raise BenchmarkFailed(f"variant {variant.name!r}: the process launcher died while running `{command}`")
-            reply = json.loads(line)
-            stdout = _read_text(out_path)
-            stderr = _read_text(err_path)
+        if self._output_dir is None:
+            self._output_dir = tempfile.mkdtemp(prefix="pairbench-")
+        out_path, err_path = os.path.join(self._output_dir, "stdout"), os.path.join(self._output_dir, "stderr")
+        request = {"argv": argv, "env": env, "cwd": variant.cwd, "timeout": timeout,
+                   "stdout": out_path, "stderr": err_path}
+        spawner = self._spawner_process()
+        assert spawner.stdin is not None and spawner.stdout is not None
+        try:
+            spawner.stdin.write(json.dumps(request) + "\n")
+            spawner.stdin.flush()
+            line = spawner.stdout.readline()
+        except BaseException:
+            self._stop_spawner()
+            raise
+        if not line:
+            self._stop_spawner()
+            raise BenchmarkFailed(f"variant {variant.name!r}: the process launcher died while running `{command}`")
+        reply = json.loads(line)
+        stdout = _read_text(out_path)
+        stderr = _read_text(err_path)
         code = int(reply["status"])
         return _Outcome(
             wall=float(reply["wall"]),
