@@ -24,7 +24,7 @@ def test_close_truncated_json_keeps_complete_elements() -> None:
         close_truncated_json('"abc')
 
 
-@pytest.mark.parametrize("fraction", [0.2, 0.5, 0.9, 0.999])
+@pytest.mark.parametrize("fraction", [0.2, 0.5, 0.9, 0.999] + [0.3 + i / 97 for i in range(60)])
 def test_cut_run_file_gives_its_complete_samples(tmp_path: Path, fraction: float) -> None:
     run = make_run()
     text = dumps_run(run)

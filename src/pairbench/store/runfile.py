@@ -73,8 +73,24 @@ def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
     }
 
 
+_SAMPLE_FIELDS = tuple(f.name for f in fields(Sample))
+_SAMPLES_MARK = "\x00pairbench-samples\x00"
+
+
+def _sample_line(sample: Sample) -> str:
+    """One sample as one line of the file (samples are most of a run file: compact, and fast to write)."""
+    return "  " + json.dumps({k: getattr(sample, k) for k in _SAMPLE_FIELDS}, allow_nan=False, default=str)
+
+
+def _compose(run: Run, sample_lines: list[str]) -> str:
+    head = json.dumps(run_to_dict(run, samples=_SAMPLES_MARK), indent=1, allow_nan=False, default=str)
+    body = "[\n" + ",\n".join(sample_lines) + "\n ]" if sample_lines else "[]"
+    return head.replace(json.dumps(_SAMPLES_MARK), body, 1)
+
+
 def dumps_run(run: Run) -> str:
-    return json.dumps(run_to_dict(run), indent=1, allow_nan=False, default=str)
+    """The run file's text: indented JSON, one line per sample."""
+    return _compose(run, [_sample_line(s) for s in run.samples])
 
 
 def write_run(path: str | os.PathLike[str], run: Run) -> None:
@@ -83,20 +99,18 @@ def write_run(path: str | os.PathLike[str], run: Run) -> None:
 
 
 class RunWriter:
-    """Rewrites one run's file after every block at a cost that does not grow with the run.
+    """Rewrites one run's file again and again at a cost that does not grow with the run.
 
     Why: dumping the whole document every block made a session quadratic — after 200 blocks of
     two 30 ms commands, writing the file cost more than the commands. A sample never changes once
-    measured, so its JSON text is kept and only the rest of the document is rendered again. The
-    file is byte for byte what `write_run` writes.
+    measured, so its line is kept and only the rest of the document is rendered again. The file
+    is byte for byte what `write_run` writes.
     """
-
-    _MARK = "\x00pairbench-samples\x00"
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._objs: list[Sample] = []
-        self._texts: list[str] = []
+        self._lines: list[str] = []
 
     def write(self, run: Run) -> None:
         _write_atomically(self.path, self.dumps(run))
@@ -104,14 +118,11 @@ class RunWriter:
     def dumps(self, run: Run) -> str:
         samples = run.samples
         if len(self._objs) > len(samples) or any(a is not b for a, b in zip(self._objs, samples)):
-            self._objs, self._texts = [], []  # not the run (or samples) seen before: start over
+            self._objs, self._lines = [], []  # not the run (or samples) seen before: start over
         for sample in samples[len(self._objs):]:
-            text = json.dumps(asdict(sample), indent=1, allow_nan=False, default=str)
             self._objs.append(sample)
-            self._texts.append("  " + text.replace("\n", "\n  "))  # as nested at depth 2
-        head = json.dumps(run_to_dict(run, samples=self._MARK), indent=1, allow_nan=False, default=str)
-        body = "[\n" + ",\n".join(self._texts) + "\n ]" if self._texts else "[]"
-        return head.replace(json.dumps(self._MARK), body, 1)
+            self._lines.append(_sample_line(sample))
+        return _compose(run, self._lines)
 
 
 def _write_atomically(target: Path, text: str) -> None:

@@ -22,6 +22,7 @@ __all__ = ["Loaded", "load_run_salvaging", "close_truncated_json"]
 
 _SECTIONS = ("metadata", "variants", "benchmarks", "samples", "comparisons", "notices")
 _SAMPLE_FIELDS = {f.name for f in fields(Sample) if f.name in ("benchmark", "variant", "metric", "value", "block")}
+_ALL_SAMPLE_FIELDS = {f.name for f in fields(Sample)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +87,16 @@ def load_run_salvaging(path: str | os.PathLike[str]) -> Loaded:
     for key in ("variants", "benchmarks", "samples"):
         if key in missing:
             raise RunFileError(f"{path} was cut short before its {key} were written; nothing can be recovered from it")
-    samples = [s for s in doc.get("samples", []) if isinstance(s, dict) and _SAMPLE_FIELDS <= s.keys()]
-    cut_samples = len(doc.get("samples", [])) - len(samples)
+    raw = list(doc.get("samples", []))
+    if raw and "comparisons" not in doc and isinstance(raw[-1], dict):
+        # Cut inside the samples: the last one may have been closed with only some of its fields
+        # (the rest would silently take defaults). Keep it only if it has every field its
+        # predecessors have.
+        whole = set(raw[0]) if len(raw) > 1 and isinstance(raw[0], dict) else _ALL_SAMPLE_FIELDS
+        if not whole <= raw[-1].keys():
+            raw[-1] = None
+    samples = [s for s in raw if isinstance(s, dict) and _SAMPLE_FIELDS <= s.keys()]
+    cut_samples = len(raw) - len(samples)
     doc["samples"] = samples
     doc["variants"] = [v for v in doc["variants"] if isinstance(v, dict) and "name" in v]
     doc["benchmarks"] = [b for b in doc["benchmarks"] if isinstance(b, dict) and {"name", "kind", "metrics"} <= b.keys()]
