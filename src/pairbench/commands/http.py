@@ -194,7 +194,9 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
     from pairbench.commands.common import new_run
 
     run = new_run(variants, benchmarks)
-    run.metadata["http_engine"] = args.engine if args.engine == "wrk" else f"builtin ({engine_loop_name()})"
+    single = args.concurrency == 1 and args.rate is None and not args.no_keepalive
+    loop = "blocking socket" if single else engine_loop_name()
+    run.metadata["http_engine"] = args.engine if args.engine == "wrk" else f"builtin ({loop})"
     return run, HttpRunner(log_dir=args.log_dir)
 
 
