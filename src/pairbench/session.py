@@ -224,6 +224,14 @@ def execute(
     except BenchmarkFailed as exc:
         _stop(run, options, n_looks, writer, "failed", blocks_done)
         raise BenchmarkFailed(f"{exc} ({len(run.samples)} samples kept in {path})") from None
+    except Exception:
+        # A user error found mid-run, or a bug: the file still gets every sample measured (the
+        # periodic writes may be up to SAVE_INTERVAL_S behind), and the error goes on unchanged.
+        try:
+            _stop(run, options, n_looks, writer, "failed", blocks_done)
+        except Exception:  # noqa: BLE001 - the original error matters more
+            pass
+        raise
     finally:
         for runner in runners.values():
             runner.close()

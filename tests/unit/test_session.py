@@ -69,6 +69,18 @@ def test_failed_benchmark_keeps_samples(tmp_path):
     assert json.loads((tmp_path / "run.json").read_text())["status"] == "failed"
 
 
+@pytest.mark.parametrize("error", [lambda: UserError("variant 'v1': working directory 'x' does not exist"),
+                                   lambda: RuntimeError("a bug")])
+def test_any_other_error_mid_run_still_writes_every_sample(tmp_path, error):
+    """The file is written at most twice a second while blocks run; an error must not lose the rest."""
+    run = make_run(2)
+    runner = FakeRunner(fail_at=13, fail_with=error)
+    with pytest.raises((UserError, RuntimeError)):
+        execute(run, {"command": runner}, options(tmp_path, runs=20, warmup=0))
+    doc = json.loads((tmp_path / "run.json").read_text())
+    assert doc["status"] == "failed" and len(doc["samples"]) == 13
+
+
 def test_adaptive_stopping_ends_early_when_the_answer_is_clear(tmp_path):
     run = make_run(2)
     runner = FakeRunner(factors={"v1": 1.3}, noise=0.01)
