@@ -7,26 +7,16 @@ from typing import Any
 import pytest
 
 from pairbench.runners.http import engine
+from pairbench.runners.http.blocking_loop import _Flag
 from pairbench.runners.http.engine import LoadSpec, RequestSpec, _Conn, _Load, _weighted_sequence
-
-
-class _Done:
-    def __init__(self) -> None:
-        self._done = False
-
-    def done(self) -> bool:
-        return self._done
-
-    def set_result(self, _: Any) -> None:
-        self._done = True
 
 
 class _FakeLoop:
     def __init__(self) -> None:
         self.later: list[tuple[float, Any]] = []
 
-    def create_future(self) -> _Done:
-        return _Done()
+    def create_future(self) -> _Flag:
+        return _Flag()
 
     def call_later(self, delay: float, fn: Any, *args: Any) -> None:
         self.later.append((delay, fn))

@@ -212,7 +212,7 @@ _IDLE, _HEAD, _BODY, _CHUNKED, _UNTIL_CLOSE, _DEAD = range(6)
 class _Load:
     """Shared state of one load: the schedule, the counters and the connections."""
 
-    __slots__ = ("spec", "loop", "host", "port", "sequence", "head_only", "seq_i", "hist", "counts", "total_ns",
+    __slots__ = ("spec", "loop", "host", "port", "sequence", "seq_i", "hist", "counts", "total_ns",
                  "min_ns", "max_ns", "n200", "fast", "count_limit", "single", "status_counts", "errors", "bytes",
                  "completed", "started", "busy", "connect_failures", "conns", "done", "aborted", "stopping",
                  "interrupted", "t0", "t_end", "deadline_ns", "end_ns", "interval_ns", "progress")
@@ -222,7 +222,6 @@ class _Load:
         self.loop = loop
         self.host, self.port = spec.requests[0].host_port()
         self.sequence = _weighted_sequence(spec.requests, spec.keepalive)
-        self.head_only = [r.method.upper() == "HEAD" for r in spec.requests]
         self.seq_i = 0
         self.hist = Histogram()
         # Per-request figures live here while the load runs (fewer attribute hops than the
@@ -496,7 +495,7 @@ class _Conn(asyncio.Protocol):
                         self.shape_len, self.shape_at, self.shape_tail = n, i, data[i:]
                     self._complete()
                     return
-                if status < 200 or status in (204, 304) or self.request.startswith(b"HEAD "):
+                if self._bodiless(status):
                     self._complete()  # no body, whatever Content-Length says
                     return
                 self.left = length - have
@@ -504,7 +503,7 @@ class _Conn(asyncio.Protocol):
                 return
             head = buf[:end].lower()
             rest = buf[end + 4 :]
-            if status < 200 or status in (204, 304) or self.request.startswith(b"HEAD "):
+            if self._bodiless(status):
                 self._complete()
                 return
             if b"\r\ntransfer-encoding:" in head and b"chunked" in head:
@@ -525,6 +524,10 @@ class _Conn(asyncio.Protocol):
             self._chunks()
             return
         # _UNTIL_CLOSE: count the bytes, finish at EOF.
+
+    def _bodiless(self, status: int) -> bool:
+        """A response that has no body whatever its headers say (RFC 9112 §6.3)."""
+        return status < 200 or status in (204, 304) or self.request.startswith(b"HEAD ")
 
     def _chunks(self) -> None:
         buf = self.buf
@@ -681,7 +684,7 @@ def _finish(load: _Load) -> None:
 
 
 class _AsyncioLoop:
-    """The engine's loop interface on asyncio (uvloop when installed): the fallback off Linux."""
+    """The engine's loop interface on asyncio (uvloop when installed): several connections or an open loop."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.aio = loop
