@@ -52,15 +52,19 @@ def test_identical_commands_are_not_reported_different(run_cli, tmp_path, work_s
     run_file = tmp_path / "r.json"
     cmd = f"{PY} {work_script} 100000"
     out = run_cli(
-        "cmd", cmd, cmd, "-n", "A", "-n", "A-again", "-r", "20", "--threshold", "5",
+        "cmd", cmd, cmd, "-n", "A", "-n", "A-again", "-r", "20", "--threshold", "20",
         "--export-json", str(run_file), "--no-history", "--no-progress", "--fail-on-regression", timeout=400,
     )
     assert out.returncode == 0, out.stdout + out.stderr
     doc = json.loads(run_file.read_text())
-    for c in doc["comparisons"]:
-        if c["metric"] in ("time", "work"):
-            assert not c["meaningful"], c["sentence"]
-            assert c["verdict"] in ("same", "inconclusive"), c["sentence"]
+    # Real timings on a shared 2-core machine: a 5% test calls an A/A pair "slower" (CI excluding 1) in
+    # one run of twenty by design, so only a claim beyond a ±20% band is a failure here; the nominal
+    # false-positive rate is checked on synthetic samples (tests/unit/test_stats_error_rates.py).
+    compared = [c for c in doc["comparisons"] if c["metric"] in ("time", "work")]
+    assert len(compared) == 2
+    for c in compared:
+        assert not c["meaningful"], c["sentence"]
+        assert 0.8 < c["ratio"] < 1.25, c["sentence"]
 
 
 @pytest.mark.slow
@@ -99,7 +103,10 @@ def test_demo_finds_the_real_difference(run_cli, tmp_path):
     doc = json.loads(run_file.read_text())
     by = {(c["benchmark"], c["metric"]): c for c in doc["comparisons"]}
     assert by[("sort", "work_time")]["verdict"] == "faster"
-    assert not by[("json", "work_time")]["meaningful"]
+    # json does the same work under both variants. Real timings on a shared machine: assert only that
+    # no difference beyond ±20% is claimed (the whole CI outside that band).
+    low, high = by[("json", "work_time")]["ci"]
+    assert low < 1.2 and high > 1 / 1.2, by[("json", "work_time")]["sentence"]
     assert "sort-plain is" in " ".join(out.stdout.split())
     http = json.loads((tmp_path / "demo-http.json").read_text())
     rps = next(c for c in http["comparisons"] if c["metric"] == "req_per_s")

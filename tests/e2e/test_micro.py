@@ -87,10 +87,13 @@ def test_known_extra_work_is_reported_slower_by_about_its_ratio(run_cli: Any, tm
 @pytest.mark.slow
 def test_a_a_comparison_is_not_reported_different(run_cli: Any, tmp_path: Path) -> None:
     _, run = run_micro(run_cli, tmp_path, "-s", "d = {}", "d['a'] = 1", "--python", PY, "--python", PY,
-                       "--threshold", "10")
+                       "--threshold", "20")
     assert [v.name for v in run.variants] == [PY, f"{PY} #2"]
-    verdicts = time_verdicts(run)
-    assert verdicts and verdicts[f"{PY} #2"] not in ("faster", "slower")
+    # A 5% test calls an A/A pair different in one run of twenty by design: only a claim beyond the
+    # ±20% band fails here (error rates are checked on synthetic samples in the unit tests).
+    (c,) = [c for c in run.comparisons if c.metric == "time_per_op"]
+    assert c.candidate == f"{PY} #2" and c.ratio is not None and 0.8 < c.ratio < 1.25, c.sentence
+    assert not c.meaningful, c.sentence
 
 
 BENCH_FILE = '''
