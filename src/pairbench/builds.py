@@ -17,11 +17,12 @@ import fcntl
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import IO, Callable, Sequence
 
 from pairbench.errors import UserError
 from pairbench.model import Notice, Variant
@@ -30,6 +31,9 @@ __all__ = ["Build", "cache_dir", "resolve_commit", "ensure_build", "resolve_buil
 
 LOG_TAIL_LINES = 20
 """How much of a failed build's log goes into the notice."""
+
+BUILD_STOP_GRACE_S = 5.0
+"""How long a stopped build's processes get between SIGTERM and SIGKILL."""
 
 Progress = Callable[[str], None]
 
@@ -152,20 +156,58 @@ def _build(repo: str, ref: str, commit: str, build: str, worktree: Path, log: Pa
         fh.flush()
         if build.strip():
             say(f"building {ref} ({commit[:12]}): {build}  (log: {log})")
-            try:
-                proc = subprocess.run(build, shell=True, cwd=worktree, stdout=fh, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, timeout=timeout)
-                ok = proc.returncode == 0
-                if not ok:
-                    fh.write(f"\n# build failed with exit code {proc.returncode}\n")
-            except subprocess.TimeoutExpired:
-                ok = False
-                fh.write(f"\n# build timed out after {timeout:g} s\n")
+            code = _run_build(build, worktree, fh, timeout)
+            ok = code == 0
+            if code is None:
+                fh.write(f"\n# build timed out after {timeout:g} s and was stopped\n")
+            elif not ok:
+                fh.write(f"\n# build failed with exit code {code}\n")
     seconds = time.monotonic() - start
     if ok:
         stamp.write_text(json.dumps({"repo": repo, "ref": ref, "commit": commit, "build": build,
                                      "seconds": round(seconds, 3), "time": time.time()}), encoding="utf-8")
     return Build(repo, ref, commit, build, str(worktree), str(log), ok=ok, cached=False, seconds=seconds)
+
+
+def _run_build(build: str, worktree: Path, log: IO[str], timeout: float | None) -> int | None:
+    """Run the build in its own process group; its exit code, or None when it timed out.
+
+    A build spawns compilers, linkers and `make -j` jobs: on a timeout, Ctrl-C or any error the whole
+    group is stopped (SIGTERM, then SIGKILL), so that no part of a build outlives pairbench.
+    """
+    proc = subprocess.Popen(build, shell=True, cwd=worktree, stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    finally:
+        _stop_group(proc)
+
+
+def _stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the build's process group, SIGKILL what is left after a grace period, reap the shell."""
+    for sig, grace in ((signal.SIGTERM, BUILD_STOP_GRACE_S), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break  # the group is gone: every process of the build has exited
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and _group_alive(proc.pid):
+            proc.poll()
+            time.sleep(0.02)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 def _tail(path: str, lines: int = LOG_TAIL_LINES) -> str:
@@ -201,7 +243,7 @@ def resolve_builds(variants: Sequence[Variant], *, cache: Path | None = None,
             continue
         ident = (git["repo"], git["ref"], git.get("build", ""))
         if ident not in done:
-            done[ident] = ensure_build(*ident, cache=cache, progress=progress)
+            done[ident] = ensure_build(*ident, cache=cache, progress=progress, timeout=git.get("timeout"))
             b = done[ident]
             if not b.ok:
                 notices.append(Notice(

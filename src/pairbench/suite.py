@@ -59,7 +59,7 @@ RESERVED_METRICS: tuple[str, ...] = ("time", "user", "sys", "rss", "exit_code")
 _TOP_KEYS = ("name", "description", "baseline", "defaults", "variants", "sweeps", "exclude", "benchmarks")
 _DEFAULT_KEYS = ("runs", "warmup", "threshold", "max_time", "confidence", "seed", "timeout", "metrics")
 _VARIANT_KEYS = ("command", "args", "env", "unset_env", "cwd", "baseline", "params", "git", "description")
-_GIT_KEYS = ("repo", "ref", "build")
+_GIT_KEYS = ("repo", "ref", "build", "timeout")
 _SWEEP_KEYS = ("name", "values", "range", "as", "arg", "variants")
 _RANGE_KEYS = ("start", "stop", "step")
 _COMMAND_KEYS = ("kind", "command", "metrics", "setup", "prepare", "cleanup", "shell", "timeout",
@@ -104,6 +104,8 @@ class GitSource:
     ref: str
     build: str = ""
     """Shell command run once in the worktree (cached by commit and command); empty = no build."""
+    timeout: float | None = None
+    """Seconds the build may take before it is stopped and reported failed (None: no limit)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,7 +350,8 @@ def _variants(r: Reader, doc: dict[str, Any], path: str) -> tuple[VariantSpec, .
             if not rp.is_absolute():
                 rp = base_dir / rp
             git = GitSource(str(rp), r.string(g["ref"], (*w, "git", "ref")),
-                            r.string(g.get("build", ""), (*w, "git", "build"), empty=True))
+                            r.string(g.get("build", ""), (*w, "git", "build"), empty=True),
+                            r.number(g["timeout"], (*w, "git", "timeout"), positive=True) if "timeout" in g else None)
         command = r.string(spec["command"], (*w, "command")) if "command" in spec else ""
         args = r.strings(spec["args"], (*w, "args"), split=True) if "args" in spec else ()
         if not command and not args:
@@ -629,7 +632,8 @@ def expand_point(spec: VariantSpec, sweeps: Sequence[Sweep], combo: Sequence[str
             args.extend(s.args_for(value))
     meta: dict[str, Any] = {"base": spec.name}
     if spec.git:
-        meta["git"] = {"repo": spec.git.repo, "ref": spec.git.ref, "build": spec.git.build}
+        meta["git"] = {"repo": spec.git.repo, "ref": spec.git.ref, "build": spec.git.build,
+                       **({"timeout": spec.git.timeout} if spec.git.timeout is not None else {})}
     return Variant(name=name, command=spec.command, args=tuple(args), env=env,
                    unset_env=tuple(u for u in spec.unset_env if u not in env), cwd=spec.cwd, baseline=False,
                    params=params, meta=meta)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -188,3 +189,70 @@ def test_every_ref_is_checked_before_any_build(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="git ref 'typo' does not exist"):
         resolve_builds(suite.matrix, cache=tmp_path / "cache")
     assert not counter.exists()
+
+
+def _suite_with_build(tmp_path: Path, repo: Path, build: str, timeout: str = "") -> Path:
+    suite = tmp_path / "bench.toml"
+    suite.write_text(textwrap.dedent(f"""\
+        [variants.fast]
+        git = {{ repo = "{repo}", ref = "fast", build = "cp prog.py built.py"{timeout} }}
+        command = "{sys.executable} -S -I {{worktree}}/built.py"
+        baseline = true
+
+        [variants.hung]
+        git = {{ repo = "{repo}", ref = "slow", build = "{build}"{timeout} }}
+        command = "{sys.executable} -S -I {{worktree}}/built.py"
+
+        [benchmarks.loop]
+        command = "{{variant}}"
+        shell = false
+        """))
+    return suite
+
+
+def test_a_build_past_its_timeout_is_stopped_with_its_children_and_reported(run_cli, tmp_path: Path) -> None:
+    from tests.e2e._http_servers import processes_with
+
+    repo = make_repo(tmp_path)
+    marker = f"61.{os.getpid()}"  # a sleep duration no other process uses
+    # The build forks a background child (as `make -j` does) and hangs in the foreground.
+    suite = _suite_with_build(tmp_path, repo, f"echo compiling; sleep {marker} & sleep {marker}", ", timeout = 1.5")
+    env = {"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    proc = run_cli("run", str(suite), "--runs", "3", "--warmup", "0", "--no-history", "--no-progress",
+                   "--export-json", str(tmp_path / "r.json"), env=env, timeout=120)
+    # The only candidate failed to build: nothing to compare, said with the log's tail, no traceback.
+    assert proc.returncode == 1, proc.stderr
+    assert "every candidate failed to build" in proc.stderr and "timed out after 1.5 s" in proc.stderr
+    assert "compiling" in proc.stderr and "Traceback" not in proc.stderr
+    assert processes_with(marker) == []
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_build_stops_the_whole_build_and_says_so(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    from tests.conftest import cli_env
+    from tests.e2e._http_servers import processes_with
+
+    repo = make_repo(tmp_path)
+    marker = f"62.{os.getpid()}"
+    suite = _suite_with_build(tmp_path, repo, f"echo compiling; sleep {marker} & sleep {marker}")
+    env = cli_env({"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data")})
+    proc = subprocess.Popen([sys.executable, "-m", "pairbench", "run", str(suite), "--no-history", "--no-progress"],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(processes_with(marker)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(processes_with(marker)) >= 3, "the build never started"  # the shell and two sleeps
+        os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err, err
+    assert processes_with(marker) == []
+    # The half-made build is not taken for a finished one: the next run builds it again.
+    log = next((tmp_path / "cache" / "builds").glob(f"{git(repo, 'rev-parse', 'slow')[:12]}-*/build.log"))
+    assert not (log.parent / "done.json").exists()

@@ -54,6 +54,9 @@ def test_issue_example_loads_and_expands() -> None:
     assert p9.params == {"RUBY_MAX_PACKED_HASH": "9"}
     git = next(v for v in s.matrix if v.name == "patched-git")
     assert git.meta["git"]["ref"] == "packed-hash" and git.command == "{worktree}/ruby"
+    assert "timeout" not in git.meta["git"]  # no limit unless the suite sets one
+    timed = parse_suite(ISSUE_EXAMPLE.replace('make -j2" }', 'make -j2", timeout = 3600 }'), "bench.toml")
+    assert next(v for v in timed.matrix if v.name == "patched-git").meta["git"]["timeout"] == 3600
     assert s.defaults.runs == 10 and s.defaults.threshold == 1.0 and s.defaults.max_time == 300
     (b,) = s.benchmarks
     assert [m.name for m in b.metrics] == ["time", "setup", "exec"]
@@ -161,6 +164,10 @@ def _line_of(text: str, needle: str) -> int:
         ("runs = 10", "runs = 0", "runs = 0", r"runs must be at least 1"),
         ("runs = 10", 'runs = "ten"', 'runs = "ten"', r"runs must be an integer"),
         ("[variants.patched-git]", "[variants.patched-git]\nbaseline = true  # second", "# second", r"more than one variant says baseline"),
+        ('build = "./configure && make -j2" }', 'build = "./configure && make -j2", timeout = -5 }', "timeout = -5",
+         r"timeout must be greater than 0"),
+        ('build = "./configure && make -j2" }', 'build = "make", timout = 60 }', "timout",
+         r"unknown key 'timout'.*did you mean 'timeout'.*valid keys: repo, ref, build, timeout"),
         ("setup = 'setup time", "setup = '(setup time", "setup = '(setup", r"invalid regex"),
         ("{variant} fiber", "{variant} {RUBY_MAX_PACKED_HASH} fiber", "{RUBY_MAX_PACKED_HASH}", r"variant 'head' has no value for it"),
         ("{variant} fiber", "{varaint} fiber", "{varaint}", r"unknown placeholder \{varaint\}.*valid: \{variant\}"),
