@@ -111,3 +111,33 @@ def test_render_says_holm_and_names_the_best() -> None:
     assert "verdicts are Holm-corrected over the 4 comparisons of this table with py/N=3" in text
     assert "best: N=1 (" in text and "distinguishable from the runner-up N=2" in text
     assert "trend over N: +" in text and "faster ★" in text
+
+
+def test_sweep_plot_of_a_matrix_draws_a_line_per_build_in_x_order() -> None:
+    """Two builds × a numeric setting: one line per build, never one zigzag through both builds."""
+    import re
+
+    from pairbench.report.plots import sweep_parameter, sweep_plot
+
+    variants, comparisons = [], []
+    change = {("a", "1"): 0.0, ("a", "4"): -10.0, ("a", "2"): -5.0, ("b", "1"): 20.0, ("b", "4"): 0.0, ("b", "2"): 10.0}
+    for (build, n), pct in change.items():  # N deliberately out of order
+        name = f"{build}/N={n}"
+        variants.append(Variant(name, params={"build": build, "N": n}, baseline=(name == "a/N=1")))
+        if name != "a/N=1":
+            r = 1 + pct / 100
+            comparisons.append(Comparison("loop", "time", "a/N=1", name, r, (r - 0.02, r + 0.02), 0.01, 10,
+                                          True, True, "slower" if r > 1 else "faster", None))
+    run = Run(metadata={}, variants=variants, benchmarks=[Benchmark("loop", "command", (TIME,), {})], samples=[])
+    assert sweep_parameter(run) == "N"  # the numeric parameter goes on the x axis
+    svg = sweep_plot(run, "loop", "time", comparisons)
+    assert svg is not None and "a line per build" in svg
+    lines = re.findall(r'<polyline points="([^"]+)"', svg)
+    assert len(lines) == 2
+    for pts in lines:
+        xy = [tuple(map(float, p.split(","))) for p in pts.split()]
+        assert len(xy) == 3 and [x for x, _ in xy] == sorted(x for x, _ in xy)
+    # build a: 0, -5, -10 (the baseline is its 0% point) falls; build b: +20, +10, 0 falls (SVG y grows downwards)
+    a_y, b_y = ([y for _, y in (tuple(map(float, p.split(","))) for p in pts.split())] for pts in lines)
+    assert a_y == sorted(a_y) and b_y == sorted(b_y) and b_y[0] < a_y[0]
+    assert "build=a" in svg and "build=b" in svg and "build=b, N=2: +10.0%" in svg

@@ -21,7 +21,8 @@ from pairbench.report.quantities import axis_formatter, change_percent, format_p
 from pairbench.report.summary import measured_values, metric_of, sample_order_key
 from pairbench.report.svg import PALETTE, Canvas, Scale
 
-__all__ = ["distribution_plot", "forest_plot", "sweep_plot", "latency_plot", "drift_plot", "LATENCY_METRIC", "sweep_parameter"]
+__all__ = ["distribution_plot", "forest_plot", "sweep_plot", "latency_plot", "drift_plot", "LATENCY_METRIC", "sweep_parameter",
+           "sweep_parameters"]
 
 LATENCY_METRIC = re.compile(r"^latency_p(\d+(?:\.\d+)?)$")
 
@@ -119,14 +120,21 @@ def forest_plot(comparisons: Sequence[Comparison]) -> str | None:
     return c.render("forest")
 
 
-def sweep_parameter(run: Run) -> str | None:
-    """The parameter that varies across the non-baseline variants, if any."""
-    counts: dict[str, set[str]] = {}
+def sweep_parameters(run: Run) -> list[str]:
+    """The parameters whose value differs between variants, in the order the variants name them."""
+    values: dict[str, set[str]] = {}
     for v in run.variants:
         for k, val in v.params.items():
-            counts.setdefault(k, set()).add(str(val))
-    varying = [k for k, vals in counts.items() if len(vals) > 1]
-    return varying[0] if varying else None
+            values.setdefault(k, set()).add(str(val))
+    return [k for k, vals in values.items() if len(vals) > 1]
+
+
+def sweep_parameter(run: Run) -> str | None:
+    """The parameter a sweep plot puts on its x axis: the first numeric one that varies, else the first."""
+    varying = sweep_parameters(run)
+    numeric = [k for k in varying if all(_as_float(str(v.params[k])) is not None for v in run.variants if k in v.params)]
+    chosen = numeric or varying
+    return chosen[0] if chosen else None
 
 
 def _as_float(s: str) -> float | None:
@@ -137,38 +145,69 @@ def _as_float(s: str) -> float | None:
 
 
 def sweep_plot(run: Run, benchmark: str, metric: str, comparisons: Sequence[Comparison]) -> str | None:
+    """Change vs the baseline against the swept parameter, with the CI as a band.
+
+    In a matrix (a build × a setting, two settings) every other varying parameter gets its own line,
+    so that points of different builds are never joined into one zigzag; the baseline is its line's
+    0% point.
+    """
     param = sweep_parameter(run)
     if param is None:
         return None
+    others = [k for k in sweep_parameters(run) if k != param]
     by_cand = {cmp.candidate: cmp for cmp in comparisons
                if cmp.benchmark == benchmark and cmp.metric == metric and cmp.ratio is not None}
-    points = []
-    for v in run.variants:
-        if param in v.params and v.name in by_cand:
-            points.append((str(v.params[param]), by_cand[v.name]))
-    if len(points) < 2:
+    if not by_cand:
         return None
-    numeric = all(_as_float(p) is not None for p, _ in points)
-    if numeric:
-        points.sort(key=lambda pc: float(pc[0]))
-    keys = [float(p) if numeric else float(i) for i, (p, _) in enumerate(points)]
-    c = Canvas(width=640, left=70, height=280, title=f"{benchmark} · {metric} against {param}")
+    threshold = next(iter(by_cand.values())).threshold
+    series: dict[str, list[tuple[str, float, float, float, str]]] = {}
+    for v in run.variants:
+        if param not in v.params:
+            continue
+        if v.name in by_cand:
+            cmp = by_cand[v.name]
+            mid = change_percent(cmp.ratio)  # type: ignore[arg-type]
+            lo, hi = (change_percent(cmp.ci[0]), change_percent(cmp.ci[1])) if cmp.ci else (mid, mid)
+            verdict: str = cmp.verdict
+        elif v.baseline:
+            mid = lo = hi = 0.0
+            verdict = "baseline"
+        else:
+            continue
+        label = ", ".join(f"{k}={v.params[k]}" for k in others if k in v.params)
+        series.setdefault(label, []).append((str(v.params[param]), mid, lo, hi, verdict))
+    if sum(len(pts) for pts in series.values()) < 2:
+        return None
+    xs_text = [x for pts in series.values() for x, *_ in pts]
+    numeric = all(_as_float(x) is not None for x in xs_text)
+    categories = list(dict.fromkeys(xs_text))
+    position = {x: (float(x) if numeric else float(categories.index(x))) for x in categories}
+    for pts in series.values():
+        pts.sort(key=lambda pt: position[pt[0]])
+    title = f"{benchmark} · {metric} against {param}" + (f", a line per {', '.join(others)}" if others else "")
+    c = Canvas(width=640, left=70, height=280, title=title)
+    keys = sorted(set(position.values()))
     xs = Scale.padded(keys, c.x0, c.x1, pad=0.04)
-    mids = [change_percent(cmp.ratio) for _, cmp in points if cmp.ratio is not None]
-    los = [change_percent(cmp.ci[0]) if cmp.ci else m for (_, cmp), m in zip(points, mids)]
-    his = [change_percent(cmp.ci[1]) if cmp.ci else m for (_, cmp), m in zip(points, mids)]
-    delta = points[0][1].threshold * 100
-    ys = Scale.padded(los + his + [0.0, delta, -delta], c.y0, c.y1)
+    delta = threshold * 100
+    spread = [y for pts in series.values() for _, _, lo, hi, _ in pts for y in (lo, hi)]
+    ys = Scale.padded(spread + [0.0, delta, -delta], c.y0, c.y1)
     c.rect(c.x0, ys(delta), c.x1 - c.x0, ys(-delta) - ys(delta), "#55a868", 0.12, tip=f"±{delta:g}% noise band")
     c.line(c.x0, ys(0), c.x1, ys(0), "#333", 1, dash="3,3")
-    band = [(xs(k), ys(h)) for k, h in zip(keys, his)] + [(xs(k), ys(lo)) for k, lo in reversed(list(zip(keys, los)))]
-    c.polygon(band, PALETTE[0], 0.25)
-    c.polyline([(xs(k), ys(m)) for k, m in zip(keys, mids)], PALETTE[0], 2)
-    for k, m, (p, cmp) in zip(keys, mids, points):
-        c.circle(xs(k), ys(m), 3.5, PALETTE[0], 1.0, tip=f"{param}={p}: {format_percent(m)} ({cmp.verdict})")
+    colors = {label: PALETTE[i % len(PALETTE)] for i, label in enumerate(series)}
+    for label, pts in series.items():
+        color = colors[label]
+        band = [(xs(position[x]), ys(hi)) for x, _, _, hi, _ in pts] + \
+               [(xs(position[x]), ys(lo)) for x, _, lo, _, _ in reversed(pts)]
+        c.polygon(band, color, 0.25 if len(series) == 1 else 0.12)
+        c.polyline([(xs(position[x]), ys(mid)) for x, mid, *_ in pts], color, 2)
+        for x, mid, _, _, verdict in pts:
+            where = f"{label}, " if label else ""
+            c.circle(xs(position[x]), ys(mid), 3.5, color, 1.0, tip=f"{where}{param}={x}: {format_percent(mid)} ({verdict})")
+    if len(series) > 1:
+        _legend(c, list(series), colors)
     ticks = keys if len(keys) <= 12 else None
-    labels = {k: p for k, (p, _) in zip(keys, points)}
-    c.x_axis(xs, lambda t: labels.get(t, f"{t:g}") if not numeric else f"{t:g}", label=param, ticks=ticks)
+    c.x_axis(xs, lambda t: f"{t:g}" if numeric else categories[int(round(t))] if 0 <= round(t) < len(categories) else "",
+             label=param, ticks=ticks)
     c.y_axis(ys, lambda t: f"{t:+g}%", label="change vs baseline")
     return c.render("sweep")
 
