@@ -135,7 +135,7 @@ def _variant_notices(bench: Benchmark, metric: Metric, values: dict[str, dict[in
         if len(series) < 2:
             continue
         s = summarize(series)
-        where = f"{bench.name} / {variant} ({metric.name})"
+        where = metric.name  # every report shows the notice's benchmark and variant beside it
         if not metric.exact and math.isfinite(s.cv) and s.cv > HIGH_NOISE_CV:
             notices.append(Notice("noise", f"{where}: replicate values vary by {s.cv * 100:.1f}% (CV)",
                                   "close other programs, check the CPU governor and load, or run more blocks",

@@ -53,3 +53,18 @@ def test_interrupted_run_says_so():
     run = make_run()
     run.status = "interrupted"
     assert "run interrupted" in render(run)
+
+
+def test_a_noise_notice_on_a_url_names_it_once_and_readably():
+    """An HTTP benchmark is named by its URL path ("/"): the notice reads `[/ · work=30]`, said once."""
+    from pairbench.analysis import analyze
+
+    samples = [Sample("/", v, "req_per_s", x, b)
+               for b, (x1, x2) in enumerate([(480, 190), (485, 150), (478, 210), (482, 170), (481, 205), (484, 160)])
+               for v, x in (("work=10", x1), ("work=30", x2))]
+    run = Run(metadata={}, variants=[Variant("work=10", baseline=True), Variant("work=30")],
+              benchmarks=[Benchmark("/", "http", (Metric("req_per_s", "req/s", "higher"),))], samples=samples)
+    run.comparisons, run.notices = analyze(run)
+    text = " ".join(render(run).split())
+    assert "warning [/ · work=30]: req_per_s: replicate values vary by" in text, text
+    assert "/ / work=30" not in text

@@ -138,7 +138,7 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
     if run.notices:
         body.append("<h2>Warnings</h2><ul>")
         for n in run.notices:
-            where = " / ".join(x for x in (n.benchmark, n.variant) if x)
+            where = " · ".join(x for x in (n.benchmark, n.variant) if x)
             body.append(f"<li><b>{esc(n.kind)}</b>{' (' + esc(where) + ')' if where else ''}: {esc(n.message)}"
                         f"{' — ' + esc(n.hint) if n.hint else ''}</li>")
         body.append("</ul>")

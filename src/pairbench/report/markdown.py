@@ -151,7 +151,7 @@ def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: l
         out.append("## Warnings")
         out.append("")
         for n in run.notices:
-            where = " / ".join(md_escape(x) for x in (n.benchmark, n.variant) if x)
+            where = " · ".join(md_escape(x) for x in (n.benchmark, n.variant) if x)
             line = f"- **{md_escape(n.kind)}**" + (f" ({where})" if where else "") + f": {md_escape(n.message)}"
             if n.hint:
                 line += f" — {md_escape(n.hint)}"

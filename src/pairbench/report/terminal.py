@@ -120,7 +120,7 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
         counts[key] = counts.get(key, 0) + 1
     for (kind, message, hint_text, bench_name, variant_name), times in counts.items():
         notice = Notice(kind, message + (f" (×{times})" if times > 1 else ""), hint_text, bench_name, variant_name)
-        where = f" [{notice.benchmark}{'/' + notice.variant if notice.variant else ''}]" if notice.benchmark else ""
+        where = f" [{notice.benchmark}{' · ' + notice.variant if notice.variant else ''}]" if notice.benchmark else ""
         hint = f" ({notice.hint})" if notice.hint else ""
         label, style = ("note", "dim") if notice.kind in INFO_KINDS else ("warning", "yellow")
         console.print(Text(f"{label}{where}: {notice.message}{hint}", style=style))
