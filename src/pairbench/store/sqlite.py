@@ -8,7 +8,9 @@ never written to.
 
 from __future__ import annotations
 
+import random
 import sqlite3
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -40,16 +42,33 @@ class SqliteBackend:
             raise self._translate(exc) from None
         with self._errors():
             self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            tables = {r[0] for r in self._retrying("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if tables and "pairbench_schema" not in tables:
                 raise HistoryError(
                     f"{self.location} is an SQLite database but not a pairbench history (it has tables "
                     f"{', '.join(sorted(tables)[:5])}); it was left untouched: pass --history with another path"
                 )
             # WAL lets readers go on while one process writes; set once, it stays with the file.
-            self.conn.execute("PRAGMA journal_mode = WAL")
+            if str(self._retrying("PRAGMA journal_mode")[0][0]).lower() != "wal":
+                self._retrying("PRAGMA journal_mode = WAL")
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = ON")
+
+    def _retrying(self, sql: str) -> list[tuple[Any, ...]]:
+        """Run `sql`, retrying while the file is busy, up to the busy timeout.
+
+        Switching a new file to WAL needs an exclusive lock, and SQLite answers SQLITE_BUSY at once
+        (without its busy handler) when another process is opening the same new file: two pairbench
+        runs recording their first run at the same moment met this.
+        """
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                return list(self.conn.execute(sql).fetchall())
+            except sqlite3.OperationalError as exc:
+                if not ("locked" in str(exc) or "busy" in str(exc)) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(random.uniform(0.005, 0.05))
 
     def _translate(self, exc: sqlite3.Error) -> HistoryError:
         text = str(exc)
