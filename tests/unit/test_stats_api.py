@@ -49,6 +49,7 @@ def test_wording_stays_light():
 
 def test_analysis_imports_stats_lazily():
     """report/terminal imports replicate_values; importing analysis must not pull numpy/scipy in."""
-    top = [n for n in ast.parse((SRC / "analysis.py").read_text()).body if isinstance(n, (ast.Import, ast.ImportFrom))]
-    mods = {n.module for n in top if isinstance(n, ast.ImportFrom) and n.module}
-    assert not {m for m in mods if m.startswith("pairbench.stats") or m.split(".")[0] in ("numpy", "scipy")}
+    for path in sorted((SRC / "analysis").glob("*.py")):
+        top = [n for n in ast.parse(path.read_text()).body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        mods = {n.module for n in top if isinstance(n, ast.ImportFrom) and n.module}
+        assert not {m for m in mods if m.startswith("pairbench.stats") or m.split(".")[0] in ("numpy", "scipy")}, path

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pairbench.analysis import _from_result
+from pairbench.analysis.comparisons import _from_result
 from pairbench.model import Metric
 from pairbench.report.wording import verdict_sentence
 from pairbench.stats.compare import compare_paired

@@ -1,9 +1,6 @@
 """From a Run's samples to Comparisons and Notices: which values are compared, and how.
 
-Replicate value per (variant, block): non-warmup samples of a process reduced to one value (METHOD
-§1): for times the arithmetic mean of per-iteration values (= total time / total ops when loop
-counts are equal), for rates the harmonic mean (benchmark-ips#149: the arithmetic mean of rates
-overstates them); several replicates in one block are averaged the same way. Comparisons pair
+Replicate values come from `analysis.replicates`. Comparisons pair
 the candidate's and the baseline's values on the blocks both have; several comparisons on the
 primary metrics are corrected (Holm p-values, Bonferroni-level CIs for the verdict). Imports the
 model and stats only.
@@ -12,11 +9,11 @@ model and stats only.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Collection
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from pairbench.analysis.replicates import replicate_values
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
 from pairbench.report.wording import confidence_label, verdict_sentence
 
@@ -26,16 +23,7 @@ if TYPE_CHECKING:
 # The stats modules (numpy, scipy) are imported inside the functions that compute, so that
 # reporters can import replicate_values without them (`pairbench --help` stays light).
 
-__all__ = [
-    "CORRECTIONS",
-    "HIGH_NOISE_CV",
-    "SuiteSummary",
-    "analyze",
-    "compare_runs",
-    "replicate_values",
-    "settled",
-    "suite_summary",
-]
+__all__ = ["CORRECTIONS", "HIGH_NOISE_CV", "analyze", "compare_runs", "settled"]
 
 HIGH_NOISE_CV = 0.05
 """A variant whose replicate values vary by more than 5% (CV) gets a noise notice."""
@@ -44,59 +32,6 @@ CORRECTIONS = ("holm", "bh", "none")
 
 _NONPOSITIVE_NOTE = ("values <= 0 (counts of errors, zero rates): ratios are undefined, so medians are compared "
                      "without a test")
-
-
-@dataclass(frozen=True, slots=True)
-class SuiteSummary:
-    """Geometric mean over benchmarks of one candidate's primary-metric ratios."""
-
-    candidate: str
-    baseline: str
-    ratio: float
-    """Geometric mean of candidate ÷ baseline, oriented so that below 1 is better (rates inverted)."""
-    ci: tuple[float, float]
-    confidence: float
-    benchmarks: int
-    blocks: int
-    sentence: str = ""
-
-
-def _reduce(values: Sequence[float], direction: str) -> float:
-    if direction == "higher" and all(v > 0 for v in values):
-        return len(values) / sum(1.0 / v for v in values)
-    return sum(values) / len(values)
-
-
-def replicate_values(run: Run, benchmark: str, metric: str) -> dict[str, dict[int, float]]:
-    """One value per (variant, block) from the non-warmup samples of one benchmark's metric.
-
-    Args:
-        run: the run holding the samples.
-        benchmark: benchmark name.
-        metric: metric name (its direction picks arithmetic or harmonic means).
-
-    Returns:
-        variant name -> block -> value, blocks in increasing order.
-    """
-    try:
-        direction = run.benchmark(benchmark).metric(metric).direction
-    except KeyError:
-        direction = "lower"
-    groups: dict[str, dict[int, dict[int, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    for s in run.samples:
-        if s.warmup or s.benchmark != benchmark or s.metric != metric:
-            continue
-        if not math.isfinite(s.value):
-            continue
-        groups[s.variant][s.block][s.replicate].append(s.value)
-    out: dict[str, dict[int, float]] = {}
-    for variant, blocks in groups.items():
-        per_block: dict[int, float] = {}
-        for block in sorted(blocks):
-            reps = [_reduce(vals, direction) for _, vals in sorted(blocks[block].items())]
-            per_block[block] = _reduce(reps, direction)
-        out[variant] = per_block
-    return out
 
 
 def _looks_note(level: float, confidence: float, looks: int) -> str:
@@ -347,53 +282,3 @@ def compare_runs(base: Run, cand: Run, *, threshold: float = 0.01,
     return comparisons, notices
 
 
-def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: float = 0.95,
-                  seed: int = 0) -> list[SuiteSummary]:
-    """Geometric mean of the primary-metric ratios per candidate, with a block-bootstrap CI.
-
-    Rates are inverted (ln b - ln c) so that every ratio reads "below 1 is better" and they can be
-    combined; exact metrics are left out.
-
-    Args:
-        run: the run (for the per-block values).
-        comparisons: the comparisons made on it (which candidates and benchmarks to include).
-        confidence: CI level.
-        seed: bootstrap seed.
-
-    Returns:
-        One SuiteSummary per candidate with at least one primary comparison of 2+ blocks.
-    """
-    from pairbench.stats.multiplicity import geomean_ratio
-
-    by_cand: dict[str, dict[str, dict[int, float]]] = defaultdict(dict)
-    baseline_of: dict[str, str] = {}
-    for c in comparisons:
-        try:
-            bench = run.benchmark(c.benchmark)
-        except KeyError:
-            continue
-        if not bench.metrics or bench.metrics[0].name != c.metric or bench.metrics[0].exact:
-            continue
-        metric = bench.metrics[0]
-        values = replicate_values(run, c.benchmark, c.metric)
-        bvals = values.get(c.baseline, {})
-        cvals = values.get(c.candidate, {})
-        diffs = {}
-        for b in sorted(set(bvals) & set(cvals)):
-            if bvals[b] > 0 and cvals[b] > 0:
-                d = math.log(cvals[b]) - math.log(bvals[b])
-                diffs[b] = -d if metric.direction == "higher" else d
-        if len(diffs) >= 2:
-            by_cand[c.candidate][c.benchmark] = diffs
-            baseline_of[c.candidate] = c.baseline
-    out = []
-    for cand, series in by_cand.items():
-        ratio, ci = geomean_ratio(series, confidence=confidence, seed=seed)
-        blocks = len({b for v in series.values() for b in v})
-        change = ratio - 1
-        word = "faster" if change < 0 else "slower"
-        sentence = (f"{cand} vs {baseline_of[cand]} over {len(series)} benchmarks: geometric mean ratio "
-                    f"{ratio:.3f} ({abs(change) * 100:.1f}% {word}), {confidence_label(confidence)} CI "
-                    f"[{ci[0]:.3f}, {ci[1]:.3f}]")
-        out.append(SuiteSummary(cand, baseline_of[cand], ratio, ci, confidence, len(series), blocks, sentence))
-    return out

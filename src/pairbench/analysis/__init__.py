@@ -1,0 +1,24 @@
+"""The analysis layer: from a Run's raw samples to every figure a report shows.
+
+Imports the model and stats only (stats lazily, so that `pairbench --help` and reporters stay
+light). Modules: `replicates` (samples -> one value per variant and block), `comparisons`
+(paired and unpaired comparisons, multiplicity, the adaptive-stopping rule), `suite` (the suite
+summary).
+"""
+
+from __future__ import annotations
+
+from pairbench.analysis.comparisons import CORRECTIONS, HIGH_NOISE_CV, analyze, compare_runs, settled
+from pairbench.analysis.replicates import replicate_values
+from pairbench.analysis.suite import SuiteSummary, suite_summary
+
+__all__ = [
+    "CORRECTIONS",
+    "HIGH_NOISE_CV",
+    "SuiteSummary",
+    "analyze",
+    "compare_runs",
+    "replicate_values",
+    "settled",
+    "suite_summary",
+]

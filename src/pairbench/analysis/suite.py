@@ -1,0 +1,84 @@
+"""The suite summary: the geometric mean over benchmarks of each candidate's primary-metric ratios,
+with a block-bootstrap CI that keeps the correlation between benchmarks measured in one block
+(METHOD §6)."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pairbench.analysis.replicates import replicate_values
+from pairbench.model import Comparison, Run
+from pairbench.report.wording import confidence_label
+
+__all__ = ["SuiteSummary", "suite_summary"]
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteSummary:
+    """Geometric mean over benchmarks of one candidate's primary-metric ratios."""
+
+    candidate: str
+    baseline: str
+    ratio: float
+    """Geometric mean of candidate ÷ baseline, oriented so that below 1 is better (rates inverted)."""
+    ci: tuple[float, float]
+    confidence: float
+    benchmarks: int
+    blocks: int
+    sentence: str = ""
+
+
+
+def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: float = 0.95,
+                  seed: int = 0) -> list[SuiteSummary]:
+    """Geometric mean of the primary-metric ratios per candidate, with a block-bootstrap CI.
+
+    Rates are inverted (ln b - ln c) so that every ratio reads "below 1 is better" and they can be
+    combined; exact metrics are left out.
+
+    Args:
+        run: the run (for the per-block values).
+        comparisons: the comparisons made on it (which candidates and benchmarks to include).
+        confidence: CI level.
+        seed: bootstrap seed.
+
+    Returns:
+        One SuiteSummary per candidate with at least one primary comparison of 2+ blocks.
+    """
+    from pairbench.stats.multiplicity import geomean_ratio
+
+    by_cand: dict[str, dict[str, dict[int, float]]] = defaultdict(dict)
+    baseline_of: dict[str, str] = {}
+    for c in comparisons:
+        try:
+            bench = run.benchmark(c.benchmark)
+        except KeyError:
+            continue
+        if not bench.metrics or bench.metrics[0].name != c.metric or bench.metrics[0].exact:
+            continue
+        metric = bench.metrics[0]
+        values = replicate_values(run, c.benchmark, c.metric)
+        bvals = values.get(c.baseline, {})
+        cvals = values.get(c.candidate, {})
+        diffs = {}
+        for b in sorted(set(bvals) & set(cvals)):
+            if bvals[b] > 0 and cvals[b] > 0:
+                d = math.log(cvals[b]) - math.log(bvals[b])
+                diffs[b] = -d if metric.direction == "higher" else d
+        if len(diffs) >= 2:
+            by_cand[c.candidate][c.benchmark] = diffs
+            baseline_of[c.candidate] = c.baseline
+    out = []
+    for cand, series in by_cand.items():
+        ratio, ci = geomean_ratio(series, confidence=confidence, seed=seed)
+        blocks = len({b for v in series.values() for b in v})
+        change = ratio - 1
+        word = "faster" if change < 0 else "slower"
+        sentence = (f"{cand} vs {baseline_of[cand]} over {len(series)} benchmarks: geometric mean ratio "
+                    f"{ratio:.3f} ({abs(change) * 100:.1f}% {word}), {confidence_label(confidence)} CI "
+                    f"[{ci[0]:.3f}, {ci[1]:.3f}]")
+        out.append(SuiteSummary(cand, baseline_of[cand], ratio, ci, confidence, len(series), blocks, sentence))
+    return out
