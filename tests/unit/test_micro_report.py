@@ -9,7 +9,8 @@ import pytest
 from pairbench.model import Benchmark, Notice, Run, Sample, Variant
 from pairbench.report.micro import format_rate, format_time, render_micro
 from pairbench.runners.micro import micro_metrics
-from pairbench.stats.per_process import process_means, summarize_processes
+from pairbench.analysis.replicates import process_values
+from pairbench.stats.per_process import summarize_processes
 
 
 def _run() -> Run:
@@ -26,8 +27,8 @@ def _run() -> Run:
     return Run(metadata={}, variants=variants, benchmarks=[bench], samples=samples)
 
 
-def test_process_means_drop_warmup_and_average_within_a_process() -> None:
-    means = process_means(_run().samples)
+def test_process_values_drop_warmup_and_average_within_a_process() -> None:
+    means = process_values(_run(), "object_new", "time_per_op")
     assert set(means) == {"trunk", "patch"}
     assert means["trunk"][(0, 0)] == pytest.approx(200e-9 * (1 - 0.015))  # the 5x warm-up sample is ignored
 

@@ -141,3 +141,33 @@ def test_sweep_plot_of_a_matrix_draws_a_line_per_build_in_x_order() -> None:
     a_y, b_y = ([y for _, y in (tuple(map(float, p.split(","))) for p in pts.split())] for pts in lines)
     assert a_y == sorted(a_y) and b_y == sorted(b_y) and b_y[0] < a_y[0]
     assert "build=a" in svg and "build=b" in svg and "build=b, N=2: +10.0%" in svg
+
+
+def test_sweep_table_shows_the_main_tables_statistic_of_the_same_values() -> None:
+    """The sweep table's baseline value is the main table's (median of the one reduction) and says so."""
+    from rich.console import Console
+
+    from pairbench.analysis.replicates import spreads
+    from pairbench.report.sweep import render_sweeps
+    from pairbench.report.terminal import render_terminal
+    from pairbench.report.units import format_value
+
+    run = make_run({"3": 1.0, "1": 0.8}, blocks=12)
+    # Two slow blocks and a second process per block: a geometric mean of block means (the old
+    # sweep reduction) reads far above the median of the per-block values.
+    extra = []
+    for s in run.samples:
+        if s.variant == "py/N=3":
+            slow = s.block in (0, 1)
+            extra.append(replace(s, replicate=1, value=s.value * (9.0 if slow else 1.2)))
+    run.samples += extra
+    out = io.StringIO()
+    render_terminal(run, Console(file=out, width=220, color_system=None), sentences="none", after=[render_sweeps])
+    text = out.getvalue()
+    main, sweep = text.split("sweep: loop · time · py", 1)
+    median = spreads(run)[("loop", "time", "py/N=3")].median
+    shown = format_value(median, "s")
+    assert shown in main
+    baseline_row = next(line for line in sweep.splitlines() if line.strip().startswith("3 "))
+    assert shown in baseline_row
+    assert "median" in sweep.splitlines()[1]

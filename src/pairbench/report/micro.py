@@ -9,7 +9,8 @@ replication); each process contributes its total ops / total time.
 from __future__ import annotations
 
 from pairbench.model import Benchmark, Run
-from pairbench.stats.per_process import process_means, summarize_processes
+from pairbench.analysis.replicates import process_values
+from pairbench.stats.per_process import summarize_processes
 
 __all__ = ["render_micro", "format_rate", "format_time"]
 
@@ -76,7 +77,7 @@ def render_micro(run: Run, confidence: float = 0.95) -> str:
     lines = [f"Calculating ------------------------------------- (± = {pct}% CI across processes)"]
     for bench in benches:
         lines.append(bench.name)
-        means = process_means([s for s in run.samples if s.benchmark == bench.name])
+        means = process_values(run, bench.name, "time_per_op")
         for name in names:
             per_proc = list(means.get(name, {}).values())
             summary = summarize_processes([1.0 / t for t in per_proc if t > 0], confidence)

@@ -18,7 +18,8 @@ from typing import Sequence
 
 from pairbench.model import Comparison, Run
 from pairbench.report.quantities import axis_formatter, change_percent, format_percent, format_value
-from pairbench.report.summary import measured_values, metric_of, sample_order_key
+from pairbench.analysis.replicates import replicate_values
+from pairbench.report.summary import metric_of, sample_order_key
 from pairbench.report.svg import PALETTE, Canvas, Scale
 
 __all__ = ["distribution_plot", "forest_plot", "sweep_plot", "latency_plot", "drift_plot", "LATENCY_METRIC", "sweep_parameter",
@@ -51,13 +52,14 @@ def _kde(values: Sequence[float], grid: Sequence[float]) -> list[float]:
 
 def distribution_plot(run: Run, benchmark: str, metric: str) -> str | None:
     m = metric_of(run, benchmark, metric)
-    rows = [(v.name, measured_values(run, benchmark, metric, v.name)) for v in run.variants]
+    per_block = replicate_values(run, benchmark, metric)
+    rows = [(v.name, list(per_block.get(v.name, {}).values())) for v in run.variants]
     rows = [(name, vals) for name, vals in rows if vals]
     if not rows:
         return None
     colors = _colors(run)
     row_h = 46
-    c = Canvas(height=40 + 28 + row_h * len(rows), title=f"{benchmark} · {metric}: samples per variant")
+    c = Canvas(height=40 + 28 + row_h * len(rows), title=f"{benchmark} · {metric}: per-block values per variant")
     allv = [x for _, vals in rows for x in vals]
     xs = Scale.padded(allv, c.x0, c.x1)
     rng = random.Random(0)  # fixed jitter: the same run gives the same picture
@@ -225,10 +227,11 @@ def latency_plot(run: Run, benchmark: str) -> str | None:
     xs = Scale(-0.3, len(pcts) - 0.7, c.x0, c.x1)
     colors = _colors(run)
     lines = []
+    per_block = {name: replicate_values(run, benchmark, name) for _, name in pcts}
     for v in run.variants:
         med, q1, q3 = [], [], []
         for _, name in pcts:
-            vals = measured_values(run, benchmark, name, v.name)
+            vals = list(per_block[name].get(v.name, {}).values())
             if not vals:
                 break
             med.append(statistics.median(vals))

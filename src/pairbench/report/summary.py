@@ -1,68 +1,32 @@
 """Descriptive figures every report shows, read from a Run: per-variant medians and spreads.
 
 Only description (median, quartiles, counts), never inference: confidence intervals and verdicts
-come from the Comparisons that the analysis stored in the run.
+come from the Comparisons that the analysis stored in the run. The values are the analysis's one
+reduction (`analysis.replicates`).
 """
 
 from __future__ import annotations
 
-import statistics
-from dataclasses import dataclass
-
+from pairbench.analysis.replicates import Spread, spreads
 from pairbench.model import Comparison, Metric, Run, Sample
 from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_ratio
+from pairbench.report.units import format_value
 
-__all__ = ["Spread", "spreads", "measured_values", "fallback_sentence", "sentence_of", "metric_of"]
-
-
-@dataclass(frozen=True, slots=True)
-class Spread:
-    """Median and quartiles of one variant's per-block values of one metric (`n` blocks)."""
-
-    benchmark: str
-    metric: str
-    variant: str
-    n: int
-    median: float
-    q1: float
-    q3: float
-    minimum: float
-    maximum: float
+__all__ = ["Spread", "spreads", "spread_text", "fallback_sentence", "sentence_of", "metric_of"]
 
 
-def measured_values(run: Run, benchmark: str, metric: str, variant: str) -> list[float]:
-    """Values in measurement order, warm-ups left out."""
-    return [
-        s.value
-        for s in run.samples
-        if not s.warmup and s.benchmark == benchmark and s.metric == metric and s.variant == variant
-    ]
+def spread_text(spread: Spread | None, unit: str) -> str:
+    """`12.3 ms ±1.4%`: the median of the per-block values and half the interquartile range.
 
-
-def _quartiles(values: list[float]) -> tuple[float, float]:
-    if len(values) < 2:
-        return values[0], values[0]
-    q = statistics.quantiles(values, n=4, method="inclusive")
-    return q[0], q[2]
-
-
-def spreads(run: Run) -> dict[tuple[str, str, str], Spread]:
-    """(benchmark, metric, variant) -> Spread of the per-block values, as the analysis and the
-    terminal table use them (iterations and replicates reduced to one value per block)."""
-    from pairbench.analysis import replicate_values
-
-    pairs = sorted({(s.benchmark, s.metric) for s in run.samples if not s.warmup})
-    groups: dict[tuple[str, str, str], list[float]] = {}
-    for bench, metric in pairs:
-        for variant, per_block in replicate_values(run, bench, metric).items():
-            if per_block:
-                groups[(bench, metric, variant)] = list(per_block.values())
-    out = {}
-    for key, values in groups.items():
-        q1, q3 = _quartiles(values)
-        out[key] = Spread(key[0], key[1], key[2], len(values), statistics.median(values), q1, q3,
-                          min(values), max(values))
-    return out
+    Every table that shows a variant's value (the main table, sweep tables) shows this one text.
+    """
+    if spread is None:
+        return "–"
+    mid = spread.median
+    if spread.n < 4 or mid == 0:
+        return format_value(mid, unit)
+    half = abs(spread.q3 - spread.q1) / 2 / abs(mid) * 100
+    return f"{format_value(mid, unit)} ±{half:.0f}%" if half >= 10 else f"{format_value(mid, unit)} ±{half:.1f}%"
 
 
 def metric_of(run: Run, benchmark: str, metric: str) -> Metric:

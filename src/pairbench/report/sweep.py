@@ -1,8 +1,8 @@
 """The sweep report: per benchmark and metric, one row per sweep value, the best value, a trend.
 
 Reads a finished Run whose `suite` record lists the sweeps (see suite.suite_record). For each
-benchmark, metric and swept base variant it shows every point of the sweep: the estimate with its
-CI, the ratio to the baseline with a CI corrected for the number of rows, and a verdict under
+benchmark, metric and swept base variant it shows every point of the sweep: the median of its
+per-block values (the main table's figure, from the one reduction), the ratio to the baseline with a CI corrected for the number of rows, and a verdict under
 Holm's correction over those rows (the report says so). Then the best value, whether a paired
 comparison tells it from the runner-up, and a fit of ln(value) on each numeric parameter.
 
@@ -20,10 +20,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from pairbench.analysis.replicates import STATISTIC, Spread, replicate_values, spread_of
 from pairbench.model import Benchmark, Comparison, Metric, Run, Variant
 from pairbench.stats.compare import PairedResult, compare_paired
 from pairbench.stats.multiplicity import holm
-from pairbench.stats.sweep import Estimate, Trend, bonferroni_ci, geometric_estimate, trend_fit
+from pairbench.stats.sweep import Trend, bonferroni_ci, trend_fit
 
 __all__ = ["SweepRow", "SweepTable", "sweep_tables", "render_sweeps"]
 
@@ -32,7 +33,8 @@ __all__ = ["SweepRow", "SweepTable", "sweep_tables", "render_sweeps"]
 class SweepRow:
     variant: str
     params: dict[str, str]
-    estimate: Estimate | None
+    estimate: Spread | None
+    """The setting's per-block values as the main table shows them (median and quartiles)."""
     ratio: float | None
     ci: tuple[float, float] | None
     """Ratio CI widened for the family (Bonferroni at 1 − α/m)."""
@@ -66,15 +68,6 @@ class SweepTable:
     """(parameter, the other coordinates held fixed, fit)."""
     confidence: float = 0.95
     threshold: float = 0.01
-
-
-def _block_values(run: Run, bench: str, metric: str) -> dict[str, dict[int, float]]:
-    """Per variant, per block: the mean of its measured (non-warm-up) values."""
-    acc: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for s in run.samples:
-        if s.benchmark == bench and s.metric == metric and not s.warmup and s.block >= 0:
-            acc[s.variant][s.block].append(s.value)
-    return {v: {b: sum(xs) / len(xs) for b, xs in blocks.items()} for v, blocks in acc.items()}
 
 
 def _paired(base: dict[int, float], cand: dict[int, float], direction: str, threshold: float,
@@ -153,15 +146,15 @@ def sweep_tables(run: Run) -> list[SweepTable]:
     tables: list[SweepTable] = []
     for bench in run.benchmarks:
         for metric in _metrics_to_show(bench):
-            values = _block_values(run, bench.name, metric.name)
+            values = replicate_values(run, bench.name, metric.name)
             base_values = values.get(baseline.name, {})
             for base, members in groups.items():
                 params = tuple(n for n in sweep_names if any(n in v.params for v in members))
-                raw: list[tuple[Variant, Estimate | None, float | None, tuple[float, float] | None, float | None, int,
+                raw: list[tuple[Variant, Spread | None, float | None, tuple[float, float] | None, float | None, int,
                                 Comparison | None]] = []
                 for v in members:
                     mine = values.get(v.name, {})
-                    est = geometric_estimate(list(mine.values()), confidence)
+                    est = spread_of(bench.name, metric.name, v.name, list(mine.values()))
                     if v.name == baseline.name:
                         raw.append((v, est, 1.0, None, None, len(mine), None))
                         continue
@@ -204,7 +197,7 @@ def _with_best_and_trend(table: SweepTable, values: dict[str, dict[int, float]],
     from dataclasses import replace
 
     ranked = sorted((r for r in table.rows if r.estimate is not None),
-                    key=lambda r: r.estimate.value if r.estimate else 0.0,
+                    key=lambda r: r.estimate.median if r.estimate else 0.0,
                     reverse=table.metric.direction == "higher")
     best = ranked[0] if ranked else None
     runner = ranked[1] if len(ranked) > 1 else None
@@ -225,7 +218,7 @@ def _with_best_and_trend(table: SweepTable, values: dict[str, dict[int, float]],
             if p in r.params and _is_number(r.params[p]) and r.estimate is not None:
                 lines[tuple(r.params.get(q, "") for q in others)].append(r)
         for key, rows in lines.items():
-            fit = trend_fit([float(r.params[p]) for r in rows], [r.estimate.value for r in rows if r.estimate],
+            fit = trend_fit([float(r.params[p]) for r in rows], [r.estimate.median for r in rows if r.estimate],
                             table.confidence)
             if fit is not None:
                 held = ", ".join(f"{q}={k}" for q, k in zip(others, key))
@@ -236,6 +229,7 @@ def _with_best_and_trend(table: SweepTable, values: dict[str, dict[int, float]],
 
 def render_sweeps(run: Run, console: Console) -> None:
     """Print every sweep table of the run."""
+    from pairbench.report.summary import spread_text
     from pairbench.report.units import format_ratio, format_value
 
     for t in sweep_tables(run):
@@ -244,8 +238,7 @@ def render_sweeps(run: Run, console: Console) -> None:
         table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
         for p in t.params:
             table.add_column(p, justify="right")
-        table.add_column(t.metric.name, justify="right")
-        table.add_column(f"{level}% CI", justify="right")
+        table.add_column(f"{t.metric.name} ({STATISTIC})", justify="right")
         table.add_column(f"ratio to {t.baseline}", justify="right")
         table.add_column(f"{level}% CI (adj.)", justify="right")
         table.add_column("verdict (Holm)")
@@ -253,8 +246,7 @@ def render_sweeps(run: Run, console: Console) -> None:
         for r in t.rows:
             est = r.estimate
             cells = [r.params.get(p, "") for p in t.params]
-            cells.append(format_value(est.value, unit) if est else "–")
-            cells.append(f"[{format_value(est.ci[0], unit)}, {format_value(est.ci[1], unit)}]" if est and est.ci else "–")
+            cells.append(spread_text(est, unit))
             cells.append(format_ratio(r.ratio))
             cells.append(f"[{format_ratio(r.ci[0])}, {format_ratio(r.ci[1])}]" if r.ci else "–")
             mark = " ★" if t.best is not None and r.variant == t.best.variant else ""
@@ -294,7 +286,7 @@ def _best_sentence(t: SweepTable, format_value: Any) -> str:
     if t.best is None or t.best.estimate is None:
         return "best: not enough data"
     label = _label(t.best, t.params)
-    text = f"best: {label} ({format_value(t.best.estimate.value, t.metric.unit)})"
+    text = f"best: {label} ({STATISTIC} {format_value(t.best.estimate.median, t.metric.unit)})"
     if t.runner_up is None or t.best_vs_runner_up is None:
         return text
     pr = t.best_vs_runner_up

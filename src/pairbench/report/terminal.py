@@ -3,18 +3,21 @@ with its CI and the verdict, then the verdicts in words and the noise warnings."
 
 from __future__ import annotations
 
-import statistics
 from typing import Callable, Sequence
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from pairbench.analysis import replicate_values
+from pairbench.analysis.replicates import replicate_values, spread_of
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
+from pairbench.report.summary import spread_text
 from pairbench.report.units import format_percent, format_ratio, format_value
 
 __all__ = ["render_terminal", "variant_summary"]
+
+VALUES_CAPTION = "values: median of the per-block values ± half the interquartile range"
+"""Says which statistic the value columns are (the sweep tables show the same one)."""
 
 # Notices that explain what happened rather than warn about the results.
 INFO_KINDS = frozenset({"adaptive", "budget"})
@@ -32,15 +35,7 @@ _VERDICT_STYLE = {
 def variant_summary(run: Run, bench: Benchmark, metric: Metric, variant: str) -> str:
     """`12.3 ms ± 1.4%`: median of the per-block values and half the interquartile range."""
     values = list(replicate_values(run, bench.name, metric.name).get(variant, {}).values())
-    if not values:
-        return "–"
-    mid = statistics.median(values)
-    if len(values) < 4 or mid == 0:
-        return format_value(mid, metric.unit)
-    q1, _, q3 = statistics.quantiles(values, n=4)
-    spread = abs(q3 - q1) / 2 / abs(mid) * 100
-    return f"{format_value(mid, metric.unit)} ±{spread:.0f}%" if spread >= 10 else \
-        f"{format_value(mid, metric.unit)} ±{spread:.1f}%"
+    return spread_text(spread_of(bench.name, metric.name, variant, values), metric.unit)
 
 
 def _comparison_cells(c: Comparison, metric: Metric) -> tuple[str, str, Text]:
@@ -77,7 +72,8 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
             title += f"  ({blocks} blocks, {bench.kind})"
         candidates = [v.name for v in run.variants if v.name != baseline]
         single = len(candidates) == 1  # one candidate: name it in the header, not on every row
-        table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False, expand=False)
+        table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False, expand=False,
+                      caption=VALUES_CAPTION, caption_justify="left")
         table.add_column("metric", overflow="fold")
         table.add_column(f"{baseline} (baseline)", justify="right", overflow="fold")
         if not single:

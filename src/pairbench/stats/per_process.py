@@ -1,9 +1,9 @@
 """Per-process values of in-process benchmarks, and a CI of their centre.
 
 Method (METHOD.md section 1): the process is the unit of replication. Several samples of one
-process are reduced to one value, the mean time per operation (total time / total ops), which is
-the harmonic mean of the rates; averaging ips directly would overweight fast samples
-(benchmark-ips#149). The spread across processes, not across samples, makes the interval
+process are reduced to one value (by analysis.replicates, the one reduction: the mean time per
+operation, total time / total ops, which is the harmonic mean of the rates; averaging ips
+directly would overweight fast samples, benchmark-ips#149). The spread across processes, not across samples, makes the interval
 (Kalibera & Jones 2013: resample at the highest level). The interval is a t interval on log
 times, exponentiated: a CI of the geometric mean that is symmetric in ratio terms.
 """
@@ -11,13 +11,10 @@ times, exponentiated: a CI of the geometric mean that is symmetric in ratio term
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable
 
-from pairbench.model import Sample
-
-__all__ = ["ProcessSummary", "process_means", "summarize_processes"]
+__all__ = ["ProcessSummary", "summarize_processes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,15 +28,6 @@ class ProcessSummary:
     n: int
     """Processes used."""
     confidence: float = 0.95
-
-
-def process_means(samples: Iterable[Sample], metric: str = "time_per_op") -> dict[str, dict[tuple[int, int], float]]:
-    """variant -> (block, replicate) -> mean of that process's measured (non-warm-up) samples."""
-    acc: dict[str, dict[tuple[int, int], list[float]]] = defaultdict(lambda: defaultdict(list))
-    for s in samples:
-        if s.metric == metric and not s.warmup:
-            acc[s.variant][(s.block, s.replicate)].append(s.value)
-    return {v: {k: sum(xs) / len(xs) for k, xs in procs.items()} for v, procs in acc.items()}
 
 
 def _t_quantile(p: float, df: int) -> float:
