@@ -7,6 +7,7 @@ only when formatting.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
@@ -19,6 +20,10 @@ __all__ = [
     "Benchmark",
     "Sample",
     "Comparison",
+    "Spread",
+    "SweepRow",
+    "SweepTrend",
+    "SweepTable",
     "Notice",
     "Run",
     "WorkUnit",
@@ -176,6 +181,114 @@ class Comparison:
     """CI corrected for multiplicity across the suite, when several comparisons are made."""
     delta: float | None = None
     """For exact metrics: candidate minus baseline in the metric's unit."""
+    adjusted_p: float | None = None
+    """The p-value corrected for multiplicity (Holm or Benjamini-Hochberg), beside `adjusted_ci`."""
+
+    @property
+    def verdict_ci(self) -> tuple[float, float] | None:
+        """The CI the verdict rests on: the adjusted one when there is one (every format shows it)."""
+        return self.adjusted_ci if self.adjusted_ci is not None else self.ci
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """Median and quartiles of one variant's per-block values of one metric (`n` blocks)."""
+
+    benchmark: str
+    metric: str
+    variant: str
+    n: int
+    median: float
+    """The figure every table shows for a variant."""
+    q1: float
+    q3: float
+    minimum: float
+    maximum: float
+
+
+@dataclass(frozen=True, slots=True)
+class SweepRow:
+    """One point of a sweep: its values and, unless it is the baseline, the run's comparison of it."""
+
+    variant: str
+    params: Mapping[str, str]
+    """The sweep coordinates of this point."""
+    spread: Spread | None
+    """Its per-block values, as the main table shows them."""
+    comparison: Comparison | None = None
+    """The analysis's comparison with the baseline (the main table's), None for the baseline row."""
+
+    @property
+    def verdict(self) -> str:
+        if self.comparison is None:
+            return "baseline"
+        return self.comparison.verdict
+
+    @property
+    def ratio(self) -> float | None:
+        return 1.0 if self.comparison is None else self.comparison.ratio
+
+    @property
+    def ci(self) -> tuple[float, float] | None:
+        """The CI the verdict rests on (adjusted when the run corrected for multiplicity)."""
+        return None if self.comparison is None else self.comparison.verdict_ci
+
+
+@dataclass(frozen=True, slots=True)
+class SweepTrend:
+    """A least-squares fit of ln(median) on one numeric sweep parameter."""
+
+    parameter: str
+    held: str
+    """The other coordinates held fixed (`jit=on`), or empty."""
+    slope: float
+    """Change of ln(value) per unit of the parameter."""
+    ci: tuple[float, float] | None
+    r_squared: float
+    n: int
+
+    @property
+    def percent_per_unit(self) -> float:
+        return (math.exp(self.slope) - 1.0) * 100.0
+
+
+@dataclass(frozen=True, slots=True)
+class SweepTable:
+    """One benchmark × metric × swept base variant: every point, the best one, the trends."""
+
+    benchmark: str
+    metric: Metric
+    base: str
+    """The swept base variant (`patched`)."""
+    params: tuple[str, ...]
+    """Sweep names, the table's leading columns."""
+    baseline: str
+    rows: tuple[SweepRow, ...]
+    family: int
+    """Comparisons in the multiplicity family the verdicts were corrected over (1: none)."""
+    correction: str = "none"
+    """`holm`, `bh` or `none`: the run's correction, the same as the main table's."""
+    best: str | None = None
+    """Variant with the best median."""
+    runner_up: str | None = None
+    best_vs_runner_up: Comparison | None = None
+    """runner-up ÷ best, paired over blocks (the analysis's paired comparison, unadjusted)."""
+    trends: tuple[SweepTrend, ...] = ()
+    confidence: float = 0.95
+    threshold: float = 0.01
+
+    @property
+    def distinguishable(self) -> bool | None:
+        c = self.best_vs_runner_up
+        if c is None or c.ci is None:
+            return None
+        return c.significant
+
+    def row(self, variant: str) -> SweepRow:
+        for r in self.rows:
+            if r.variant == variant:
+                return r
+        raise KeyError(variant)
 
 
 @dataclass(frozen=True, slots=True)

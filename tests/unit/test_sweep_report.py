@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from pairbench.model import Benchmark, Comparison, Metric, Run, Sample, Variant
-from pairbench.report.sweep import sweep_tables
+from pairbench.analysis.sweep import sweep_tables
 
 TIME = Metric("time", "s", "lower")
 
@@ -39,16 +39,16 @@ def test_rows_verdicts_best_and_trend_without_analysis() -> None:
     assert [r.params["N"] for r in t.rows] == ["3", "1", "2", "4", "5"]
     assert {r.params["N"]: r.verdict for r in t.rows} == {"3": "baseline", "1": "faster", "2": "faster",
                                                           "4": "slower", "5": "slower"}
-    assert t.family == 4 and t.corrected_by == "table"
+    assert t.family == 5 and t.correction == "holm"  # the run's family: four points and "other"
     r1 = next(r for r in t.rows if r.params["N"] == "1")
     assert r1.ratio == pytest.approx(1 / 2.56, rel=0.05)
-    assert r1.p_holm is not None and r1.p_value is not None and r1.p_holm >= r1.p_value
-    assert t.best is not None and t.best.params == {"N": "1"}
-    assert t.runner_up is not None and t.runner_up.params == {"N": "2"}
+    c1 = r1.comparison
+    assert c1 is not None and c1.adjusted_p is not None and c1.p_value is not None and c1.adjusted_p >= c1.p_value
+    assert t.best == "py/N=1" and t.runner_up == "py/N=2"
     assert t.distinguishable is True and t.best_vs_runner_up is not None
     assert t.best_vs_runner_up.ratio == pytest.approx(1.6, rel=0.05)
-    ((param, held, fit),) = t.trends
-    assert param == "N" and held == "" and fit.percent_per_unit == pytest.approx(60, rel=0.1)
+    (fit,) = t.trends
+    assert fit.parameter == "N" and fit.held == "" and fit.percent_per_unit == pytest.approx(60, rel=0.1)
 
 
 def test_close_values_are_same_and_not_distinguishable() -> None:
@@ -68,9 +68,11 @@ def test_holm_changes_a_borderline_verdict() -> None:
         many.samples += [replace(s, variant=f"py/N={k}") for s in base]
     v_lone = next(r for r in sweep_tables(lone)[0].rows if r.params["N"] == "1")
     v_many = next(r for r in sweep_tables(many)[0].rows if r.params["N"] == "1")
-    assert v_lone.p_value is not None and v_lone.p_value < 0.05 and v_lone.verdict == "slower"
-    assert v_many.p_value == pytest.approx(v_lone.p_value)
-    assert v_many.p_holm is not None and v_many.p_holm >= 0.05 and v_many.verdict == "inconclusive"
+    c_lone, c_many = v_lone.comparison, v_many.comparison
+    assert c_lone is not None and c_many is not None
+    assert c_lone.p_value is not None and c_lone.p_value < 0.05 and v_lone.verdict == "slower"
+    assert c_many.p_value == pytest.approx(c_lone.p_value)
+    assert c_many.adjusted_p is not None and c_many.adjusted_p >= 0.05 and v_many.verdict == "inconclusive"
     assert v_many.ci is not None and v_lone.ci is not None
     assert v_many.ci[1] - v_many.ci[0] > v_lone.ci[1] - v_lone.ci[0]
 
@@ -86,7 +88,7 @@ def test_uses_the_runs_own_correction_when_the_analysis_made_one() -> None:
                    adjusted_ci=(0.8, 1.2)),
     ]
     (t,) = sweep_tables(run)
-    assert t.corrected_by == "run" and t.family == 3
+    assert t.correction == "holm" and t.family == 3
     assert {r.params["N"]: (r.verdict, r.ci) for r in t.rows} == {
         "3": ("baseline", None), "1": ("faster", (0.4, 0.6)), "2": ("inconclusive", (0.7, 1.1))}
 
@@ -98,7 +100,6 @@ def test_no_sweeps_no_tables() -> None:
 
 
 def test_render_says_holm_and_names_the_best() -> None:
-    pytest.importorskip("pairbench.report.units")
     from rich.console import Console
 
     from pairbench.report.sweep import render_sweeps
@@ -108,7 +109,7 @@ def test_render_says_holm_and_names_the_best() -> None:
     render_sweeps(run, Console(file=out, width=200, color_system=None))
     text = out.getvalue()
     assert "sweep: loop · time · py" in text
-    assert "verdicts are Holm-corrected over the 4 comparisons of this table with py/N=3" in text
+    assert "Holm-corrected across all 5 primary comparisons of the run" in text
     assert "best: N=1 (" in text and "distinguishable from the runner-up N=2" in text
     assert "trend over N: +" in text and "faster ★" in text
 
@@ -171,3 +172,24 @@ def test_sweep_table_shows_the_main_tables_statistic_of_the_same_values() -> Non
     baseline_row = next(line for line in sweep.splitlines() if line.strip().startswith("3 "))
     assert shown in baseline_row
     assert "median" in sweep.splitlines()[1]
+
+
+def test_sweep_verdict_is_the_main_tables_for_a_shift_inside_the_band() -> None:
+    """A real 0.3% shift with tiny noise: 'same' within ±1% in the main table, so in the sweep table too."""
+    from rich.console import Console
+
+    from pairbench.analysis import analyze
+    from pairbench.report.sweep import render_sweeps
+    from pairbench.report.terminal import render_terminal
+
+    run = make_run({"3": 1.0, "1": 1.003}, blocks=20, noise=0.0005, seed=3)
+    run.variants = [v for v in run.variants if v.name != "other"]
+    run.samples = [s for s in run.samples if s.variant != "other"]
+    run.comparisons, run.notices = analyze(run, threshold=0.01, correction="holm")
+    (main,) = [c for c in run.comparisons if c.candidate == "py/N=1" and c.metric == "time"]
+    assert main.verdict == "same" and main.significant  # a real but negligible shift
+    out = io.StringIO()
+    render_terminal(run, Console(file=out, width=220, color_system=None), sentences="none", after=[render_sweeps])
+    sweep = out.getvalue().split("sweep: loop · time · py", 1)[1]
+    row = next(line for line in sweep.splitlines() if line.strip().startswith("1 "))
+    assert row.rstrip().endswith("same")

@@ -180,7 +180,7 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
             old = comparisons[i]
             r = compare_paired(pbv, pcv, direction=pdir, threshold=threshold, confidence=adj_level, seed=seed)
             comparisons[i] = replace(
-                old, adjusted_ci=r.ci, significant=r.significant, meaningful=r.meaningful,
+                old, adjusted_ci=r.ci, adjusted_p=p_adj, significant=r.significant, meaningful=r.meaningful,
                 verdict=r.verdict,  # type: ignore[arg-type]
                 more_runs=r.more_runs,
                 notes=r.notes + ((_looks_note(level, confidence, looks),) if looks > 1 else ())

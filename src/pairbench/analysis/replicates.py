@@ -15,9 +15,7 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
-
-from pairbench.model import Run
+from pairbench.model import Run, Spread
 
 __all__ = ["STATISTIC", "Spread", "process_values", "reduce_values", "replicate_values", "spread_of", "spreads"]
 
@@ -76,22 +74,6 @@ def replicate_values(run: Run, benchmark: str, metric: str) -> dict[str, dict[in
             by_block[block].append(value)
         out[variant] = {block: reduce_values(by_block[block], direction) for block in sorted(by_block)}
     return out
-
-
-@dataclass(frozen=True, slots=True)
-class Spread:
-    """Median and quartiles of one variant's per-block values of one metric (`n` blocks)."""
-
-    benchmark: str
-    metric: str
-    variant: str
-    n: int
-    median: float
-    """The figure every table shows for a variant (`STATISTIC`)."""
-    q1: float
-    q3: float
-    minimum: float
-    maximum: float
 
 
 def spread_of(benchmark: str, metric: str, variant: str, values: Sequence[float]) -> Spread | None:
