@@ -24,6 +24,7 @@ __all__ = [
     "SweepRow",
     "SweepTrend",
     "SweepTable",
+    "SuiteSummary",
     "Notice",
     "Run",
     "WorkUnit",
@@ -292,6 +293,21 @@ class SweepTable:
 
 
 @dataclass(frozen=True, slots=True)
+class SuiteSummary:
+    """Geometric mean over benchmarks of one candidate's primary-metric ratios (METHOD §6)."""
+
+    candidate: str
+    baseline: str
+    ratio: float
+    """Geometric mean of candidate ÷ baseline, oriented so that below 1 is better (rates inverted)."""
+    ci: tuple[float, float]
+    """Block-bootstrap CI that keeps benchmarks measured in one block together."""
+    confidence: float
+    benchmarks: int
+    blocks: int
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """A warning that changes how results should be read (noise, machine state, failures)."""
 
@@ -330,6 +346,10 @@ class Run:
     """`running`, `complete`, `interrupted` or `failed`."""
     suite: dict[str, Any] | None = None
     """The suite as written, when one was given."""
+    sweeps: list[SweepTable] = field(default_factory=list)
+    """Sweep tables the analysis made from `comparisons` (empty without sweeps)."""
+    summaries: list[SuiteSummary] = field(default_factory=list)
+    """Suite summaries the analysis made, one per candidate (empty with fewer than 2 benchmarks)."""
 
     @property
     def baseline(self) -> Variant:

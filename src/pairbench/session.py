@@ -103,9 +103,10 @@ def default_run_path() -> Path:
 
 
 def finish_analysis(run: Run, options: RunOptions, looks: int = 1) -> None:
-    """Fill the run's comparisons and analysis notices from its samples.
+    """Fill the run's comparisons, sweep tables, suite summaries and analysis notices from its samples.
 
     `looks` is the number of planned interim analyses (adaptive stopping); each CI is widened for it.
+    Everything a report shows is computed here once and stored in the run (and its file).
     """
     from pairbench import analysis
 
@@ -114,6 +115,9 @@ def finish_analysis(run: Run, options: RunOptions, looks: int = 1) -> None:
         correction=options.correction,
     )
     run.comparisons = list(comparisons)
+    run.sweeps = analysis.sweep_tables(run, comparisons)
+    run.summaries = (analysis.suite_summary(run, comparisons, confidence=options.confidence)
+                     if len(run.benchmarks) > 1 else [])
     kept = [n for n in run.notices if not n.kind.startswith("stats:")]
     run.notices = kept + [dataclasses.replace(n, kind=f"stats:{n.kind}") for n in notices]
 

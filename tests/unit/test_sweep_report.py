@@ -105,6 +105,7 @@ def test_render_says_holm_and_names_the_best() -> None:
     from pairbench.report.sweep import render_sweeps
 
     run = make_run({"3": 2.56, "1": 1.0, "2": 1.6, "4": 4.1, "5": 6.55})
+    run.sweeps = sweep_tables(run)
     out = io.StringIO()
     render_sweeps(run, Console(file=out, width=200, color_system=None))
     text = out.getvalue()
@@ -162,6 +163,7 @@ def test_sweep_table_shows_the_main_tables_statistic_of_the_same_values() -> Non
             slow = s.block in (0, 1)
             extra.append(replace(s, replicate=1, value=s.value * (9.0 if slow else 1.2)))
     run.samples += extra
+    run.sweeps = sweep_tables(run)
     out = io.StringIO()
     render_terminal(run, Console(file=out, width=220, color_system=None), sentences="none", after=[render_sweeps])
     text = out.getvalue()
@@ -188,6 +190,7 @@ def test_sweep_verdict_is_the_main_tables_for_a_shift_inside_the_band() -> None:
     run.comparisons, run.notices = analyze(run, threshold=0.01, correction="holm")
     (main,) = [c for c in run.comparisons if c.candidate == "py/N=1" and c.metric == "time"]
     assert main.verdict == "same" and main.significant  # a real but negligible shift
+    run.sweeps = sweep_tables(run)
     out = io.StringIO()
     render_terminal(run, Console(file=out, width=220, color_system=None), sentences="none", after=[render_sweeps])
     sweep = out.getvalue().split("sweep: loop · time · py", 1)[1]

@@ -2,8 +2,9 @@
 
 Imports the model and stats only (stats lazily, so that `pairbench --help` and reporters stay
 light). Modules: `replicates` (samples -> one value per variant and block), `comparisons`
-(paired and unpaired comparisons, multiplicity, the adaptive-stopping rule), `suite` (the suite
-summary).
+(paired and unpaired comparisons, multiplicity, the adaptive-stopping rule), `sweep` (sweep tables
+made of those comparisons), `suite` (the suite summary). The session stores the results in the
+Run; reports only render them.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from pairbench.analysis.comparisons import CORRECTIONS, HIGH_NOISE_CV, analyze, compare_runs, settled
 from pairbench.analysis.replicates import replicate_values
 from pairbench.analysis.suite import SuiteSummary, suite_summary
+from pairbench.analysis.sweep import sweep_tables
 
 __all__ = [
     "CORRECTIONS",
@@ -21,4 +23,5 @@ __all__ = [
     "replicate_values",
     "settled",
     "suite_summary",
+    "sweep_tables",
 ]

@@ -7,29 +7,11 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from pairbench.analysis.replicates import replicate_values
-from pairbench.model import Comparison, Run
-from pairbench.report.wording import confidence_label
+from pairbench.model import Comparison, Run, SuiteSummary
 
 __all__ = ["SuiteSummary", "suite_summary"]
-
-
-@dataclass(frozen=True, slots=True)
-class SuiteSummary:
-    """Geometric mean over benchmarks of one candidate's primary-metric ratios."""
-
-    candidate: str
-    baseline: str
-    ratio: float
-    """Geometric mean of candidate ÷ baseline, oriented so that below 1 is better (rates inverted)."""
-    ci: tuple[float, float]
-    confidence: float
-    benchmarks: int
-    blocks: int
-    sentence: str = ""
-
 
 
 def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: float = 0.95,
@@ -75,10 +57,5 @@ def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: fl
     for cand, series in by_cand.items():
         ratio, ci = geomean_ratio(series, confidence=confidence, seed=seed)
         blocks = len({b for v in series.values() for b in v})
-        change = ratio - 1
-        word = "faster" if change < 0 else "slower"
-        sentence = (f"{cand} vs {baseline_of[cand]} over {len(series)} benchmarks: geometric mean ratio "
-                    f"{ratio:.3f} ({abs(change) * 100:.1f}% {word}), {confidence_label(confidence)} CI "
-                    f"[{ci[0]:.3f}, {ci[1]:.3f}]")
-        out.append(SuiteSummary(cand, baseline_of[cand], ratio, ci, confidence, len(series), blocks, sentence))
+        out.append(SuiteSummary(cand, baseline_of[cand], ratio, ci, confidence, len(series), blocks))
     return out

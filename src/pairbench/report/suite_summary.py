@@ -1,5 +1,6 @@
 """The suite summary: per candidate, the geometric mean of its primary-metric ratios across the
-benchmarks, with a block-bootstrap CI (computed by analysis.suite_summary, METHOD.md §6)."""
+benchmarks, with a block-bootstrap CI (computed once by analysis.suite_summary and stored in the
+Run, METHOD.md §6; rendered here, never recomputed)."""
 
 from __future__ import annotations
 
@@ -12,16 +13,13 @@ __all__ = ["render_suite_summary"]
 
 
 def render_suite_summary(run: Run, console: Console) -> None:
-    """Print the summary when the run has two or more benchmarks (with one it repeats the table)."""
-    if len(run.benchmarks) < 2 or not run.comparisons:
-        return
-    from pairbench.analysis import suite_summary
-    from pairbench.report.units import format_percent, format_ratio
-
-    confidence = float((run.metadata.get("options") or {}).get("confidence") or 0.95)
-    rows = suite_summary(run, run.comparisons, confidence=confidence)
+    """Print the summaries the analysis stored (made when the run has two or more benchmarks)."""
+    rows = run.summaries
     if not rows:
         return
+    from pairbench.report.units import format_percent, format_ratio
+
+    confidence = rows[0].confidence
     level = int(round(confidence * 100))
     table = Table(title="suite summary",
                   title_justify="left", show_edge=False, pad_edge=False)

@@ -16,16 +16,9 @@ from rich.table import Table
 from pairbench.analysis.replicates import STATISTIC
 from pairbench.model import Run, SweepRow, SweepTable
 
-__all__ = ["render_sweeps", "sweep_tables_of"]
+__all__ = ["render_sweeps"]
 
 _CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
-
-
-def sweep_tables_of(run: Run) -> list[SweepTable]:
-    """The run's sweep tables (computed by the analysis)."""
-    from pairbench.analysis.sweep import sweep_tables
-
-    return sweep_tables(run)
 
 
 def _correction_line(t: SweepTable) -> str:
@@ -39,11 +32,11 @@ def _correction_line(t: SweepTable) -> str:
 
 
 def render_sweeps(run: Run, console: Console) -> None:
-    """Print every sweep table of the run."""
+    """Print the sweep tables the analysis stored in the run."""
     from pairbench.report.summary import spread_text
     from pairbench.report.units import format_ratio, format_value
 
-    for t in sweep_tables_of(run):
+    for t in run.sweeps:
         level = int(round(t.confidence * 100))
         title = f"sweep: {t.benchmark} · {t.metric.name} · {t.base}"
         table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
