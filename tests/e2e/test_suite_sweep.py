@@ -74,8 +74,9 @@ def test_sweep_finds_cheapest_and_calls_costlier_slower(run_cli, tmp_path: Path)
     assert run.suite is not None and run.suite["sweeps"][0]["values"] == ["3", "1", "2", "4", "5"]
     assert "[[sweeps]]" in run.suite["text"]
 
+    assert run.sweeps == sweep_tables(run)  # stored in the run file as the analysis made them
     for metric in ("time", "work"):
-        (table,) = [t for t in sweep_tables(run) if t.metric.name == metric]
+        (table,) = [t for t in run.sweeps if t.metric.name == metric]
         verdicts = {r.params["COST"]: r.verdict for r in table.rows}
         assert verdicts == {"3": "baseline", "1": "faster", "2": "faster", "4": "slower", "5": "slower"}, (metric, verdicts)
         main = {c.candidate: c.verdict for c in run.comparisons if c.metric == metric}

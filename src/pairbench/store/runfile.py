@@ -3,6 +3,11 @@
 History of the format:
     version 1 (pairbench 0.1): schema "pairbench.run"; metadata, variants, benchmarks,
         samples (named fields), comparisons, notices, status, suite.
+    version 2: the analysis results, so that every report renders stored numbers: comparisons
+        gain `adjusted_p`; `sweeps` (sweep tables, rows naming the comparison they show) and
+        `summaries` (suite summaries) are new. Sentences are worded at render time; a
+        comparison's `sentence` is kept only as version 1 wrote it. Migration: `adjusted_p` is
+        read back from the note that held it; sweeps and summaries start empty.
 
 The file is rewritten atomically (write to a temporary file, then rename) after blocks, so an
 interrupted run leaves a complete document with `status` "running" or "interrupted" holding every
@@ -19,15 +24,48 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pairbench.errors import RunFileError
-from pairbench.model import Benchmark, Comparison, Metric, Notice, Run, Sample, Variant
+from pairbench.model import (
+    Benchmark,
+    Comparison,
+    Metric,
+    Notice,
+    Run,
+    Sample,
+    Spread,
+    SuiteSummary,
+    SweepRow,
+    SweepTable,
+    SweepTrend,
+    Variant,
+)
 
 __all__ = ["SCHEMA", "VERSION", "RunWriter", "run_to_dict", "run_from_dict", "write_run", "load_run", "dumps_run"]
 
 SCHEMA = "pairbench.run"
-VERSION = 1
+VERSION = 2
+
+_ADJUSTED_P_NOTE = "adjusted p = "
+
+
+def _v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 kept the adjusted p-value only in a note's words, and stored no sweeps or summaries."""
+    comparisons = []
+    for c in doc.get("comparisons", []):
+        c = dict(c)
+        if c.get("adjusted_p") is None:
+            for note in c.get("notes", ()):
+                if isinstance(note, str) and _ADJUSTED_P_NOTE in note:
+                    try:
+                        c["adjusted_p"] = float(note.rsplit(_ADJUSTED_P_NOTE, 1)[1].split()[0].rstrip(";,"))
+                    except (IndexError, ValueError):
+                        pass
+        comparisons.append(c)
+    return {**doc, "version": 2, "comparisons": comparisons, "sweeps": doc.get("sweeps", []),
+            "summaries": doc.get("summaries", [])}
+
 
 # One function per version step: MIGRATIONS[v] turns a version-v document into version v+1.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
 
 
 def _variant_to_dict(v: Variant) -> dict[str, Any]:
@@ -57,6 +95,27 @@ def _comparison_to_dict(c: Comparison) -> dict[str, Any]:
     return d
 
 
+def _pair(value: Any) -> tuple[float, float] | None:
+    return (float(value[0]), float(value[1])) if value else None
+
+
+def _sweep_to_dict(t: SweepTable) -> dict[str, Any]:
+    return {
+        "benchmark": t.benchmark, "metric": asdict(t.metric), "base": t.base, "params": list(t.params),
+        "baseline": t.baseline,
+        "rows": [{"variant": r.variant, "params": dict(r.params), "spread": asdict(r.spread) if r.spread else None,
+                  "compared": r.comparison is not None} for r in t.rows],
+        "family": t.family, "correction": t.correction, "best": t.best, "runner_up": t.runner_up,
+        "best_vs_runner_up": _comparison_to_dict(t.best_vs_runner_up) if t.best_vs_runner_up else None,
+        "trends": [{**asdict(tr), "ci": list(tr.ci) if tr.ci else None} for tr in t.trends],
+        "confidence": t.confidence, "threshold": t.threshold,
+    }
+
+
+def _summary_to_dict(s: SuiteSummary) -> dict[str, Any]:
+    return {**asdict(s), "ci": list(s.ci)}
+
+
 def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
     """The run as the JSON-ready document of the current version (`samples` stands in for its samples)."""
     return {
@@ -70,6 +129,8 @@ def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
         "samples": [asdict(s) for s in run.samples] if samples is None else samples,
         "comparisons": [_comparison_to_dict(c) for c in run.comparisons],
         "notices": [asdict(n) for n in run.notices],
+        "sweeps": [_sweep_to_dict(t) for t in run.sweeps],
+        "summaries": [_summary_to_dict(x) for x in run.summaries],
     }
 
 
@@ -177,14 +238,12 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
             for b in doc["benchmarks"]
         ]
         samples = [Sample(**_only_known(Sample, s)) for s in doc.get("samples", [])]
-        comparisons = []
-        for c in doc.get("comparisons", []):
-            c = _only_known(Comparison, c)
-            c["ci"] = tuple(c["ci"]) if c.get("ci") else None
-            c["adjusted_ci"] = tuple(c["adjusted_ci"]) if c.get("adjusted_ci") else None
-            c["notes"] = tuple(c.get("notes", ()))
-            comparisons.append(Comparison(**c))
+        comparisons = [_comparison_from_dict(c) for c in doc.get("comparisons", [])]
         notices = [Notice(**_only_known(Notice, n)) for n in doc.get("notices", [])]
+        by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
+        sweeps = [_sweep_from_dict(t, by_key) for t in doc.get("sweeps", [])]
+        summaries = [SuiteSummary(**{**_only_known(SuiteSummary, x), "ci": _pair(x["ci"])})
+                     for x in doc.get("summaries", [])]
     except (KeyError, TypeError, ValueError) as exc:
         raise RunFileError(f"{source} is damaged: {exc}") from None
     return Run(
@@ -196,6 +255,35 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
         notices=notices,
         status=doc.get("status", "complete"),
         suite=doc.get("suite"),
+        sweeps=sweeps,
+        summaries=summaries,
+    )
+
+
+def _comparison_from_dict(d: dict[str, Any]) -> Comparison:
+    c = _only_known(Comparison, d)
+    c["ci"] = _pair(c.get("ci"))
+    c["adjusted_ci"] = _pair(c.get("adjusted_ci"))
+    c["notes"] = tuple(c.get("notes", ()))
+    return Comparison(**c)
+
+
+def _sweep_from_dict(d: dict[str, Any], by_key: dict[tuple[str, str, str], Comparison]) -> SweepTable:
+    metric = Metric(**_only_known(Metric, d["metric"]))
+    rows = tuple(
+        SweepRow(r["variant"], dict(r.get("params", {})),
+                 Spread(**_only_known(Spread, r["spread"])) if r.get("spread") else None,
+                 by_key.get((d["benchmark"], metric.name, r["variant"])) if r.get("compared") else None)
+        for r in d.get("rows", []))
+    trends = tuple(SweepTrend(**{**_only_known(SweepTrend, tr), "ci": _pair(tr.get("ci"))})
+                   for tr in d.get("trends", []))
+    best_pair = d.get("best_vs_runner_up")
+    return SweepTable(
+        benchmark=d["benchmark"], metric=metric, base=d["base"], params=tuple(d.get("params", ())),
+        baseline=d["baseline"], rows=rows, family=int(d.get("family", 1)), correction=d.get("correction", "none"),
+        best=d.get("best"), runner_up=d.get("runner_up"),
+        best_vs_runner_up=_comparison_from_dict(best_pair) if best_pair else None, trends=trends,
+        confidence=float(d.get("confidence", 0.95)), threshold=float(d.get("threshold", 0.01)),
     )
 
 
