@@ -13,6 +13,7 @@ from pairbench.analysis import (
     suite_summary,
 )
 from pairbench.model import Benchmark, Metric, Run, Sample, Variant
+from pairbench.report.wording import verdict_sentence
 
 
 def make_run(factors: dict[str, float], *, blocks: int = 20, noise: float = 0.01, seed: int = 1,
@@ -53,7 +54,7 @@ def test_analyze_finds_faster_and_same_and_exact():
     b = by[("B", "time")]
     assert b.verdict == "faster" and b.meaningful and b.n == 20
     assert b.adjusted_ci is not None  # two primary comparisons -> corrected
-    assert b.sentence.startswith("B is ")
+    assert verdict_sentence(b, Metric("time", "s")).startswith("B is ")
     assert by[("C", "time")].verdict == "same"
     assert by[("B", "allocs")].verdict == "exact" and by[("B", "allocs")].delta == 20
     run.comparisons = list(comps)
@@ -144,7 +145,7 @@ def test_holm_adjusted_decision_sets_the_verdict():
     assert b.ci == raw["B"].ci  # the raw CI is kept next to the adjusted one
     assert b.adjusted_ci[0] < b.ci[0] and b.adjusted_ci[1] > b.ci[1]
     assert any("Holm across 3 comparisons" in n and "98.3%" in n for n in b.notes)
-    assert "adjusted for multiple comparisons" in b.sentence
+    assert "adjusted for multiple comparisons" in verdict_sentence(b, Metric("time", "s"))
 
 
 def test_bh_correction_and_unknown_correction():

@@ -105,4 +105,4 @@ def test_analyze_never_crashes_on_partial_runs(rows):
                for blk, v, rep, val, w in rows])
     comps, notices = analyze(run)
     for c in comps:
-        assert c.sentence and c.verdict in ("faster", "slower", "same", "inconclusive", "insufficient", "exact")
+        assert verdict_sentence(c, run.benchmark(c.benchmark).metric(c.metric)) and c.verdict in ("faster", "slower", "same", "inconclusive", "insufficient", "exact")

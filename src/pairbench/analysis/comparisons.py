@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from pairbench.analysis.replicates import replicate_values
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
-from pairbench.report.wording import confidence_label, verdict_sentence
 
 if TYPE_CHECKING:
     from pairbench.stats.compare import ExactResult, PairedResult
@@ -32,6 +31,12 @@ CORRECTIONS = ("holm", "bh", "none")
 
 _NONPOSITIVE_NOTE = ("values <= 0 (counts of errors, zero rates): ratios are undefined, so medians are compared "
                      "without a test")
+
+
+def confidence_label(confidence: float) -> str:
+    """0.95 -> '95%', 0.98333 -> '98.3%' (for notes; reports word their sentences themselves)."""
+    text = f"{confidence * 100:.1f}".rstrip("0").rstrip(".")
+    return f"{text}%"
 
 
 def _looks_note(level: float, confidence: float, looks: int) -> str:
@@ -108,7 +113,7 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
         seed: bootstrap seed.
 
     Returns:
-        (comparisons, notices); comparisons carry their sentence.
+        (comparisons, notices); reports word each comparison's sentence from its numbers.
     """
     if correction not in CORRECTIONS:
         raise ValueError(f"correction {correction!r} is not one of {', '.join(CORRECTIONS)}")
@@ -121,7 +126,6 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
     candidates = [v.name for v in run.variants if v.name != base]
     comparisons: list[Comparison] = []
     notices: list[Notice] = []
-    metrics_of: dict[tuple[str, str], Metric] = {}
     # (index into comparisons, baseline values, candidate values, direction) of primary comparisons
     primary: list[tuple[int, list[float], list[float], str]] = []
     for bench in run.benchmarks:
@@ -131,7 +135,6 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
             values = replicate_values(run, bench.name, metric.name)
             if not values:
                 continue
-            metrics_of[(bench.name, metric.name)] = metric
             if mi == 0:  # noise warnings on secondary metrics (user, sys, rss) would drown the report
                 notices.extend(_variant_notices(bench, metric, values, True))
             base_vals = values.get(base, {})
@@ -186,8 +189,7 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                 notes=r.notes + ((_looks_note(level, confidence, looks),) if looks > 1 else ())
                 + (f"adjusted for multiple comparisons: {how}; adjusted p = {p_adj:.3g}",),
             )
-    out = [replace(c, sentence=verdict_sentence(c, metrics_of[(c.benchmark, c.metric)])) for c in comparisons]
-    return out, notices
+    return comparisons, notices
 
 
 def settled(run: Run, secondary: Collection[str] = ()) -> bool:
@@ -278,7 +280,7 @@ def compare_runs(base: Run, cand: Run, *, threshold: float = 0.01,
                     r = compare_unpaired(bv, cv, direction=metric.direction, threshold=threshold,
                                          confidence=confidence)
                     c = _from_result(r, bench.name, metric.name, blabel, clabel)
-                comparisons.append(replace(c, sentence=verdict_sentence(c, metric)))
+                comparisons.append(c)
     return comparisons, notices
 
 

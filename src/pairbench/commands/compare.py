@@ -154,7 +154,7 @@ def handle(args: argparse.Namespace) -> int:
         out.write("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() + "\n")
     out.write("\n")
     for c in comparisons:
-        out.write(f"{c.benchmark} · {c.metric}: {sentence_of(c)}\n")
+        out.write(f"{c.benchmark} · {c.metric}: {sentence_of(c, metric_of(merged, c.benchmark, c.metric))}\n")
     if only_base:
         out.write(f"\nonly in {args.base}: {', '.join(only_base)}\n")
     if only_cand:

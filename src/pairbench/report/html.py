@@ -23,7 +23,7 @@ from pairbench.report.plots import (
     sweep_plot,
 )
 from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
-from pairbench.report.summary import sentence_of, spreads
+from pairbench.report.summary import metric_of, sentence_of, spreads
 
 __all__ = ["render_html"]
 
@@ -114,7 +114,7 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
             continue
         body.append(f"<h2>{esc(KIND_TITLES[kind])}</h2>")
         body.append(table)
-        items = [f"<li><b>{esc(c.benchmark)} · {esc(c.metric)}</b>: {esc(sentence_of(c))}"
+        items = [f"<li><b>{esc(c.benchmark)} · {esc(c.metric)}</b>: {esc(sentence_of(c, metric_of(run, c.benchmark, c.metric)))}"
                  + "".join(f'<div class="notes">{esc(n)}</div>' for n in c.notes) + "</li>" for c in kind_comps]
         if items:
             body.append(f'<ul class="sentences">{"".join(items)}</ul>')

@@ -105,7 +105,7 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
             for v in run.variants:
                 c = by_key.get((b.name, m.name, v.name))
                 if c is not None:
-                    sentences.append(f"- **{md_escape(b.name)} · {md_escape(m.name)}**: {md_escape(sentence_of(c))}")
+                    sentences.append(f"- **{md_escape(b.name)} · {md_escape(m.name)}**: {md_escape(sentence_of(c, m))}")
                     for note in c.notes:
                         sentences.append(f"  - {md_escape(note)}")
     lines.append("")

@@ -9,8 +9,7 @@ replication); each process contributes its total ops / total time.
 from __future__ import annotations
 
 from pairbench.model import Benchmark, Run
-from pairbench.analysis.replicates import process_values
-from pairbench.stats.per_process import summarize_processes
+from pairbench.analysis.processes import process_rates
 
 __all__ = ["render_micro", "format_rate", "format_time"]
 
@@ -77,10 +76,9 @@ def render_micro(run: Run, confidence: float = 0.95) -> str:
     lines = [f"Calculating ------------------------------------- (± = {pct}% CI across processes)"]
     for bench in benches:
         lines.append(bench.name)
-        means = process_values(run, bench.name, "time_per_op")
+        rates = process_rates(run, bench.name, confidence)
         for name in names:
-            per_proc = list(means.get(name, {}).values())
-            summary = summarize_processes([1.0 / t for t in per_proc if t > 0], confidence)
+            summary = rates.get(name)
             if summary is None:
                 failed = next((n.message for n in run.notices if n.kind == "benchmark-failed"
                                and n.variant == name and n.benchmark == bench.name), "no samples")

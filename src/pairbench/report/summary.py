@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pairbench.analysis.replicates import Spread, spreads
 from pairbench.model import Comparison, Metric, Run, Sample
-from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_ratio
 from pairbench.report.units import format_value
+from pairbench.report.wording import verdict_sentence
 
-__all__ = ["Spread", "spreads", "spread_text", "fallback_sentence", "sentence_of", "metric_of"]
+__all__ = ["Spread", "spreads", "spread_text", "sentence_of", "metric_of"]
 
 
 def spread_text(spread: Spread | None, unit: str) -> str:
@@ -37,21 +37,9 @@ def metric_of(run: Run, benchmark: str, metric: str) -> Metric:
         return Metric(metric, unit="", direction="lower")
 
 
-def fallback_sentence(c: Comparison) -> str:
-    """A plain statement of the figures, used only when the analysis stored no sentence."""
-    if c.delta is not None and c.ratio is None:
-        return f"{c.candidate} vs {c.baseline}: exact difference {c.delta:+g}"
-    if c.ratio is None:
-        return f"{c.candidate} vs {c.baseline}: not enough data for a verdict (n = {c.n})"
-    level = round(c.confidence * 100)
-    return (
-        f"{c.candidate} vs {c.baseline}: {c.verdict}, {format_percent(change_percent(c.ratio))} "
-        f"(ratio {format_ratio(c.ratio)}, {level}% CI {format_ci_percent(c.ci)}); n = {c.n}"
-    )
-
-
-def sentence_of(c: Comparison) -> str:
-    return c.sentence or fallback_sentence(c)
+def sentence_of(c: Comparison, metric: Metric) -> str:
+    """The comparison's verdict in words, worded now from its stored numbers (never a stored sentence)."""
+    return verdict_sentence(c, metric)
 
 
 def sample_order_key(s: Sample) -> tuple[float, int, int, int]:

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from pairbench.analysis.replicates import replicate_values, spread_of
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
-from pairbench.report.summary import spread_text
+from pairbench.report.summary import metric_of, sentence_of, spread_text
 from pairbench.report.units import format_percent, format_ratio, format_value
 
 __all__ = ["render_terminal", "variant_summary"]
@@ -104,7 +104,8 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
                     continue
                 if sentences == "primary" and c.metric != primary and c.metric in builtin:
                     continue
-                console.print(Text(f"  {c.metric}: {c.sentence or c.verdict}", style=_VERDICT_STYLE.get(c.verdict, "")))
+                sentence = sentence_of(c, metric_of(run, c.benchmark, c.metric))
+                console.print(Text(f"  {c.metric}: {sentence}", style=_VERDICT_STYLE.get(c.verdict, "")))
                 for note in c.notes:
                     console.print(Text(f"    note: {note}", style="dim"))
         console.print()
