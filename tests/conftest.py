@@ -24,13 +24,37 @@ def cli_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def assert_consistent(comparisons) -> None:
+    """Fail when any comparison's verdict, CI level and (adjusted) p-value disagree (issue 10 §1)."""
+    from pairbench.analysis import check_consistent
+
+    problems = check_consistent(comparisons)
+    assert not problems, "inconsistent comparisons:\n" + "\n".join(problems)
+
+
+def _check_exported_run(args: tuple[str, ...], cwd: Path) -> None:
+    """Every run file a CLI call wrote with --export-json must hold consistent comparisons."""
+    for i, a in enumerate(args[:-1]):
+        if a == "--export-json":
+            path = Path(args[i + 1])
+            path = path if path.is_absolute() else cwd / path
+            if path.is_file():
+                from pairbench.store.runfile import load_run
+
+                try:
+                    run = load_run(path)
+                except Exception:  # a deliberately broken or partial file: other tests judge it
+                    return
+                assert_consistent(run.comparisons)
+
+
 @pytest.fixture
 def run_cli(tmp_path: Path):
     """Run the CLI in a subprocess, as a user would; returns the CompletedProcess."""
 
     def _run(*args: str, timeout: float = 240, cwd: Path | None = None, env: dict[str, str] | None = None,
              input: str | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
+        proc = subprocess.run(
             [sys.executable, "-m", "pairbench", *args],
             capture_output=True,
             text=True,
@@ -39,5 +63,7 @@ def run_cli(tmp_path: Path):
             env=cli_env({"PAIRBENCH_HISTORY": str(tmp_path / "history.sqlite"), **(env or {})}),
             input=input,
         )
+        _check_exported_run(args, cwd or tmp_path)
+        return proc
 
     return _run

@@ -183,7 +183,13 @@ class Comparison:
     delta: float | None = None
     """For exact metrics: candidate minus baseline in the metric's unit."""
     adjusted_p: float | None = None
-    """The p-value corrected for multiplicity (Holm or Benjamini-Hochberg), beside `adjusted_ci`."""
+    """The p-value corrected for multiplicity (Holm or Benjamini-Hochberg), beside `adjusted_ci`: the
+    verdict is significant exactly when it is at most 1 - `confidence`."""
+    adjusted_confidence: float | None = None
+    """Level of `adjusted_ci` (Holm's step level, or the Benjamini-Yekutieli level)."""
+    achieved_confidence: float | None = None
+    """Coverage actually achieved by the CI the verdict rests on (rank CIs are discrete); never
+    below the level asked."""
 
     @property
     def verdict_ci(self) -> tuple[float, float] | None:

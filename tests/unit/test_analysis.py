@@ -5,15 +5,25 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pairbench.analysis import (
-    analyze,
-    compare_runs,
-    replicate_values,
-    settled,
-    suite_summary,
-)
+from pairbench.analysis import analyze as _analyze
+from pairbench.analysis import compare_runs as _compare_runs
+from pairbench.analysis import replicate_values, settled, suite_summary
 from pairbench.model import Benchmark, Metric, Run, Sample, Variant
 from pairbench.report.wording import verdict_sentence
+from tests.conftest import assert_consistent
+
+
+def analyze(*args, **kw):
+    """analyze, with every comparison it produces checked for verdict / CI level / p agreement."""
+    comps, notices = _analyze(*args, **kw)
+    assert_consistent(comps)
+    return comps, notices
+
+
+def compare_runs(*args, **kw):
+    comps, notices = _compare_runs(*args, **kw)
+    assert_consistent(comps)
+    return comps, notices
 
 
 def make_run(factors: dict[str, float], *, blocks: int = 20, noise: float = 0.01, seed: int = 1,

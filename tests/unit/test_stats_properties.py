@@ -12,6 +12,7 @@ from pairbench.analysis.comparisons import _from_result
 from pairbench.model import Metric
 from pairbench.report.wording import verdict_sentence
 from pairbench.stats.compare import compare_paired
+from tests.conftest import assert_consistent
 
 MIRROR = {"faster": "slower", "slower": "faster", "same": "same", "inconclusive": "inconclusive",
           "insufficient": "insufficient"}
@@ -69,6 +70,9 @@ def test_result_is_internally_consistent(d, direction, threshold):
         better = (r.ratio < 1) if direction == "lower" else (r.ratio > 1)
         assert r.verdict == ("faster" if better else "slower")
     assert 0 <= r.p_value <= 1
+    # The p-value is the test the CI inverts: significant exactly when p <= 1 - confidence.
+    assert r.significant == (r.p_value <= 0.05 + 1e-9) or abs(r.p_value - 0.05) < 1e-9
+    assert r.achieved_confidence >= r.confidence - 1e-12
     # Every result can be put into words.
     metric = Metric("t", "s" if direction == "lower" else "op/s", direction)
     sentence = verdict_sentence(_from_result(r, "b", "t", "A", "B"), metric)
@@ -87,6 +91,8 @@ def test_unpaired_is_consistent_and_worded(x, y, threshold):
     if r.verdict != "insufficient":
         assert r.ci[0] <= r.ratio * (1 + 1e-12) and r.ratio <= r.ci[1] * (1 + 1e-12)
         assert r.significant == (r.ci[0] > 1 or r.ci[1] < 1)
+        assert r.significant == (r.p_value <= 0.05 + 1e-9) or abs(r.p_value - 0.05) < 1e-9
+        assert r.achieved_confidence >= r.confidence - 1e-12
     sentence = verdict_sentence(_from_result(r, "b", "t", "A", "B"), Metric("t"))
     assert sentence and "nan" not in sentence
 
@@ -104,5 +110,6 @@ def test_analyze_never_crashes_on_partial_runs(rows):
               [Sample("x", v, "t" if rep == 0 else "ops", val, blk, 0, 0, warmup=w)
                for blk, v, rep, val, w in rows])
     comps, notices = analyze(run)
+    assert_consistent(comps)
     for c in comps:
         assert verdict_sentence(c, run.benchmark(c.benchmark).metric(c.metric)) and c.verdict in ("faster", "slower", "same", "inconclusive", "insufficient", "exact")

@@ -71,7 +71,8 @@ def test_holm_changes_a_borderline_verdict() -> None:
     c_lone, c_many = v_lone.comparison, v_many.comparison
     assert c_lone is not None and c_many is not None
     assert c_lone.p_value is not None and c_lone.p_value < 0.05 and v_lone.verdict == "slower"
-    assert c_many.p_value == pytest.approx(c_lone.p_value)
+    # In a family of 21 at 8 blocks the rank CI cannot reach 1 - 0.05/21, so the t test is used there.
+    assert c_many.p_value is not None and c_many.p_value < 0.05 and "t CI" in c_many.method
     assert c_many.adjusted_p is not None and c_many.adjusted_p >= 0.05 and v_many.verdict == "inconclusive"
     assert v_many.ci is not None and v_lone.ci is not None
     assert v_many.ci[1] - v_many.ci[0] > v_lone.ci[1] - v_lone.ci[0]

@@ -9,7 +9,14 @@ Run; reports only render them.
 
 from __future__ import annotations
 
-from pairbench.analysis.comparisons import CORRECTIONS, HIGH_NOISE_CV, analyze, compare_runs, settled
+from pairbench.analysis.comparisons import (
+    CORRECTIONS,
+    HIGH_NOISE_CV,
+    analyze,
+    check_consistent,
+    compare_runs,
+    settled,
+)
 from pairbench.analysis.replicates import replicate_values
 from pairbench.analysis.suite import SuiteSummary, suite_summary
 from pairbench.analysis.sweep import sweep_tables
@@ -19,6 +26,7 @@ __all__ = [
     "HIGH_NOISE_CV",
     "SuiteSummary",
     "analyze",
+    "check_consistent",
     "compare_runs",
     "replicate_values",
     "settled",

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # The stats modules (numpy, scipy) are imported inside the functions that compute, so that
 # reporters can import replicate_values without them (`pairbench --help` stays light).
 
-__all__ = ["CORRECTIONS", "HIGH_NOISE_CV", "analyze", "compare_runs", "settled"]
+__all__ = ["CORRECTIONS", "HIGH_NOISE_CV", "analyze", "check_consistent", "compare_runs", "settled"]
 
 HIGH_NOISE_CV = 0.05
 """A variant whose replicate values vary by more than 5% (CV) gets a noise notice."""
@@ -50,7 +50,7 @@ def _from_result(r: PairedResult, bench: str, metric: str, baseline: str, candid
         p_value=r.p_value, n=r.n, significant=r.significant, meaningful=r.meaningful,
         verdict=r.verdict,  # type: ignore[arg-type]
         more_runs=r.more_runs, threshold=r.threshold, confidence=r.confidence, method=r.method, paired=r.paired,
-        mde=r.mde, notes=r.notes,
+        mde=r.mde, notes=r.notes, achieved_confidence=r.achieved_confidence if r.ci is not None else None,
     )
 
 
@@ -108,8 +108,9 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
         confidence: overall CI level.
         looks: interim analyses planned in all (adaptive stopping); each CI is widened to
             1 - (1-confidence)/looks so stopping early keeps the error rate (METHOD §5).
-        correction: "holm" (family-wise; verdicts on Bonferroni-level CIs), "bh" (false discovery
-            rate; verdicts on Benjamini-Yekutieli CIs) or "none", across primary-metric comparisons.
+        correction: "holm" (family-wise; each verdict on the CI at its Holm step's level), "bh"
+            (false discovery rate; verdicts on Benjamini-Yekutieli CIs) or "none", across
+            primary-metric comparisons (`stats.family`).
         seed: bootstrap seed.
 
     Returns:
@@ -118,16 +119,16 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
     if correction not in CORRECTIONS:
         raise ValueError(f"correction {correction!r} is not one of {', '.join(CORRECTIONS)}")
     from pairbench.stats.compare import MIN_PAIRS, compare_exact, compare_paired
-    from pairbench.stats.multiplicity import benjamini_hochberg, bonferroni_confidence, fcr_confidence, holm
+    from pairbench.stats.family import compare_family
     from pairbench.stats.sequential import look_confidence
 
     level = look_confidence(confidence, looks)
     base = run.baseline.name
     candidates = [v.name for v in run.variants if v.name != base]
-    comparisons: list[Comparison] = []
+    comparisons: list[Comparison | None] = []
     notices: list[Notice] = []
-    # (index into comparisons, baseline values, candidate values, direction) of primary comparisons
-    primary: list[tuple[int, list[float], list[float], str]] = []
+    # (index into comparisons, benchmark, metric, candidate, baseline values, candidate values, direction)
+    primary: list[tuple[int, str, str, str, list[float], list[float], str]] = []
     for bench in run.benchmarks:
         for mi, metric in enumerate(bench.metrics):
             if metric.direction == "none":
@@ -155,41 +156,48 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                         c = replace(c, notes=c.notes + (_NONPOSITIVE_NOTE,))
                     comparisons.append(c)
                     continue
-                dirn = metric.direction
-                r = compare_paired(bv, cv, direction=dirn, threshold=threshold, confidence=level, seed=seed)
-                c = _from_result(r, bench.name, metric.name, base, cand)
-                if looks > 1:
-                    c = replace(c, notes=c.notes + (_looks_note(level, confidence, looks),))
-                if mi == 0 and r.n >= MIN_PAIRS:
-                    primary.append((len(comparisons), bv, cv, dirn))
-                comparisons.append(c)
-                if r.n < MIN_PAIRS:
-                    notices.append(Notice("few-blocks", f"{bench.name} / {cand}: only {r.n} paired blocks, no verdict",
-                                          f"run at least {MIN_PAIRS} blocks (10-20 recommended)", bench.name, cand))
-    m = len(primary)
-    if m > 1 and correction != "none":
-        ps = [comparisons[i].p_value or 1.0 for i, *_ in primary]
-        if correction == "holm":
-            adj_p = holm(ps)
-            adj_level = bonferroni_confidence(level, m)
-            how = f"Holm across {m} comparisons; verdict on the {confidence_label(adj_level)} (Bonferroni) CI"
+                if len(common) < MIN_PAIRS:
+                    notices.append(Notice("few-blocks", f"{bench.name} / {cand}: only {len(common)} paired blocks, "
+                                          "no verdict", f"run at least {MIN_PAIRS} blocks (10-20 recommended)",
+                                          bench.name, cand))
+                if mi == 0:
+                    primary.append((len(comparisons), bench.name, metric.name, cand, bv, cv, metric.direction))
+                    comparisons.append(None)
+                    continue
+                r = compare_paired(bv, cv, direction=metric.direction, threshold=threshold, confidence=level,
+                                   seed=seed)
+                comparisons.append(_with_looks(_from_result(r, bench.name, metric.name, base, cand),
+                                               level, confidence, looks))
+    fam = compare_family([(bv, cv, dirn) for *_, bv, cv, dirn in primary], threshold=threshold,
+                         confidence=level, correction=correction, seed=seed)
+    m = sum(1 for f in fam if f.adjusted is not None)
+    for (i, bname, mname, cand, *_), f in zip(primary, fam):
+        c = _from_result(f.result, bname, mname, base, cand)
+        if f.adjusted is not None and f.adjusted_p is not None and f.adjusted_confidence is not None:
+            a = f.adjusted
+            c = replace(c, adjusted_ci=a.ci, significant=a.significant, meaningful=a.meaningful,
+                        verdict=a.verdict,  # type: ignore[arg-type]
+                        more_runs=a.more_runs, notes=a.notes, adjusted_p=f.adjusted_p,
+                        adjusted_confidence=f.adjusted_confidence, achieved_confidence=a.achieved_confidence)
+            c = _with_looks(c, level, confidence, looks)
+            c = replace(c, notes=c.notes + (_family_note(correction, m, f.adjusted_confidence, f.adjusted_p),))
         else:
-            adj_p = benjamini_hochberg(ps)
-            selected = sum(1 for p in adj_p if p <= 1 - level)
-            adj_level = fcr_confidence(level, m, selected)
-            how = (f"Benjamini-Hochberg across {m} comparisons; verdict on the {confidence_label(adj_level)} "
-                   "(Benjamini-Yekutieli) CI")
-        for (i, pbv, pcv, pdir), p_adj in zip(primary, adj_p):
-            old = comparisons[i]
-            r = compare_paired(pbv, pcv, direction=pdir, threshold=threshold, confidence=adj_level, seed=seed)
-            comparisons[i] = replace(
-                old, adjusted_ci=r.ci, adjusted_p=p_adj, significant=r.significant, meaningful=r.meaningful,
-                verdict=r.verdict,  # type: ignore[arg-type]
-                more_runs=r.more_runs,
-                notes=r.notes + ((_looks_note(level, confidence, looks),) if looks > 1 else ())
-                + (f"adjusted for multiple comparisons: {how}; adjusted p = {p_adj:.3g}",),
-            )
-    return comparisons, notices
+            c = _with_looks(c, level, confidence, looks)
+        comparisons[i] = c
+    return [c for c in comparisons if c is not None], notices
+
+
+def _with_looks(c: Comparison, level: float, confidence: float, looks: int) -> Comparison:
+    return replace(c, notes=c.notes + (_looks_note(level, confidence, looks),)) if looks > 1 else c
+
+
+def _family_note(correction: str, m: int, level: float, p_adj: float) -> str:
+    if correction == "holm":
+        how = f"Holm across {m} comparisons; verdict on the {confidence_label(level)} CI of its Holm step"
+    else:
+        how = (f"Benjamini-Hochberg across {m} comparisons; verdict on the {confidence_label(level)} "
+               "(Benjamini-Yekutieli) CI")
+    return f"adjusted for multiple comparisons: {how}; adjusted p = {p_adj:.3g}"
 
 
 def settled(run: Run, secondary: Collection[str] = ()) -> bool:
@@ -210,6 +218,61 @@ def settled(run: Run, secondary: Collection[str] = ()) -> bool:
     ]
     return bool(judged) and all(c.verdict == "same" or (c.verdict in ("faster", "slower") and c.meaningful)
                                 for c in judged)
+
+
+_TOL = 1e-9
+"""Slack for float rounding when a p-value or a CI end sits on its threshold."""
+
+
+def check_consistent(comparisons: Collection[Comparison]) -> list[str]:
+    """Every way a comparison's verdict, CI, CI level and (adjusted) p-value could disagree.
+
+    The rules (METHOD §4, §6; docs/statistics.md): the CI the verdict rests on (`adjusted_ci` when
+    set, else `ci`) achieved at least its level; `significant` is "that CI excludes 1"; it is also
+    "the p-value (`adjusted_p` when set, else `p_value`) is at most 1 - `confidence`"; faster and
+    slower are significant, inconclusive is not, same lies within ±threshold, and `meaningful`
+    is "the whole CI lies beyond ±threshold". Exact and insufficient comparisons have no test.
+
+    Args:
+        comparisons: any comparisons, e.g. a Run's.
+
+    Returns:
+        One line per disagreement, naming the comparison; empty when all agree.
+    """
+    problems: list[str] = []
+    for c in comparisons:
+        if c.verdict in ("exact", "insufficient") or c.ci is None:
+            continue
+        who = f"{c.benchmark} / {c.metric} / {c.candidate}"
+        ci = c.adjusted_ci if c.adjusted_ci is not None else c.ci
+        level = c.adjusted_confidence if c.adjusted_ci is not None and c.adjusted_confidence else c.confidence
+        if c.adjusted_ci is not None and (c.adjusted_p is None or c.adjusted_confidence is None):
+            problems.append(f"{who}: an adjusted CI without its adjusted p-value and level")
+            continue
+        if c.achieved_confidence is not None and c.achieved_confidence < level - _TOL:
+            problems.append(f"{who}: the CI covers {c.achieved_confidence:.4f}, below the {level:.4f} it is labelled")
+        excludes = ci[0] > 1.0 or ci[1] < 1.0
+        if excludes != c.significant:
+            problems.append(f"{who}: significant={c.significant} but the CI [{ci[0]:.6g}, {ci[1]:.6g}] "
+                            f"{'excludes' if excludes else 'contains'} 1")
+        p = c.adjusted_p if c.adjusted_ci is not None else c.p_value
+        if p is not None:
+            alpha = 1.0 - c.confidence
+            if (p <= alpha + _TOL) != c.significant and abs(p - alpha) > _TOL:
+                problems.append(f"{who}: significant={c.significant} but the {'adjusted ' if c.adjusted_ci else ''}"
+                                f"p-value {p:.4g} is {'at most' if p <= alpha else 'above'} {alpha:.4g}")
+        lo, hi, d = ci[0] - 1.0, ci[1] - 1.0, c.threshold
+        within = -d - _TOL <= lo and hi <= d + _TOL
+        beyond = hi < -d or lo > d
+        if c.verdict in ("faster", "slower") and not c.significant:
+            problems.append(f"{who}: {c.verdict} but not significant")
+        if c.verdict == "inconclusive" and (c.significant or within):
+            problems.append(f"{who}: inconclusive but the CI {'excludes 1' if c.significant else 'is within the band'}")
+        if c.verdict == "same" and not within:
+            problems.append(f"{who}: same but the CI [{lo:+.4%}, {hi:+.4%}] is not within ±{d:.4%}")
+        if c.meaningful != beyond:
+            problems.append(f"{who}: meaningful={c.meaningful} but the CI is {'' if beyond else 'not '}beyond the band")
+    return problems
 
 
 def _ordered_values(per_block: dict[int, float]) -> list[float]:

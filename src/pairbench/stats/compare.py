@@ -19,12 +19,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from pairbench.stats._dist import t_ppf
-from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES, bca_mean_interval
+from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES, bca_mean_interval, bca_p_value
 from pairbench.stats.drift import trend
 from pairbench.stats.estimate import log_diffs, log_values
 from pairbench.stats.outliers import bimodal_flag, outlier_mask, skew_flag
 from pairbench.stats.tests import (
     mann_whitney_interval,
+    mann_whitney_max_confidence,
+    rank_max_confidence,
     t_interval,
     welch_interval,
     wilcoxon_interval,
@@ -40,6 +42,7 @@ from pairbench.stats.verdict import (
 __all__ = [
     "MIN_PAIRS",
     "MIN_PER_SIDE",
+    "MODES",
     "BOOTSTRAP_MIN_N",
     "NON_NORMAL_NOTE",
     "NON_NORMAL_SMALL_NOTE",
@@ -50,6 +53,7 @@ __all__ = [
     "compare_exact",
     "compare_paired",
     "compare_unpaired",
+    "paired_interval",
 ]
 
 MIN_PER_SIDE = 4
@@ -117,6 +121,8 @@ class PairedResult:
     drift_p: float = 1.0
     n_baseline: int = 0
     n_candidate: int = 0
+    mode: str = "t"
+    """How the CI was made: "t", "bootstrap" or "rank" (see MODES)."""
 
     @property
     def change(self) -> float | None:
@@ -208,10 +214,85 @@ def _empty(n: int, threshold: float, confidence: float, direction: str, min_n: i
                         paired=paired, n_baseline=nb, n_candidate=nc)
 
 
+MODES = ("t", "bootstrap", "rank")
+"""How a paired CI is made: t on the mean of d, BCa bootstrap of the mean, or the signed-rank CI of HL."""
+
+
+def _unreachable_note(n: int, most: float, reach: float) -> str:
+    need = n
+    while rank_max_confidence(need) < reach:
+        need += 1
+    return (f"with {n} blocks the signed-rank CI reaches at most {most * 100:.1f}%, short of the "
+            f"{_label(reach)} asked, so the t interval on the paired log-ratios is used (the rank CI needs at "
+            f"least {need} blocks for that level)")
+
+
+def _label(level: float) -> str:
+    text = f"{level * 100:.2f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+def _choose_mode(d: np.ndarray, confidence: float, reach: float, robust: bool | None, reason: str | None,
+                 resamples: int, seed: int) -> tuple[str, list[str]]:
+    """Pick t, bootstrap or rank from the data at `confidence`; a rank CI that cannot reach `reach` becomes t."""
+    n = d.size
+    notes: list[str] = []
+    use_robust = robust if robust is not None else (reason is not None or n < ROBUST_BELOW_N)
+    mode = "rank" if use_robust else "t"
+    if not use_robust:
+        iv = t_interval(d, confidence)
+        if iv.high > iv.low:
+            bs = bca_mean_interval(d, confidence, resamples=resamples, seed=seed)
+            if max(abs(bs.low - iv.low), abs(bs.high - iv.high)) > _DISAGREE * (iv.high - iv.low):
+                if n < BOOTSTRAP_MIN_N and robust is None:
+                    # BCa under-covers with few blocks (10 skewed blocks: 11.8% false positives
+                    # among these cases in our simulations); the rank interval holds its level.
+                    mode = "rank"
+                    notes.append(NON_NORMAL_SMALL_NOTE)
+                else:
+                    mode = "bootstrap"
+                    notes.append(NON_NORMAL_NOTE)
+    elif reason and robust is None:
+        notes.append(reason)
+    most = rank_max_confidence(n)
+    if mode == "rank" and most < reach - 1e-12:
+        mode = "t"
+        notes = [x for x in notes if x != reason]  # it said the robust estimate is used
+        notes.append(_unreachable_note(n, most, reach))
+    return mode, notes
+
+
+def paired_interval(d: np.ndarray, mode: str, confidence: float, *, resamples: int = BOOTSTRAP_RESAMPLES,
+                    seed: int = 0) -> tuple[float, float, float, float, float, float]:
+    """(estimate, low, high, p, achieved coverage, SE) of the log-ratio in one mode.
+
+    The p-value is the test the interval inverts (t; Walsh-average counts; BCa by bisection), so
+    `p <= 1 - confidence` exactly when the interval excludes 0.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+    n = d.size
+    if mode == "rank":
+        rk = wilcoxon_interval(d, confidence)
+        se = (rk.high - rk.low) / (2 * t_ppf(0.5 + confidence / 2, n - 1))
+        return rk.estimate, rk.low, rk.high, rk.p_value, rk.achieved, se
+    iv = t_interval(d, confidence)
+    if mode == "t" or iv.high <= iv.low:
+        return iv.estimate, iv.low, iv.high, iv.p_value, confidence, iv.se
+    bs = bca_mean_interval(d, confidence, resamples=resamples, seed=seed)
+    p = bca_p_value(d, resamples=resamples, seed=seed)
+    return iv.estimate, bs.low, bs.high, p, confidence, iv.se
+
+
+_METHODS = {"t": "paired mean, t CI", "bootstrap": "paired mean, BCa bootstrap CI",
+            "rank": "paired Hodges-Lehmann, Wilcoxon signed-rank CI"}
+
+
 def compare_paired(baseline: Sequence[float], candidate: Sequence[float], *, direction: str = "lower",
                    threshold: float = 0.01, confidence: float = 0.95, robust: bool | None = None,
                    seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES,
-                   budget: int = DEFAULT_BUDGET_BLOCKS) -> PairedResult:
+                   budget: int = DEFAULT_BUDGET_BLOCKS, choose_at: float | None = None,
+                   reach: float | None = None) -> PairedResult:
     """Compare per-block values of a candidate with the baseline's, aligned by block.
 
     Args:
@@ -225,6 +306,11 @@ def compare_paired(baseline: Sequence[float], candidate: Sequence[float], *, dir
         seed: bootstrap seed.
         resamples: bootstrap resamples.
         budget: total blocks beyond which an inconclusive result is called unresolvable.
+        choose_at: the level at which the mode (t, bootstrap, rank) is chosen; default `confidence`.
+            A family judged at several levels passes its base level, so that every level uses
+            one method and its p-value agrees with every interval.
+        reach: the highest level this comparison may be judged at (default `confidence`); a rank
+            CI that cannot reach it at this n is replaced by the t interval, with a note.
 
     Returns:
         A PairedResult; verdict "insufficient" (no verdict) below 6 blocks.
@@ -234,55 +320,22 @@ def compare_paired(baseline: Sequence[float], candidate: Sequence[float], *, dir
     n = int(d.size)
     if n < 2:
         method = "paired (too few blocks)"
+        r = _empty(n, threshold, confidence, direction, MIN_PAIRS, True, n, n, method)
         if n == 1:
-            r = _empty(n, threshold, confidence, direction, MIN_PAIRS, True, n, n, method)
             from dataclasses import replace
             return replace(r, ratio=math.exp(float(d[0])), estimate_log=float(d[0]))
-        return _empty(n, threshold, confidence, direction, MIN_PAIRS, True, n, n, method)
-    notes: list[str] = []
+        return r
     n_out = int(outlier_mask(d).sum())
-    skewed = skew_flag(d)
-    reason = _robust_reason(n, n_out, skewed)
-    use_robust = robust if robust is not None else (reason is not None or n < ROBUST_BELOW_N)
-    tcrit = t_ppf(0.5 + confidence / 2, n - 1)
-    if use_robust:
-        iv = wilcoxon_interval(d, confidence)
-        est, lo, hi, p = iv.estimate, iv.low, iv.high, iv.p_value
-        achieved = iv.achieved
-        method = "paired Hodges-Lehmann, Wilcoxon signed-rank CI"
-        if achieved > confidence + 0.005:
-            notes.append(f"with {n} blocks the rank CI can only be made at {achieved * 100:.1f}% (it is wider than "
-                         f"{confidence * 100:g}% asks)")
-        if reason and robust is None:
-            notes.append(reason)
-        elif n_out:
-            notes.append(f"outliers: {n_out} of {n} (MAD z > 3.5), reported not dropped")
-        se = (hi - lo) / (2 * tcrit)
-    else:
-        iv = t_interval(d, confidence)
-        est, lo, hi, p = iv.estimate, iv.low, iv.high, iv.p_value
-        achieved = confidence
-        method = "paired mean, t CI"
-        se = iv.se
-        if n_out:
-            notes.append(f"outliers: {n_out} of {n} (MAD z > 3.5), reported not dropped")
-        if hi > lo:
-            bs = bca_mean_interval(d, confidence, resamples=resamples, seed=seed)
-            width = hi - lo
-            if max(abs(bs.low - lo), abs(bs.high - hi)) > _DISAGREE * width:
-                if n < BOOTSTRAP_MIN_N and robust is None:
-                    # BCa under-covers with few blocks (10 skewed blocks: 11.8% false positives
-                    # among these cases in our simulations); the rank interval holds its level.
-                    iv = wilcoxon_interval(d, confidence)
-                    est, lo, hi, p, achieved = iv.estimate, iv.low, iv.high, iv.p_value, iv.achieved
-                    use_robust = True
-                    method = "paired Hodges-Lehmann, Wilcoxon signed-rank CI"
-                    se = (hi - lo) / (2 * tcrit)
-                    notes.append(NON_NORMAL_SMALL_NOTE)
-                else:
-                    lo, hi = bs.low, bs.high
-                    method = "paired mean, BCa bootstrap CI"
-                    notes.append(NON_NORMAL_NOTE)
+    reason = _robust_reason(n, n_out, skew_flag(d))
+    top = max(confidence, reach if reach is not None else confidence)
+    mode, notes = _choose_mode(d, choose_at if choose_at is not None else confidence, top, robust, reason,
+                               resamples, seed)
+    est, lo, hi, p, achieved, se = paired_interval(d, mode, confidence, resamples=resamples, seed=seed)
+    if mode == "rank" and achieved > confidence + 0.005:
+        notes.append(f"with {n} blocks the rank CI can only be made at {achieved * 100:.1f}% (it is wider than "
+                     f"{confidence * 100:g}% asks)")
+    if n_out and not (mode == "rank" and reason and robust is None):
+        notes.append(f"outliers: {n_out} of {n} (MAD z > 3.5), reported not dropped")
     if bimodal_flag(d):
         notes.append("bimodal differences: the candidate's change alternates between two sizes (two states: "
                      "cache, JIT, frequency); one ratio summarises them poorly")
@@ -291,9 +344,9 @@ def compare_paired(baseline: Sequence[float], candidate: Sequence[float], *, dir
         notes.append(f"drift: the differences trend with block order (Kendall τ = {tr.tau:.2f}, p = {tr.p_value:.3f}); "
                      "interleaving keeps the estimate unbiased but widens the CI")
     return _finish(est=est, lo=lo, hi=hi, p=p, n=n, se_log=se, threshold=threshold, confidence=confidence,
-                   direction=direction, method=method, notes=notes, budget=budget, min_n=MIN_PAIRS,
-                   paired=True, robust=use_robust, log_sd=float(d.std(ddof=1)), achieved_confidence=achieved,
-                   outliers=n_out, drift_tau=tr.tau, drift_p=tr.p_value, n_baseline=n, n_candidate=n)
+                   direction=direction, method=_METHODS[mode], notes=notes, budget=budget, min_n=MIN_PAIRS,
+                   paired=True, robust=mode == "rank", log_sd=float(d.std(ddof=1)), achieved_confidence=achieved,
+                   outliers=n_out, drift_tau=tr.tau, drift_p=tr.p_value, n_baseline=n, n_candidate=n, mode=mode)
 
 
 def compare_unpaired(baseline: Sequence[float], candidate: Sequence[float], *, direction: str = "lower",
@@ -321,6 +374,11 @@ def compare_unpaired(baseline: Sequence[float], candidate: Sequence[float], *, d
     skewed = skew_flag(lb) or skew_flag(lc)
     reason = _robust_reason(nb + nc, n_out, skewed)
     use_robust = robust if robust is not None else (reason is not None or n < ROBUST_BELOW_N)
+    most = mann_whitney_max_confidence(nb, nc)
+    if use_robust and most < confidence:
+        use_robust, reason = False, None
+        notes.append(f"with {nb} and {nc} values the Mann-Whitney CI reaches at most {most * 100:.1f}%, short of "
+                     f"the {_label(confidence)} asked, so Welch's t on log values is used")
     if use_robust:
         iv = mann_whitney_interval(lb, lc, confidence)
         method = "unpaired Hodges-Lehmann shift, Mann-Whitney CI"
