@@ -29,8 +29,19 @@ HIGH_NOISE_CV = 0.05
 
 CORRECTIONS = ("holm", "bh", "none")
 
-_NONPOSITIVE_NOTE = ("values <= 0 (counts of errors, zero rates): ratios are undefined, so medians are compared "
-                     "without a test")
+_STARTUP_NOTE = ("the command is shorter than the shell's start-up, which is subtracted from its times, so some "
+                 "read <= 0; run it without the shell (-N) or make each run longer")
+
+
+def _startup_hint(run: Run, c: Comparison) -> Comparison:
+    """Times of a command at or below 0 mean the subtracted shell start-up dominates: say so and how to fix it."""
+    from pairbench.stats.differences import ADDITIVE_NOTE
+
+    if ADDITIVE_NOTE not in c.notes or c.metric not in ("time", "user", "sys"):
+        return c
+    if run.benchmark(c.benchmark).kind != "command":
+        return c
+    return replace(c, notes=c.notes + (_STARTUP_NOTE,))
 
 
 def confidence_label(confidence: float) -> str:
@@ -119,6 +130,7 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
     if correction not in CORRECTIONS:
         raise ValueError(f"correction {correction!r} is not one of {', '.join(CORRECTIONS)}")
     from pairbench.stats.compare import MIN_PAIRS, compare_exact, compare_paired
+    from pairbench.stats.differences import compare_differences
     from pairbench.stats.family import compare_family
     from pairbench.stats.sequential import look_confidence
 
@@ -146,15 +158,12 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                 common = sorted(set(base_vals) & set(cand_vals))
                 bv = [base_vals[b] for b in common]
                 cv = [cand_vals[b] for b in common]
-                nonpositive = any(v <= 0 for v in bv + cv)
-                if metric.exact or nonpositive:
+                if metric.exact:  # declared, never inferred from the values (a time is always tested)
                     if not bv:
                         continue
                     er = compare_exact(bv, cv)
-                    c = _from_exact(er, bench.name, metric.name, base, cand, len(common), threshold, level)
-                    if nonpositive and not metric.exact:
-                        c = replace(c, notes=c.notes + (_NONPOSITIVE_NOTE,))
-                    comparisons.append(c)
+                    comparisons.append(_from_exact(er, bench.name, metric.name, base, cand, len(common),
+                                                   threshold, level))
                     continue
                 if len(common) < MIN_PAIRS:
                     notices.append(Notice("few-blocks", f"{bench.name} / {cand}: only {len(common)} paired blocks, "
@@ -164,8 +173,12 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                     primary.append((len(comparisons), bench.name, metric.name, cand, bv, cv, metric.direction))
                     comparisons.append(None)
                     continue
-                r = compare_paired(bv, cv, direction=metric.direction, threshold=threshold, confidence=level,
-                                   seed=seed)
+                if any(v <= 0 for v in bv + cv):
+                    r = compare_differences(bv, cv, direction=metric.direction, threshold=threshold,
+                                            confidence=level, seed=seed)
+                else:
+                    r = compare_paired(bv, cv, direction=metric.direction, threshold=threshold, confidence=level,
+                                       seed=seed)
                 comparisons.append(_with_looks(_from_result(r, bench.name, metric.name, base, cand),
                                                level, confidence, looks))
     fam = compare_family([(bv, cv, dirn) for *_, bv, cv, dirn in primary], threshold=threshold,
@@ -184,7 +197,7 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
         else:
             c = _with_looks(c, level, confidence, looks)
         comparisons[i] = c
-    return [c for c in comparisons if c is not None], notices
+    return [_startup_hint(run, c) for c in comparisons if c is not None], notices
 
 
 def _with_looks(c: Comparison, level: float, confidence: float, looks: int) -> Comparison:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES
 from pairbench.stats.compare import PairedResult, compare_paired
+from pairbench.stats.differences import compare_differences
 from pairbench.stats.multiplicity import benjamini_hochberg, bonferroni_confidence, fcr_confidence, holm
 from pairbench.stats.verdict import MIN_PAIRS
 
@@ -54,7 +55,8 @@ def compare_family(pairs: Sequence[tuple[Sequence[float], Sequence[float], str]]
     """Compare several candidates with their baselines as one family.
 
     Args:
-        pairs: (baseline values, candidate values, direction) per comparison, aligned by block.
+        pairs: (baseline values, candidate values, direction) per comparison, aligned by block;
+            a pair with a value <= 0 is compared on its differences (`stats.differences`).
         threshold: noise band δ.
         confidence: the family's level (1 - α), already widened for planned looks if any.
         correction: "holm" (family-wise), "bh" (false discovery rate) or "none".
@@ -71,7 +73,7 @@ def compare_family(pairs: Sequence[tuple[Sequence[float], Sequence[float], str]]
     adjusting = m > 1 and correction != "none"
     # The highest level the family may ask is 1 - α/m: each method is fixed for every level up to it.
     reach = bonferroni_confidence(confidence, m) if adjusting else confidence
-    base = [compare_paired(b, c, direction=dirn, threshold=threshold, confidence=confidence, reach=reach,
+    base = [_compare(b, c, direction=dirn, threshold=threshold, confidence=confidence, reach=reach,
                            seed=seed, resamples=resamples) for b, c, dirn in pairs]
     if not adjusting:
         return [FamilyMember(r) for r in base]
@@ -90,10 +92,17 @@ def compare_family(pairs: Sequence[tuple[Sequence[float], Sequence[float], str]]
     out = [FamilyMember(r) for r in base]
     for i, p_adj, level in zip(members, adj, levels):
         b, c, dirn = pairs[i]
-        r = compare_paired(b, c, direction=dirn, threshold=threshold, confidence=level, choose_at=confidence,
+        r = _compare(b, c, direction=dirn, threshold=threshold, confidence=level, choose_at=confidence,
                            reach=reach, seed=seed, resamples=resamples)
         out[i] = FamilyMember(base[i], r, p_adj, level)
     return out
+
+
+def _compare(b: Sequence[float], c: Sequence[float], **kw: object) -> PairedResult:
+    """On the log scale, or on differences when a value is <= 0 (its logs are undefined)."""
+    if any(v <= 0 for v in b) or any(v <= 0 for v in c):
+        return compare_differences(b, c, **kw)  # type: ignore[arg-type]
+    return compare_paired(b, c, **kw)  # type: ignore[arg-type]
 
 
 def _holm_levels(ps: Sequence[float], adjusted: Sequence[float], alpha: float) -> list[float]:
