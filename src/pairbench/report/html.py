@@ -22,8 +22,8 @@ from pairbench.report.plots import (
     sweep_parameter,
     sweep_plot,
 )
-from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
-from pairbench.report.summary import metric_of, sentence_of, spreads
+from pairbench.report.quantities import change_percent, format_percent, format_value
+from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spreads
 
 __all__ = ["render_html"]
 
@@ -59,7 +59,6 @@ def _kind_of(run: Run, name: str) -> str:
 def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
     spread = spreads(run)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comps}
-    level = round((comps[0].confidence if comps else 0.95) * 100)
     rows = []
     for b in (b for b in run.benchmarks if b.kind == kind):
         for m in b.metrics:
@@ -68,24 +67,25 @@ def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
                 c = by_key.get((b.name, m.name, v.name))
                 if sp is None and c is None:
                     continue
-                change = ci = verdict = ""
+                change = verdict = ""
                 if c is not None and c.ratio is not None:
-                    change, ci = format_percent(change_percent(c.ratio)), format_ci_percent(c.ci)
+                    change = format_percent(change_percent(c.ratio))
                 elif c is not None and c.delta is not None:
-                    change, ci = f"{c.delta:+g}", "exact"
+                    change = f"{c.delta:+g}"
+                ratio, ci = (ratio_text(c), ci_text(c)) if c is not None else ("", "")
                 if c is not None:
                     verdict = f'<span class="{esc(c.verdict)}">{esc(c.verdict)}</span>'
                 base = " (baseline)" if v.name == run.baseline.name else ""
                 rows.append(
                     f"<tr><td>{esc(b.name)}</td><td>{esc(m.name)}</td><td>{esc(v.name)}{base}</td>"
                     f'<td class="num">{esc(format_value(sp.median, m.unit)) if sp else "–"}</td>'
-                    f'<td class="num">{esc(change)}</td><td>{esc(ci)}</td>'
+                    f'<td class="num">{esc(change)}</td><td class="num">{esc(ratio)}</td><td>{esc(ci)}</td>'
                     f'<td class="num">{c.n if c is not None else (sp.n if sp else "")}</td><td>{verdict}</td></tr>'
                 )
     if not rows:
         return ""
-    head = (f"<tr><th>Benchmark</th><th>Metric</th><th>Variant</th><th>Median</th><th>Change</th>"
-            f"<th>{level}% CI</th><th>n</th><th>Verdict</th></tr>")
+    head = (f"<tr><th>Benchmark</th><th>Metric</th><th>Variant</th><th>Median</th><th>Change</th><th>Ratio</th>"
+            f"<th>{esc(ci_header(comps))}</th><th>n</th><th>Verdict</th></tr>")
     return f"<table>{head}{''.join(rows)}</table>"
 
 

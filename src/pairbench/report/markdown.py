@@ -14,8 +14,8 @@ import shlex
 from typing import Any, Iterable
 
 from pairbench.model import KINDS, Comparison, Run
-from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
-from pairbench.report.summary import metric_of, sentence_of, spreads
+from pairbench.report.quantities import change_percent, format_percent, format_value
+from pairbench.report.summary import ci_header, ci_text, ratio_text, sentence_of, spreads
 
 __all__ = ["render_markdown", "md_escape", "UNPAIRED_LABEL"]
 
@@ -75,10 +75,9 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
         return []
     spread = spreads(run)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
-    level = round((comparisons[0].confidence if comparisons else 0.95) * 100)
     lines = [f"## {KIND_TITLES[kind]}", ""]
-    lines.append(f"| Benchmark | Metric | Variant | Median | Change | {level}% CI | n | Verdict |")
-    lines.append("|---|---|---|--:|--:|---|--:|---|")
+    lines.append(f"| Benchmark | Metric | Variant | Median | Change | Ratio | {ci_header(comparisons)} | n | Verdict |")
+    lines.append("|---|---|---|--:|--:|--:|---|--:|---|")
     baseline = run.baseline.name
     sentences: list[str] = []
     for b in benches:
@@ -93,14 +92,14 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
                 name = md_escape(v.name) + (" (baseline)" if v.name == baseline else "")
                 if c is not None and c.ratio is not None:
                     change = format_percent(change_percent(c.ratio))
-                    ci = format_ci_percent(c.ci)
                 elif c is not None and c.delta is not None:
-                    change, ci = f"{c.delta:+g} {md_escape(m.unit)}".rstrip(), "exact"
+                    change = f"{c.delta:+g} {md_escape(m.unit)}".rstrip()
                 else:
-                    change, ci = "", ""
+                    change = ""
+                ratio, ci = (ratio_text(c), ci_text(c)) if c is not None else ("", "")
                 n = str(c.n) if c is not None else (str(sp.n) if sp else "")
                 verdict = _verdict_cell(c) if c is not None else ""
-                rows.append(f"| {md_escape(b.name)} | {md_escape(m.name)} | {name} | {median} | {change} | {ci} | {n} | {verdict} |")
+                rows.append(f"| {md_escape(b.name)} | {md_escape(m.name)} | {name} | {median} | {change} | {ratio} | {ci} | {n} | {verdict} |")
             lines.extend(rows)
             for v in run.variants:
                 c = by_key.get((b.name, m.name, v.name))

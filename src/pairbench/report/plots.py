@@ -97,8 +97,8 @@ def forest_plot(comparisons: Sequence[Comparison]) -> str | None:
     reach = max(10.0, 3 * max(abs(e) for e in estimates), 3 * delta)
     pts = list(estimates) + [-delta * 1.5, delta * 1.5, 0.0]
     for r in rows:
-        if r.ci:
-            pts += [max(-reach, min(reach, change_percent(x))) for x in r.ci]
+        if r.verdict_ci:  # the CI the verdict rests on, as the tables show it
+            pts += [max(-reach, min(reach, change_percent(x))) for x in r.verdict_ci]
     xs = Scale.padded(pts, c.x0, c.x1)
     c.rect(xs(-delta), c.y1, xs(delta) - xs(-delta), c.y0 - c.y1, "#55a868", 0.15, tip=f"±{delta:g}% noise band")
     c.line(xs(0), c.y1, xs(0), c.y0, "#333", 1, dash="3,3")
@@ -107,9 +107,9 @@ def forest_plot(comparisons: Sequence[Comparison]) -> str | None:
         color = {"faster": "#2a7d2a", "slower": "#b22222"}.get(r.verdict, "#555")
         assert r.ratio is not None
         tip = f"{r.benchmark} · {r.metric} · {r.candidate}: {format_percent(change_percent(r.ratio))} ({r.verdict})"
-        if r.ci:
-            lo, hi = change_percent(r.ci[0]), change_percent(r.ci[1])
-            tip += f", CI [{format_percent(lo)}, {format_percent(hi)}]"
+        if r.verdict_ci:
+            lo, hi = change_percent(r.verdict_ci[0]), change_percent(r.verdict_ci[1])
+            tip += f", CI{' (adj.)' if r.adjusted_ci else ''} [{format_percent(lo)}, {format_percent(hi)}]"
             c.line(xs(max(lo, xs.lo)), y, xs(min(hi, xs.hi)), y, color, 2.5)
             if hi > xs.hi:
                 c.text(c.x1 - 2, y + 4, "›", anchor="end", size=14, color=color)
@@ -169,7 +169,8 @@ def sweep_plot(run: Run, benchmark: str, metric: str, comparisons: Sequence[Comp
         if v.name in by_cand:
             cmp = by_cand[v.name]
             mid = change_percent(cmp.ratio)  # type: ignore[arg-type]
-            lo, hi = (change_percent(cmp.ci[0]), change_percent(cmp.ci[1])) if cmp.ci else (mid, mid)
+            ci = cmp.verdict_ci
+            lo, hi = (change_percent(ci[0]), change_percent(ci[1])) if ci else (mid, mid)
             verdict: str = cmp.verdict
         elif v.baseline:
             mid = lo = hi = 0.0

@@ -7,12 +7,14 @@ reduction (`analysis.replicates`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pairbench.analysis.replicates import Spread, spreads
 from pairbench.model import Comparison, Metric, Run, Sample
-from pairbench.report.units import format_value
+from pairbench.report.units import format_ratio, format_value
 from pairbench.report.wording import verdict_sentence
 
-__all__ = ["Spread", "spreads", "spread_text", "sentence_of", "metric_of"]
+__all__ = ["Spread", "spreads", "spread_text", "sentence_of", "metric_of", "ci_text", "ci_header", "ratio_text"]
 
 
 def spread_text(spread: Spread | None, unit: str) -> str:
@@ -40,6 +42,38 @@ def metric_of(run: Run, benchmark: str, metric: str) -> Metric:
 def sentence_of(c: Comparison, metric: Metric) -> str:
     """The comparison's verdict in words, worded now from its stored numbers (never a stored sentence)."""
     return verdict_sentence(c, metric)
+
+
+def ratio_text(c: Comparison | None) -> str:
+    """The ratio cell, as every format shows it."""
+    if c is None:
+        return ""
+    if c.verdict == "exact" and c.delta is not None and c.ratio is None:
+        return "–"
+    return format_ratio(c.ratio)
+
+
+def ci_text(c: Comparison | None) -> str:
+    """The CI cell: the interval the verdict rests on (adjusted when the run corrected), as a ratio.
+
+    Every format shows this one text, so no report puts the raw CI beside a verdict made on the
+    adjusted one.
+    """
+    if c is None:
+        return ""
+    if c.verdict == "exact" and c.delta is not None:
+        return "exact"
+    ci = c.verdict_ci
+    return f"[{format_ratio(ci[0])}, {format_ratio(ci[1])}]" if ci else "–"
+
+
+def ci_header(comparisons: Sequence[Comparison], confidence: float | None = None) -> str:
+    """`95% CI`, or `95% CI (adj.)` when some CI shown under it is corrected for multiplicity."""
+    if confidence is None:
+        confidence = comparisons[0].confidence if comparisons else 0.95
+    level = confidence * 100
+    text = f"{level:.0f}% CI" if abs(level - round(level)) < 0.05 else f"{level:.1f}% CI"
+    return text + (" (adj.)" if any(c.adjusted_ci is not None for c in comparisons) else "")
 
 
 def sample_order_key(s: Sample) -> tuple[float, int, int, int]:

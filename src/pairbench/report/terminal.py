@@ -11,8 +11,8 @@ from rich.text import Text
 
 from pairbench.analysis.replicates import replicate_values, spread_of
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
-from pairbench.report.summary import metric_of, sentence_of, spread_text
-from pairbench.report.units import format_percent, format_ratio, format_value
+from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spread_text
+from pairbench.report.units import format_percent, format_value
 
 __all__ = ["render_terminal", "variant_summary"]
 
@@ -41,15 +41,12 @@ def variant_summary(run: Run, bench: Benchmark, metric: Metric, variant: str) ->
 def _comparison_cells(c: Comparison, metric: Metric) -> tuple[str, str, Text]:
     if c.verdict == "exact" and c.delta is not None:
         return ("Δ " + format_value(c.delta, metric.unit), "exact", Text("exact", style=""))
-    ratio = format_ratio(c.ratio)
-    ci = c.adjusted_ci or c.ci
-    ci_text = f"[{format_ratio(ci[0])}, {format_ratio(ci[1])}]" if ci else "–"
     word: str = c.verdict
     if c.verdict in ("faster", "slower") and not c.meaningful:
         word += " (< δ?)"
     if c.verdict == "inconclusive" and c.more_runs:
         word += f" (+{c.more_runs})"
-    return ratio, ci_text, Text(word, style=_VERDICT_STYLE.get(c.verdict, ""))
+    return ratio_text(c), ci_text(c), Text(word, style=_VERDICT_STYLE.get(c.verdict, ""))
 
 
 def render_terminal(run: Run, console: Console, sentences: str = "primary",
@@ -80,9 +77,8 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
             table.add_column("candidate", overflow="fold")
         table.add_column(candidates[0] if single else "candidate value", justify="right", overflow="fold")
         table.add_column("ratio", justify="right", no_wrap=True)
-        level = _confidence(run) * 100
-        table.add_column(f"{level:.0f}% CI" if abs(level - round(level)) < 0.05 else f"{level:.1f}% CI",
-                         justify="right", no_wrap=True)
+        shown = [c for c in run.comparisons if c.benchmark == bench.name]
+        table.add_column(ci_header(shown, _confidence(run)), justify="right", no_wrap=True)
         table.add_column("verdict")
         for metric in bench.metrics:
             if metric.direction == "none":
