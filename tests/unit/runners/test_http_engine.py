@@ -217,3 +217,34 @@ def test_next_request_is_sent_before_the_last_one_is_booked() -> None:
     t.write = spy  # type: ignore[method-assign]
     conn.data_received(RESP)
     assert booked_when_sent == [0] and load.completed == 1
+
+
+HTTP10 = b"HTTP/1.0 200 OK\r\nServer: SimpleHTTP/0.6\r\nContent-type: text/html\r\nContent-Length: 5\r\n\r\nhello"
+
+
+def test_http10_response_is_complete_and_the_next_request_goes_on_a_new_connection() -> None:
+    """python3 -m http.server answers HTTP/1.0 with a Content-Length and closes: nothing failed."""
+    load, conn, t = _setup(count=3)
+    conn.data_received(HTTP10)
+    assert load.completed == 1 and load.errors == {} and load.server_closes == 1
+    assert t.written == [t.written[0]] and t.closed  # nothing more sent on the closing connection
+    assert conn not in load.conns and len(load.conns) == 1 and load.started == 2
+    conn.connection_lost(None)  # the server's FIN arrives after: not a reset
+    assert load.errors == {}
+
+
+@pytest.mark.parametrize("header", [b"Connection: close", b"connection: Close", b"CONNECTION: keep-alive, close"])
+def test_connection_close_in_any_spelling_ends_the_connection_after_the_response(header: bytes) -> None:
+    load, conn, t = _setup(count=2)
+    conn.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n" + header + b"\r\n\r\nok")
+    assert load.completed == 1 and load.server_closes == 1 and t.closed and len(t.written) == 1
+    conn.connection_lost(ConnectionResetError())  # whatever the socket says after a complete response
+    assert load.errors == {}
+
+
+def test_http10_with_keep_alive_and_plain_http11_keep_the_connection() -> None:
+    for resp in (b"HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok",
+                 b"HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok", RESP):
+        load, conn, t = _setup(count=2)
+        conn.data_received(resp)
+        assert load.completed == 1 and load.server_closes == 0 and not t.closed and len(t.written) == 2, resp

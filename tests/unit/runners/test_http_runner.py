@@ -276,3 +276,24 @@ def test_suite_spellings_are_accepted() -> None:
     assert seen[1].requests[0].url == "http://127.0.0.1:5555/projects/x/issues?set_filter=1"
     assert made[0].spec.ready_path == "/projects/x/issues"
     assert {s.metric for s in rep.samples} == {m.name for m in http_metrics()}
+
+
+def test_a_server_that_closes_after_every_response_is_said_once_per_variant() -> None:
+    def engine(spec: LoadSpec, progress: Any) -> LoadResult:
+        r = _result([1.0] * 20)
+        r.server_closes = 20
+        return r
+
+    runner = HttpRunner(engine=engine)
+    told = [runner.measure(_bench(), Variant(v), block, False, lambda s: None).notices
+            for block in range(3) for v in ("a", "b")]
+    kinds = [[n.kind for n in notices] for notices in told]
+    assert kinds == [["http-no-keepalive"], ["http-no-keepalive"], [], [], [], []]
+    assert "--no-keepalive" in told[0][0].hint and told[0][0].variant == "a"
+    # Asked for a connection per request, or a server that closes now and then: nothing to say.
+    for bench, closes in ((_bench(keepalive=False), 20), (_bench(), 10)):
+        def quiet(spec: LoadSpec, progress: Any, closes: int = closes) -> LoadResult:
+            r = _result([1.0] * 20)
+            r.server_closes = closes
+            return r
+        assert HttpRunner(engine=quiet).measure(bench, Variant("a"), 0, False, lambda s: None).notices == []

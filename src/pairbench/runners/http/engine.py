@@ -137,6 +137,9 @@ class LoadResult:
     """Why the load stopped early (target unreachable, time limit), or ""."""
     fixed_percentiles: dict[float, float] | None = None
     """Percentiles (s) as an external engine reported them, when there is no full histogram."""
+    server_closes: int = 0
+    """Complete responses after which the server ended the connection (`Connection: close`,
+    HTTP/1.0 without keep-alive, or a body ended by closing); each next request reconnected."""
 
     def percentiles_s(self, qs: Sequence[float]) -> list[float]:
         """Latency percentiles in seconds (nearest value an external engine reported if no histogram)."""
@@ -205,6 +208,24 @@ class _Loop(Protocol):
                 on_error: Callable[[OSError], None]) -> None: ...
 
 
+def _closes(buf: bytes, end: int) -> bool:
+    """Whether the server ends the connection after this response (RFC 9112 §9.3): a `Connection`
+    header with `close`, or HTTP/1.0 without `keep-alive`. `end` is where the head ends."""
+    http10 = buf.startswith(b"HTTP/1.0")
+    if not http10 and buf.find(b"onnection", 0, end) < 0 and buf.find(b"ONNECTION", 0, end) < 0:
+        return False  # the usual HTTP/1.1 response: no Connection header, kept alive
+    head = buf[:end].lower()
+    tokens: set[bytes] = set()
+    at = head.find(b"\r\nconnection:")
+    while at >= 0:
+        eol = head.find(b"\r\n", at + 13)
+        tokens.update(t.strip() for t in head[at + 13 : eol if eol >= 0 else end].split(b","))
+        at = head.find(b"\r\nconnection:", at + 13)
+    if b"close" in tokens:
+        return True
+    return http10 and b"keep-alive" not in tokens
+
+
 # Parser states of a connection.
 _IDLE, _HEAD, _BODY, _CHUNKED, _UNTIL_CLOSE, _DEAD = range(6)
 
@@ -214,7 +235,7 @@ class _Load:
 
     __slots__ = ("spec", "loop", "host", "port", "sequence", "seq_i", "hist", "counts", "total_ns",
                  "min_ns", "max_ns", "n200", "fast", "count_limit", "single", "status_counts", "errors", "bytes",
-                 "completed", "started", "busy", "connect_failures", "conns", "done", "aborted", "stopping",
+                 "completed", "server_closes", "started", "busy", "connect_failures", "conns", "done", "aborted", "stopping",
                  "interrupted", "t0", "t_end", "deadline_ns", "end_ns", "interval_ns", "progress")
 
     def __init__(self, spec: LoadSpec, loop: _Loop, progress: Callable[[float], None] | None):
@@ -238,6 +259,7 @@ class _Load:
         self.errors: dict[str, int] = {}
         self.bytes = 0
         self.completed = 0
+        self.server_closes = 0
         self.started = 0  # requests begun (count mode budget)
         self.busy = 0
         self.connect_failures = 0
@@ -450,13 +472,13 @@ class _Conn(asyncio.Protocol):
         if state == _HEAD:
             # Fast path: a whole response framed exactly as the previous one — same length, same
             # bytes from its Content-Length header to the end (the body included) — whose part
-            # before that header holds no end of head and no "Connection: close". Only the
+            # before that header holds no end of head and no "close" (of `Connection: close`). Only the
             # status line and headers such as Date differ, so the framing is known without
             # parsing; the first response of a connection takes the full path below.
             if n == self.shape_len and not self.buf:
                 at = self.shape_at
                 if (data.startswith(self.shape_tail, at) and data.startswith(b"200", 9)
-                        and data.find(b"\r\n\r\n", 0, at) < 0 and data.find(b"onnection: close", 0, at) < 0):
+                        and data.find(b"\r\n\r\n", 0, at) < 0 and data.find(b"lose", 0, at) < 0):
                     self.status = 200
                     self._complete()
                     return
@@ -476,14 +498,13 @@ class _Conn(asyncio.Protocol):
                 except ValueError:
                     self._broken("protocol")
                     return
-            # Fast path: the usual spelling of the headers, searched in place; lower-cased copy otherwise.
+            self.close_after = _closes(buf, end)
+            # Fast path: the usual spelling of the header, searched in place; lower-cased copy otherwise.
             i = buf.find(b"\r\nContent-Length:", 0, end)
             if i >= 0:
                 head = buf
-                self.close_after = buf.find(b"onnection: close", 0, end) >= 0
             else:
                 head = buf[:end].lower()
-                self.close_after = b"\r\nconnection: close" in head
                 i = head.find(b"\r\ncontent-length:")
             if i >= 0:
                 j = head.find(b"\r\n", i + 17)
@@ -591,6 +612,9 @@ class _Conn(asyncio.Protocol):
         if again:
             return
         if self.close_after:
+            # The server ends the connection after this response: it is complete, and the next
+            # request goes on a new connection (its connect time in its latency, as in ab).
+            load.server_closes += 1
             load.busy -= 1
             self.state = _DEAD
             transport = self.transport
@@ -802,4 +826,5 @@ def run_load(spec: LoadSpec, progress: Callable[[float], None] | None = None, lo
         bytes_received=load.bytes,
         client_cpu_s=cpu,
         aborted=load.aborted,
+        server_closes=load.server_closes,
     )

@@ -182,6 +182,8 @@ class HttpRunner:
         self._log_dir = Path(log_dir) if log_dir else None
         self._servers: list[Server] = []
         self._started_ok: set[str] = set()
+        self._told_closes: set[str] = set()
+        """Variants already told that their server does not keep connections alive (said once)."""
         self._machine = socket.gethostname()
 
     # --- Runner protocol -------------------------------------------------------------------------
@@ -282,10 +284,10 @@ class HttpRunner:
                 figures["server_cpu"] = max(0.0, cpu1 - cpu0)
                 figures["server_cpu_per_req"] = figures["server_cpu"] / result.completed
                 figures["server_rss"] = float(rss)
-            return Replicate(
-                samples=self._samples(benchmark, variant, block, warmup, figures),
-                notices=self._error_notices(benchmark, variant, block, result, float(opts["error_rate_warning"])),
-            )
+            notices = self._error_notices(benchmark, variant, block, result, float(opts["error_rate_warning"]))
+            if keepalive:
+                notices += self._closes_notice(benchmark, variant, result)
+            return Replicate(samples=self._samples(benchmark, variant, block, warmup, figures), notices=notices)
         except WrkFailed as exc:
             raise UserError(str(exc)) from None
         finally:
@@ -378,6 +380,22 @@ class HttpRunner:
             for m in metrics
             if m.name in figures
         ]
+
+    def _closes_notice(self, benchmark: Benchmark, variant: Variant, result: LoadResult) -> list[Notice]:
+        """Once per variant: its server closes kept-alive connections after most responses, so every
+        request pays a new connection; the user may want that said (and measured) on purpose."""
+        if variant.name in self._told_closes or result.server_closes * 2 <= result.completed:
+            return []
+        self._told_closes.add(variant.name)
+        return [Notice(
+            "http-no-keepalive",
+            f"the server closed the connection after {result.server_closes} of {result.completed} responses "
+            "(HTTP/1.0 or `Connection: close`): each request reconnected, and its connect time counts in its "
+            "latency, as with ab without -k",
+            "to measure a connection per request on purpose, give --no-keepalive or `keepalive = false` "
+            "in a suite; or turn on keep-alive in the server",
+            benchmark.name, variant.name,
+        )]
 
     @staticmethod
     def _error_notices(benchmark: Benchmark, variant: Variant, block: int, result: LoadResult,
