@@ -11,7 +11,7 @@ from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Variant
 from pairbench.runners.http.engine import LoadResult, LoadSpec
 from pairbench.runners.http.histogram import Histogram
-from pairbench.runners.http.runner import HttpRunner, http_metrics
+from pairbench.runners.http.runner import HttpRunner, figures_from_result, http_metrics
 from pairbench.runners.http.server import ServerFailed, ServerSpec
 from pairbench.runners.http.wrk import WrkFailed, parse_wrk_output, wrk_command, wrk_script
 
@@ -297,3 +297,22 @@ def test_a_server_that_closes_after_every_response_is_said_once_per_variant() ->
             r.server_closes = closes
             return r
         assert HttpRunner(engine=quiet).measure(bench, Variant("a"), 0, False, lambda s: None).notices == []
+
+
+def test_each_figure_is_stored_once_per_round() -> None:
+    names = [m.name for m in http_metrics()]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+    rep = HttpRunner(engine=lambda spec, p: _result([1.0] * 10)).measure(_bench(), Variant("a"), 0, False,
+                                                                        lambda s: None)
+    metrics = [s.metric for s in rep.samples]
+    assert len(metrics) == len(set(metrics)) and "latency_p99" in metrics and "latency_median" in metrics
+    assert "latency_p50" not in metrics  # the median, stored once as latency_median
+
+
+def test_wrk_longest_request_is_its_max_not_the_zero_its_percentile_100_gives() -> None:
+    # wrk 4.1's latency:percentile(100) is 0 (seen on Debian's build); its latency.max is right.
+    line = WRK_LINE.replace('"100": 9000', '"100": 0')
+    assert line != WRK_LINE
+    figures = figures_from_result(parse_wrk_output(line))
+    assert figures["latency_p100"] == pytest.approx(0.009)
+    assert figures["latency_p99"] == pytest.approx(0.004)

@@ -30,6 +30,10 @@ __all__ = ["HttpRunner", "http_metrics", "PERCENTILES", "figures_from_result", "
 PERCENTILES: tuple[int, ...] = (50, 66, 75, 80, 90, 95, 98, 99, 100)
 """The percentile table `ab` prints."""
 
+_OWN_PERCENTILES: tuple[int, ...] = tuple(q for q in PERCENTILES if q not in (50, 99))
+"""Percentiles stored as `latency_p{q}`: 50 and 99 are `latency_median` and `latency_p99` already,
+and each figure is stored once (a second copy doubled it in run files, CSV and history)."""
+
 DEFAULT_OPTIONS: dict[str, Any] = {
     "url": "/",
     "mix": None,
@@ -65,7 +69,8 @@ def http_metrics() -> tuple[Metric, ...]:
         Metric("latency_p99", "s", "lower", description="99th percentile latency"),
         Metric("latency_mean", "s", "none", description="mean latency (ab's time per request)"),
     ]
-    ms += [Metric(f"latency_p{q}", "s", "none", description=f"{q}th percentile latency") for q in PERCENTILES]
+    ms += [Metric(f"latency_p{q}", "s", "none", description=f"{q}th percentile latency") for q in _OWN_PERCENTILES]
+    ms[-1] = Metric("latency_p100", "s", "none", description="longest request (100th percentile latency)")
     ms += [
         Metric("requests", "count", "none", exact=True, description="completed requests"),
         Metric("failed", "count", "none", exact=True, description="requests failed (connect, reset, timeout)"),
@@ -91,9 +96,8 @@ def http_metrics() -> tuple[Metric, ...]:
 
 def figures_from_result(result: LoadResult) -> dict[str, float]:
     """The per-round figures of one load, by metric name (server figures are added by the runner)."""
-    pct = result.percentiles_s(PERCENTILES)
-    median = result.percentiles_s([50])[0]
-    p99 = result.percentiles_s([99])[0]
+    pct = result.percentiles_s(_OWN_PERCENTILES)
+    median, p99 = result.percentiles_s([50, 99])
     statuses = {f"status_{k}xx": 0.0 for k in range(2, 6)}
     for status, count in result.status_counts.items():
         key = f"status_{status // 100}xx"
@@ -104,7 +108,7 @@ def figures_from_result(result: LoadResult) -> dict[str, float]:
         "latency_median": median,
         "latency_p99": p99,
         "latency_mean": result.histogram.mean_s,
-        **{f"latency_p{q}": v for q, v in zip(PERCENTILES, pct)},
+        **{f"latency_p{q}": v for q, v in zip(_OWN_PERCENTILES, pct)},
         "requests": float(result.completed),
         "failed": float(result.failed),
         **{f"errors_{k}": float(result.errors.get(k, 0)) for k in ("connect", "reset", "timeout", "protocol")},
