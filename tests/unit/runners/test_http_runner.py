@@ -316,3 +316,16 @@ def test_wrk_longest_request_is_its_max_not_the_zero_its_percentile_100_gives() 
     figures = figures_from_result(parse_wrk_output(line))
     assert figures["latency_p100"] == pytest.approx(0.009)
     assert figures["latency_p99"] == pytest.approx(0.004)
+
+
+def test_https_is_refused_by_the_builtin_engine_before_anything_connects() -> None:
+    from pairbench.runners.http.engine import RequestSpec
+
+    bench = Benchmark("/", "http", http_metrics(), {"url": "https://127.0.0.1:9/", "requests": 5})
+    with pytest.raises(UserError, match="plain http.*--engine wrk"):
+        HttpRunner().prepare(bench, [Variant("target")])
+    # wrk speaks https: the load's settings are valid, the default port is 443.
+    spec = LoadSpec(requests=(RequestSpec("https://example.test/x"),), duration=1)
+    assert spec.requests[0].host_port() == ("example.test", 443)
+    assert b"Host: example.test\r\n" in spec.requests[0].encode(True)
+    assert wrk_command(spec, "s.lua")[-1] == "https://example.test/x"

@@ -41,6 +41,7 @@ _SUB1 = SUB_BITS + 1
 # Consecutive failed connects (no response in between) after which the target is declared down.
 _MAX_CONNECT_FAILURES = 50
 _CONNECT_BACKOFF_S = 0.01
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +55,11 @@ class RequestSpec:
     weight: float = 1.0
 
     def host_port(self) -> tuple[str, int]:
+        """Host and port of the URL (https: for `--engine wrk`; the built-in engine speaks plain http)."""
         parts = urlsplit(self.url)
-        if parts.scheme != "http":
-            raise ValueError(f"URL {self.url!r}: only http:// is supported")
-        return parts.hostname or "127.0.0.1", parts.port or 80
+        if parts.scheme not in _DEFAULT_PORTS:
+            raise ValueError(f"URL {self.url!r}: only http:// and https:// are supported")
+        return parts.hostname or "127.0.0.1", parts.port or _DEFAULT_PORTS[parts.scheme]
 
     def encode(self, keepalive: bool) -> bytes:
         """The request as sent on the wire."""
@@ -69,7 +71,7 @@ class RequestSpec:
         names = {k.lower() for k, _ in self.headers}
         lines = [f"{self.method} {target} HTTP/1.1"]
         if "host" not in names:
-            lines.append(f"Host: {host}:{port}" if port != 80 else f"Host: {host}")
+            lines.append(f"Host: {host}" if port == _DEFAULT_PORTS[parts.scheme] else f"Host: {host}:{port}")
         if "user-agent" not in names:
             lines.append("User-Agent: pairbench")
         if "accept" not in names:
@@ -808,6 +810,8 @@ def run_load(spec: LoadSpec, progress: Callable[[float], None] | None = None, lo
     """
     if loop not in ("auto", "blocking", "asyncio"):
         raise ValueError(f"unknown engine loop {loop!r}")
+    if urlsplit(spec.requests[0].url).scheme != "http":
+        raise ValueError("the built-in engine speaks plain http only (wrk speaks https)")
     single = spec.connections == 1 and spec.rate is None and spec.keepalive
     if loop == "blocking" and not single:
         raise ValueError("the blocking loop runs one kept-alive connection in a closed loop only")

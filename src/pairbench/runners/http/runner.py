@@ -225,14 +225,20 @@ class HttpRunner:
             else:
                 for url in self._paths(opts):
                     parts = urlsplit(url)
-                    if parts.scheme != "http" or not parts.hostname:
+                    if parts.scheme == "https" and parts.hostname and opts["engine"] != "wrk":
+                        raise UserError(
+                            f"--url {url!r}: the built-in engine speaks plain http only; give --engine wrk "
+                            "(wrk speaks https) or an http:// URL"
+                        )
+                    if parts.scheme not in ("http", "https") or not parts.hostname:
                         raise UserError(
                             f"--url {url!r}: without --server, give the full URL of a running server, "
                             "such as http://127.0.0.1:8080/"
                         )
-                    if not port_in_use(parts.hostname, parts.port or 80):
+                    port = parts.port or (443 if parts.scheme == "https" else 80)
+                    if not port_in_use(parts.hostname, port):
                         raise UserError(
-                            f"cannot connect to {parts.hostname}:{parts.port or 80} (from --url {url}): "
+                            f"cannot connect to {parts.hostname}:{port} (from --url {url}): "
                             "is the server running? Start it, or give --server to have pairbench start it"
                         )
         return notices
