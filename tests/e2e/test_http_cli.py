@@ -180,6 +180,19 @@ def test_https_url_is_loaded_by_wrk_and_refused_by_the_builtin_engine_in_one_lin
         nginx.stop()
 
 
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
+def test_one_server_prints_its_figures_and_says_there_is_nothing_to_compare(run_cli, tmp_path: Path) -> None:
+    nginx = Nginx(tmp_path)
+    try:
+        r = run_cli("http", "--url", nginx.url, "-n", "200", "--runs", "2")
+        assert r.returncode == 0, r.stderr
+        assert "Requests per second" in r.stdout and "Complete requests" in r.stdout
+        assert "one variant (target), nothing to compare" in r.stdout
+        assert "verdict" not in r.stdout and "(baseline)" not in r.stdout
+    finally:
+        nginx.stop()
+
+
 def test_url_returning_errors_is_counted_and_warned_about(run_cli, tmp_path: Path) -> None:
     out = tmp_path / "run.json"
     r = run_cli("http", "--server", f"{sys.executable} {DEMO_APP} --port {{port}}", "--url", "/fail", "-n", "30",

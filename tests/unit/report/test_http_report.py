@@ -75,3 +75,23 @@ def test_every_figure_says_what_it_is_and_the_longest_request_is_the_longest_of_
     assert "counts are totals over the rounds" in header and "medians" in header
     line = next(l for l in text.splitlines() if "100%" in l)
     assert "longest request of all rounds" in line and line.split()[-2:] == ["50.000", "50.000"]
+
+
+def test_one_variant_prints_no_empty_comparison_table_and_says_there_is_nothing_to_compare() -> None:
+    import io
+
+    from rich.console import Console
+
+    from pairbench.report.terminal import render_terminal
+
+    run = _run(rounds=3)
+    run.variants = [run.variants[0]]
+    run.samples = [s for s in run.samples if s.variant == "a"]
+    run.comparisons, run.notices = analyze(run, threshold=0.01, confidence=0.95)
+    run.metadata["blocks"] = 3
+    out = io.StringIO()
+    render_terminal(run, Console(file=out, width=100, color_system=None, force_terminal=False))
+    text = out.getvalue()
+    assert "nothing to compare" in text and "one variant (a)" in text
+    assert "verdict" not in text and "baseline" not in text
+    assert "Requests per second" in render_http_figures(run)
