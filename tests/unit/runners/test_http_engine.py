@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
-from pairbench.runners.http import engine
 from pairbench.runners.http.blocking_loop import _Flag
-from pairbench.runners.http.engine import LoadSpec, RequestSpec, _Conn, _Load, _weighted_sequence
+from pairbench.runners.http.http1 import Connection
+from pairbench.runners.http.scheduler import Load, weighted_sequence
+from pairbench.runners.http.spec import LoadSpec, RequestSpec
 
 
 class _FakeLoop:
@@ -41,12 +43,12 @@ class _Transport:
         self.aborted = True
 
 
-def _setup(count: int = 3, keepalive: bool = True, method: str = "GET") -> tuple[_Load, _Conn, _Transport]:
+def _setup(count: int = 3, keepalive: bool = True, method: str = "GET") -> tuple[Load, Connection, _Transport]:
     spec = LoadSpec(requests=(RequestSpec("http://127.0.0.1:8000/x", method=method),), count=count,
                     keepalive=keepalive)
-    load = _Load(spec, _FakeLoop(), None)  # type: ignore[arg-type]
-    conn = _Conn(load)
-    load.open(conn, engine._now())
+    load = Load(spec, _FakeLoop(), None)  # type: ignore[arg-type]
+    conn = Connection(load)
+    load.open(conn, time.perf_counter_ns())
     t = _Transport()
     conn.connection_made(t)  # type: ignore[arg-type]
     return load, conn, t
@@ -126,7 +128,7 @@ def test_head_request_has_no_body() -> None:
 
 def test_weighted_mix_meets_the_shares() -> None:
     reqs = (RequestSpec("http://h:1/a", weight=3), RequestSpec("http://h:1/b", weight=1))
-    seq = _weighted_sequence(reqs, True)
+    seq = weighted_sequence(reqs, True)
     a = sum(1 for s in seq if s.startswith(b"GET /a "))
     assert a / len(seq) == pytest.approx(0.75, abs=0.01)
     # Spread out, not all the a's first.
@@ -248,3 +250,25 @@ def test_http10_with_keep_alive_and_plain_http11_keep_the_connection() -> None:
         load, conn, t = _setup(count=2)
         conn.data_received(resp)
         assert load.completed == 1 and load.server_closes == 0 and not t.closed and len(t.written) == 2, resp
+
+
+def test_http_runner_modules_are_rooms_of_the_right_size() -> None:
+    """Issue 12 §4: modules under 500 lines, functions under 80; wrk.py borrows only the load types."""
+    import ast
+    from pathlib import Path
+
+    import pairbench.runners.http as pkg
+
+    too_long = []
+    for path in sorted(Path(pkg.__file__).parent.glob("*.py")):
+        text = path.read_text()
+        if len(text.splitlines()) > 500:
+            too_long.append(f"{path.name}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno is not None:
+                if node.end_lineno - node.lineno + 1 > 80:
+                    too_long.append(f"{path.name}: {node.name}")
+        if path.name == "wrk.py":
+            imported = {n.module for n in ast.walk(ast.parse(text)) if isinstance(n, ast.ImportFrom)}
+            assert "pairbench.runners.http.engine" not in imported
+    assert too_long == []

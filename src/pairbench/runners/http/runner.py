@@ -21,7 +21,8 @@ from urllib.parse import urljoin, urlsplit
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
-from pairbench.runners.http.engine import LoadResult, LoadSpec, RequestSpec, run_load
+from pairbench.runners.http.engine import run_load
+from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec
 from pairbench.runners.http.server import Server, ServerFailed, ServerSpec, port_in_use
 from pairbench.runners.http.wrk import WrkFailed, run_wrk, wrk_available, wrk_command
 

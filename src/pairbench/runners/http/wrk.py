@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from typing import Sequence
 
-from pairbench.runners.http.engine import LoadResult, LoadSpec
+from pairbench.runners.http.spec import LoadResult, LoadSpec
 from pairbench.runners.http.histogram import Histogram
 
 __all__ = ["wrk_available", "wrk_script", "parse_wrk_output", "run_wrk", "WrkFailed", "WRK_PERCENTILES"]
