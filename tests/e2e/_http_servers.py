@@ -100,13 +100,21 @@ def wait_port(port: int, timeout: float = 10.0) -> None:
 
 
 class Nginx:
-    """nginx with its own config, pid file and logs in `root`, serving a small file on a free port."""
+    """nginx with its own config, pid file and logs in `root`, serving a small file on a free port;
+    with `tls`, over https with a self-signed certificate made in `root`."""
 
     def __init__(self, root: Path, body: bytes = b"x" * 100, workers: int = 1,
-                 keepalive_requests: int = 10_000_000) -> None:
+                 keepalive_requests: int = 10_000_000, tls: bool = False) -> None:
         self.root = root
         self.port = free_port()
+        self.tls = tls
         (root / "index.html").write_bytes(body)
+        listen = f"127.0.0.1:{self.port}"
+        if tls:
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                            "-subj", "/CN=127.0.0.1", "-keyout", str(root / "key.pem"), "-out", str(root / "cert.pem")],
+                           check=True, capture_output=True, timeout=60)
+            listen += f" ssl; ssl_certificate {root}/cert.pem; ssl_certificate_key {root}/key.pem"
         # As root, nginx's workers would run as nobody and could not read a pytest tmp dir (mode 700).
         user = "user root root;" if os.geteuid() == 0 else ""
         conf = f"""
@@ -116,7 +124,7 @@ events {{ worker_connections 1024; }}
 http {{
   access_log off; client_body_temp_path {root}; proxy_temp_path {root}; fastcgi_temp_path {root};
   uwsgi_temp_path {root}; scgi_temp_path {root}; keepalive_requests {keepalive_requests};
-  server {{ listen 127.0.0.1:{self.port}; root {root}; location /missing {{ return 404; }} }}
+  server {{ listen {listen}; root {root}; location /missing {{ return 404; }} }}
 }}
 """
         (root / "nginx.conf").write_text(conf)
@@ -130,7 +138,7 @@ http {{
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/index.html"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}/index.html"
 
     def stop(self) -> None:
         try:

@@ -38,7 +38,7 @@ def test_demo_app_with_more_work_per_request_is_slower(run_cli, tmp_path: Path) 
     assert rps["verdict"] == "slower" and rps["ratio"] < 0.8
     assert rps["ci"][0] <= rps["ratio"] <= rps["ci"][1]
     assert comps[("/", "latency_median")]["verdict"] == "slower"
-    assert "Requests per second" in r.stdout and "100% (longest request)" in r.stdout
+    assert "Requests per second" in r.stdout and "100% (longest request of all rounds)" in r.stdout
     doc = json.loads(out.read_text())
     assert doc["status"] == "complete"
     assert {s["block"] for s in doc["samples"]} == set(range(6))
@@ -150,8 +150,45 @@ def test_wrk_engine_figures_land_in_the_same_samples(run_cli, tmp_path: Path) ->
         for s in json.loads(out.read_text())["samples"]:
             values.setdefault(s["metric"], []).append(s["value"])
         assert len(values["req_per_s"]) == 2 and min(values["req_per_s"]) > 100
-        assert 0 < min(values["latency_p50"]) <= max(values["latency_p99"]) < 1.0
+        assert 0 < min(values["latency_median"]) <= max(values["latency_p99"]) < 1.0
+        # The longest request is wrk's max (its percentile(100) is 0), and each figure is stored once.
+        assert all(p100 >= p99 > 0 for p100, p99 in zip(values["latency_p100"], values["latency_p99"]))
+        assert {len(v) for v in values.values()} == {2}
         assert values["failed"] == [0.0, 0.0] and min(values["bytes"]) > 100 * min(values["requests"])
+    finally:
+        nginx.stop()
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None or shutil.which("wrk") is None or shutil.which("openssl") is None,
+                    reason="needs nginx, wrk and openssl")
+def test_https_url_is_loaded_by_wrk_and_refused_by_the_builtin_engine_in_one_line(run_cli, tmp_path: Path) -> None:
+    nginx = Nginx(tmp_path, tls=True)
+    try:
+        out = tmp_path / "run.json"
+        r = run_cli("http", "--url", nginx.url, "--engine", "wrk", "-c", "2", "--duration", "1", "--runs", "2",
+                    "--export-json", str(out))
+        assert r.returncode == 0, r.stderr
+        values: dict[str, list[float]] = {}
+        for s in json.loads(out.read_text())["samples"]:
+            values.setdefault(s["metric"], []).append(s["value"])
+        assert min(values["requests"]) > 100 and values["failed"] == [0.0, 0.0]
+        assert values["status_2xx"] == values["requests"]
+        r = run_cli("http", "--url", nginx.url, "-n", "10", "--runs", "1")
+        assert r.returncode == 1 and "Traceback" not in r.stderr
+        assert r.stderr.count("\n") == 1 and "--engine wrk" in r.stderr and r.stderr.startswith("error: ")
+    finally:
+        nginx.stop()
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
+def test_one_server_prints_its_figures_and_says_there_is_nothing_to_compare(run_cli, tmp_path: Path) -> None:
+    nginx = Nginx(tmp_path)
+    try:
+        r = run_cli("http", "--url", nginx.url, "-n", "200", "--runs", "2")
+        assert r.returncode == 0, r.stderr
+        assert "Requests per second" in r.stdout and "Complete requests" in r.stdout
+        assert "one variant (target), nothing to compare" in r.stdout
+        assert "verdict" not in r.stdout and "(baseline)" not in r.stdout
     finally:
         nginx.stop()
 

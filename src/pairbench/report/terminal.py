@@ -68,6 +68,11 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
         if blocks is not None:
             title += f"  ({blocks} blocks, {bench.kind})"
         candidates = [v.name for v in run.variants if v.name != baseline]
+        if not candidates:
+            # One variant (an ab-style run of one server): its figures are its kind's view; an
+            # empty comparison table would only suggest that something is missing.
+            console.print(Text(f"{title}: one variant ({baseline}), nothing to compare"))
+            continue
         single = len(candidates) == 1  # one candidate: name it in the header, not on every row
         table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False, expand=False,
                       caption=VALUES_CAPTION, caption_justify="left")

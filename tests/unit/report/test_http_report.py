@@ -33,7 +33,7 @@ def test_figures_are_medians_over_rounds_and_counts_are_summed() -> None:
 def test_ab_style_text_has_the_figures_ab_users_know() -> None:
     text = render_http_figures(_run())
     for label in ("Requests per second", "Time per request, mean [ms]", "Time per request, median [ms]",
-                  "Transfer rate [KB/s]", "Failed requests", "100% (longest request)"):
+                  "Transfer rate [KB/s]", "Failed requests", "100% (longest request of all rounds)"):
         assert label in text
     assert "/items  (concurrency 4" in text
     line = next(l for l in text.splitlines() if "66%" in l)
@@ -62,3 +62,36 @@ def test_a_a_is_not_called_different_across_seeds() -> None:
         comps = paired_comparisons(_run(rounds=10, slow=1.0, seed=seed), 0.01, 0.95)
         flagged += any(c.meaningful for c in comps)
     assert flagged <= 2
+
+
+def test_every_figure_says_what_it_is_and_the_longest_request_is_the_longest_of_all_rounds() -> None:
+    run = _run(rounds=3)
+    longest = {0: 0.010, 1: 0.050, 2: 0.020}
+    run.samples = [s if s.metric != "latency_p100" else Sample(s.benchmark, s.variant, s.metric, longest[s.block],
+                                                               s.block) for s in run.samples]
+    assert http_figures(run)["/items"]["a"]["latency_p100"] == 0.050
+    text = render_http_figures(run)
+    header = text.splitlines()[0]
+    assert "counts are totals over the rounds" in header and "medians" in header
+    line = next(l for l in text.splitlines() if "100%" in l)
+    assert "longest request of all rounds" in line and line.split()[-2:] == ["50.000", "50.000"]
+
+
+def test_one_variant_prints_no_empty_comparison_table_and_says_there_is_nothing_to_compare() -> None:
+    import io
+
+    from rich.console import Console
+
+    from pairbench.report.terminal import render_terminal
+
+    run = _run(rounds=3)
+    run.variants = [run.variants[0]]
+    run.samples = [s for s in run.samples if s.variant == "a"]
+    run.comparisons, run.notices = analyze(run, threshold=0.01, confidence=0.95)
+    run.metadata["blocks"] = 3
+    out = io.StringIO()
+    render_terminal(run, Console(file=out, width=100, color_system=None, force_terminal=False))
+    text = out.getvalue()
+    assert "nothing to compare" in text and "one variant (a)" in text
+    assert "verdict" not in text and "baseline" not in text
+    assert "Requests per second" in render_http_figures(run)

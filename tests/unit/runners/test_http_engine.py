@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
-from pairbench.runners.http import engine
 from pairbench.runners.http.blocking_loop import _Flag
-from pairbench.runners.http.engine import LoadSpec, RequestSpec, _Conn, _Load, _weighted_sequence
+from pairbench.runners.http.http1 import Connection
+from pairbench.runners.http.scheduler import Load, weighted_sequence
+from pairbench.runners.http.spec import LoadSpec, RequestSpec
 
 
 class _FakeLoop:
@@ -41,12 +43,12 @@ class _Transport:
         self.aborted = True
 
 
-def _setup(count: int = 3, keepalive: bool = True, method: str = "GET") -> tuple[_Load, _Conn, _Transport]:
+def _setup(count: int = 3, keepalive: bool = True, method: str = "GET") -> tuple[Load, Connection, _Transport]:
     spec = LoadSpec(requests=(RequestSpec("http://127.0.0.1:8000/x", method=method),), count=count,
                     keepalive=keepalive)
-    load = _Load(spec, _FakeLoop(), None)  # type: ignore[arg-type]
-    conn = _Conn(load)
-    load.open(conn, engine._now())
+    load = Load(spec, _FakeLoop(), None)  # type: ignore[arg-type]
+    conn = Connection(load)
+    load.open(conn, time.perf_counter_ns())
     t = _Transport()
     conn.connection_made(t)  # type: ignore[arg-type]
     return load, conn, t
@@ -126,7 +128,7 @@ def test_head_request_has_no_body() -> None:
 
 def test_weighted_mix_meets_the_shares() -> None:
     reqs = (RequestSpec("http://h:1/a", weight=3), RequestSpec("http://h:1/b", weight=1))
-    seq = _weighted_sequence(reqs, True)
+    seq = weighted_sequence(reqs, True)
     a = sum(1 for s in seq if s.startswith(b"GET /a "))
     assert a / len(seq) == pytest.approx(0.75, abs=0.01)
     # Spread out, not all the a's first.
@@ -217,3 +219,56 @@ def test_next_request_is_sent_before_the_last_one_is_booked() -> None:
     t.write = spy  # type: ignore[method-assign]
     conn.data_received(RESP)
     assert booked_when_sent == [0] and load.completed == 1
+
+
+HTTP10 = b"HTTP/1.0 200 OK\r\nServer: SimpleHTTP/0.6\r\nContent-type: text/html\r\nContent-Length: 5\r\n\r\nhello"
+
+
+def test_http10_response_is_complete_and_the_next_request_goes_on_a_new_connection() -> None:
+    """python3 -m http.server answers HTTP/1.0 with a Content-Length and closes: nothing failed."""
+    load, conn, t = _setup(count=3)
+    conn.data_received(HTTP10)
+    assert load.completed == 1 and load.errors == {} and load.server_closes == 1
+    assert t.written == [t.written[0]] and t.closed  # nothing more sent on the closing connection
+    assert conn not in load.conns and len(load.conns) == 1 and load.started == 2
+    conn.connection_lost(None)  # the server's FIN arrives after: not a reset
+    assert load.errors == {}
+
+
+@pytest.mark.parametrize("header", [b"Connection: close", b"connection: Close", b"Connection: keep-alive, Close"])
+def test_connection_close_in_any_spelling_ends_the_connection_after_the_response(header: bytes) -> None:
+    load, conn, t = _setup(count=2)
+    conn.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n" + header + b"\r\n\r\nok")
+    assert load.completed == 1 and load.server_closes == 1 and t.closed and len(t.written) == 1
+    conn.connection_lost(ConnectionResetError())  # whatever the socket says after a complete response
+    assert load.errors == {}
+
+
+def test_http10_with_keep_alive_and_plain_http11_keep_the_connection() -> None:
+    for resp in (b"HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok",
+                 b"HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok", RESP):
+        load, conn, t = _setup(count=2)
+        conn.data_received(resp)
+        assert load.completed == 1 and load.server_closes == 0 and not t.closed and len(t.written) == 2, resp
+
+
+def test_http_runner_modules_are_rooms_of_the_right_size() -> None:
+    """Issue 12 §4: modules under 500 lines, functions under 80; wrk.py borrows only the load types."""
+    import ast
+    from pathlib import Path
+
+    import pairbench.runners.http as pkg
+
+    too_long = []
+    for path in sorted(Path(pkg.__file__).parent.glob("*.py")):
+        text = path.read_text()
+        if len(text.splitlines()) > 500:
+            too_long.append(f"{path.name}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno is not None:
+                if node.end_lineno - node.lineno + 1 > 80:
+                    too_long.append(f"{path.name}: {node.name}")
+        if path.name == "wrk.py":
+            imported = {n.module for n in ast.walk(ast.parse(text)) if isinstance(n, ast.ImportFrom)}
+            assert "pairbench.runners.http.engine" not in imported
+    assert too_long == []

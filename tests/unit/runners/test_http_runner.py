@@ -11,7 +11,7 @@ from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Variant
 from pairbench.runners.http.engine import LoadResult, LoadSpec
 from pairbench.runners.http.histogram import Histogram
-from pairbench.runners.http.runner import HttpRunner, http_metrics
+from pairbench.runners.http.runner import HttpRunner, figures_from_result, http_metrics
 from pairbench.runners.http.server import ServerFailed, ServerSpec
 from pairbench.runners.http.wrk import WrkFailed, parse_wrk_output, wrk_command, wrk_script
 
@@ -276,3 +276,56 @@ def test_suite_spellings_are_accepted() -> None:
     assert seen[1].requests[0].url == "http://127.0.0.1:5555/projects/x/issues?set_filter=1"
     assert made[0].spec.ready_path == "/projects/x/issues"
     assert {s.metric for s in rep.samples} == {m.name for m in http_metrics()}
+
+
+def test_a_server_that_closes_after_every_response_is_said_once_per_variant() -> None:
+    def engine(spec: LoadSpec, progress: Any) -> LoadResult:
+        r = _result([1.0] * 20)
+        r.server_closes = 20
+        return r
+
+    runner = HttpRunner(engine=engine)
+    told = [runner.measure(_bench(), Variant(v), block, False, lambda s: None).notices
+            for block in range(3) for v in ("a", "b")]
+    kinds = [[n.kind for n in notices] for notices in told]
+    assert kinds == [["http-no-keepalive"], ["http-no-keepalive"], [], [], [], []]
+    assert "--no-keepalive" in told[0][0].hint and told[0][0].variant == "a"
+    # Asked for a connection per request, or a server that closes now and then: nothing to say.
+    for bench, closes in ((_bench(keepalive=False), 20), (_bench(), 10)):
+        def quiet(spec: LoadSpec, progress: Any, closes: int = closes) -> LoadResult:
+            r = _result([1.0] * 20)
+            r.server_closes = closes
+            return r
+        assert HttpRunner(engine=quiet).measure(bench, Variant("a"), 0, False, lambda s: None).notices == []
+
+
+def test_each_figure_is_stored_once_per_round() -> None:
+    names = [m.name for m in http_metrics()]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+    rep = HttpRunner(engine=lambda spec, p: _result([1.0] * 10)).measure(_bench(), Variant("a"), 0, False,
+                                                                        lambda s: None)
+    metrics = [s.metric for s in rep.samples]
+    assert len(metrics) == len(set(metrics)) and "latency_p99" in metrics and "latency_median" in metrics
+    assert "latency_p50" not in metrics  # the median, stored once as latency_median
+
+
+def test_wrk_longest_request_is_its_max_not_the_zero_its_percentile_100_gives() -> None:
+    # wrk 4.1's latency:percentile(100) is 0 (seen on Debian's build); its latency.max is right.
+    line = WRK_LINE.replace('"100": 9000', '"100": 0')
+    assert line != WRK_LINE
+    figures = figures_from_result(parse_wrk_output(line))
+    assert figures["latency_p100"] == pytest.approx(0.009)
+    assert figures["latency_p99"] == pytest.approx(0.004)
+
+
+def test_https_is_refused_by_the_builtin_engine_before_anything_connects() -> None:
+    from pairbench.runners.http.engine import RequestSpec
+
+    bench = Benchmark("/", "http", http_metrics(), {"url": "https://127.0.0.1:9/", "requests": 5})
+    with pytest.raises(UserError, match="plain http.*--engine wrk"):
+        HttpRunner().prepare(bench, [Variant("target")])
+    # wrk speaks https: the load's settings are valid, the default port is 443.
+    spec = LoadSpec(requests=(RequestSpec("https://example.test/x"),), duration=1)
+    assert spec.requests[0].host_port() == ("example.test", 443)
+    assert b"Host: example.test\r\n" in spec.requests[0].encode(True)
+    assert wrk_command(spec, "s.lua")[-1] == "https://example.test/x"

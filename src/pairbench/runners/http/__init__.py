@@ -1,6 +1,10 @@
 """HTTP benchmarks: a server per variant and round, loaded by the built-in engine or wrk.
 
-    engine.py     the asyncio load engine (closed and open loop)
+    engine.py     the built-in load engine's entry point (closed and open loop) and loop glue
+    spec.py       the load types, shared by the engine and wrk.py
+    scheduler.py  one load's budget, schedule and connections
+    http1.py      one connection's HTTP/1 framing and bookkeeping
+    blocking_loop.py  one kept-alive connection on a blocking socket, no event loop
     histogram.py  the mergeable latency histogram
     server.py     server lifecycle (start, readiness, stop, CPU and RSS)
     wrk.py        wrk as an optional engine

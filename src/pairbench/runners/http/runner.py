@@ -21,7 +21,8 @@ from urllib.parse import urljoin, urlsplit
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
-from pairbench.runners.http.engine import LoadResult, LoadSpec, RequestSpec, run_load
+from pairbench.runners.http.engine import run_load
+from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec
 from pairbench.runners.http.server import Server, ServerFailed, ServerSpec, port_in_use
 from pairbench.runners.http.wrk import WrkFailed, run_wrk, wrk_available, wrk_command
 
@@ -29,6 +30,10 @@ __all__ = ["HttpRunner", "http_metrics", "PERCENTILES", "figures_from_result", "
 
 PERCENTILES: tuple[int, ...] = (50, 66, 75, 80, 90, 95, 98, 99, 100)
 """The percentile table `ab` prints."""
+
+_OWN_PERCENTILES: tuple[int, ...] = tuple(q for q in PERCENTILES if q not in (50, 99))
+"""Percentiles stored as `latency_p{q}`: 50 and 99 are `latency_median` and `latency_p99` already,
+and each figure is stored once (a second copy doubled it in run files, CSV and history)."""
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "url": "/",
@@ -65,7 +70,8 @@ def http_metrics() -> tuple[Metric, ...]:
         Metric("latency_p99", "s", "lower", description="99th percentile latency"),
         Metric("latency_mean", "s", "none", description="mean latency (ab's time per request)"),
     ]
-    ms += [Metric(f"latency_p{q}", "s", "none", description=f"{q}th percentile latency") for q in PERCENTILES]
+    ms += [Metric(f"latency_p{q}", "s", "none", description=f"{q}th percentile latency") for q in _OWN_PERCENTILES]
+    ms[-1] = Metric("latency_p100", "s", "none", description="longest request (100th percentile latency)")
     ms += [
         Metric("requests", "count", "none", exact=True, description="completed requests"),
         Metric("failed", "count", "none", exact=True, description="requests failed (connect, reset, timeout)"),
@@ -91,9 +97,8 @@ def http_metrics() -> tuple[Metric, ...]:
 
 def figures_from_result(result: LoadResult) -> dict[str, float]:
     """The per-round figures of one load, by metric name (server figures are added by the runner)."""
-    pct = result.percentiles_s(PERCENTILES)
-    median = result.percentiles_s([50])[0]
-    p99 = result.percentiles_s([99])[0]
+    pct = result.percentiles_s(_OWN_PERCENTILES)
+    median, p99 = result.percentiles_s([50, 99])
     statuses = {f"status_{k}xx": 0.0 for k in range(2, 6)}
     for status, count in result.status_counts.items():
         key = f"status_{status // 100}xx"
@@ -104,7 +109,7 @@ def figures_from_result(result: LoadResult) -> dict[str, float]:
         "latency_median": median,
         "latency_p99": p99,
         "latency_mean": result.histogram.mean_s,
-        **{f"latency_p{q}": v for q, v in zip(PERCENTILES, pct)},
+        **{f"latency_p{q}": v for q, v in zip(_OWN_PERCENTILES, pct)},
         "requests": float(result.completed),
         "failed": float(result.failed),
         **{f"errors_{k}": float(result.errors.get(k, 0)) for k in ("connect", "reset", "timeout", "protocol")},
@@ -182,6 +187,8 @@ class HttpRunner:
         self._log_dir = Path(log_dir) if log_dir else None
         self._servers: list[Server] = []
         self._started_ok: set[str] = set()
+        self._told_closes: set[str] = set()
+        """Variants already told that their server does not keep connections alive (said once)."""
         self._machine = socket.gethostname()
 
     # --- Runner protocol -------------------------------------------------------------------------
@@ -219,14 +226,20 @@ class HttpRunner:
             else:
                 for url in self._paths(opts):
                     parts = urlsplit(url)
-                    if parts.scheme != "http" or not parts.hostname:
+                    if parts.scheme == "https" and parts.hostname and opts["engine"] != "wrk":
+                        raise UserError(
+                            f"--url {url!r}: the built-in engine speaks plain http only; give --engine wrk "
+                            "(wrk speaks https) or an http:// URL"
+                        )
+                    if parts.scheme not in ("http", "https") or not parts.hostname:
                         raise UserError(
                             f"--url {url!r}: without --server, give the full URL of a running server, "
                             "such as http://127.0.0.1:8080/"
                         )
-                    if not port_in_use(parts.hostname, parts.port or 80):
+                    port = parts.port or (443 if parts.scheme == "https" else 80)
+                    if not port_in_use(parts.hostname, port):
                         raise UserError(
-                            f"cannot connect to {parts.hostname}:{parts.port or 80} (from --url {url}): "
+                            f"cannot connect to {parts.hostname}:{port} (from --url {url}): "
                             "is the server running? Start it, or give --server to have pairbench start it"
                         )
         return notices
@@ -282,10 +295,10 @@ class HttpRunner:
                 figures["server_cpu"] = max(0.0, cpu1 - cpu0)
                 figures["server_cpu_per_req"] = figures["server_cpu"] / result.completed
                 figures["server_rss"] = float(rss)
-            return Replicate(
-                samples=self._samples(benchmark, variant, block, warmup, figures),
-                notices=self._error_notices(benchmark, variant, block, result, float(opts["error_rate_warning"])),
-            )
+            notices = self._error_notices(benchmark, variant, block, result, float(opts["error_rate_warning"]))
+            if keepalive:
+                notices += self._closes_notice(benchmark, variant, result)
+            return Replicate(samples=self._samples(benchmark, variant, block, warmup, figures), notices=notices)
         except WrkFailed as exc:
             raise UserError(str(exc)) from None
         finally:
@@ -378,6 +391,22 @@ class HttpRunner:
             for m in metrics
             if m.name in figures
         ]
+
+    def _closes_notice(self, benchmark: Benchmark, variant: Variant, result: LoadResult) -> list[Notice]:
+        """Once per variant: its server closes kept-alive connections after most responses, so every
+        request pays a new connection; the user may want that said (and measured) on purpose."""
+        if variant.name in self._told_closes or result.server_closes * 2 <= result.completed:
+            return []
+        self._told_closes.add(variant.name)
+        return [Notice(
+            "http-no-keepalive",
+            f"the server closed the connection after {result.server_closes} of {result.completed} responses "
+            "(HTTP/1.0 or `Connection: close`): each request reconnected, and its connect time counts in its "
+            "latency, as with ab without -k",
+            "to measure a connection per request on purpose, give --no-keepalive or `keepalive = false` "
+            "in a suite; or turn on keep-alive in the server",
+            benchmark.name, variant.name,
+        )]
 
     @staticmethod
     def _error_notices(benchmark: Benchmark, variant: Variant, block: int, result: LoadResult,

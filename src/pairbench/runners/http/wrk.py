@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from typing import Sequence
 
-from pairbench.runners.http.engine import LoadResult, LoadSpec
+from pairbench.runners.http.spec import LoadResult, LoadSpec
 from pairbench.runners.http.histogram import Histogram
 
 __all__ = ["wrk_available", "wrk_script", "parse_wrk_output", "run_wrk", "WrkFailed", "WRK_PERCENTILES"]
@@ -78,6 +78,8 @@ def parse_wrk_output(stdout: str) -> LoadResult:
     hist.min_ns = int(doc["min_us"]) * 1000
     hist.max_ns = int(doc["max_us"]) * 1000
     percentiles = {float(q): v / 1e6 for q, v in doc["percentiles_us"].items()}
+    # wrk 4.1's latency:percentile(100) gives 0 (Debian's build): the longest request is its max.
+    percentiles[100.0] = hist.max_ns / 1e9
     errors = {k: int(doc[k]) for k in ("connect", "read", "write", "timeout") if int(doc[k])}
     if "read" in errors:
         errors["reset"] = errors.pop("read")

@@ -1,0 +1,324 @@
+"""The HTTP/1 client side of one connection: writes pre-encoded requests, frames the responses
+(Content-Length, chunked, until close; bodiless statuses; `Connection: close` and HTTP/1.0), and
+books each complete response into its load.
+
+Why parsing and booking share a class: this is the per-request path, and every call and attribute
+hop on it costs client CPU that is added to each round trip (docs/http.md has the figures), so the
+histogram's `record` is inlined in `_complete` and a response framed like the previous one is
+recognised without parsing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from pairbench.runners.http.histogram import SUB_BITS
+
+if TYPE_CHECKING:
+    from pairbench.runners.http.scheduler import Load
+
+__all__ = ["Connection", "response_closes", "IDLE", "HEAD", "BODY", "CHUNKED", "UNTIL_CLOSE", "DEAD"]
+
+_now = time.perf_counter_ns
+_M = 1 << SUB_BITS
+_TWO_M = 2 * _M
+_SUB1 = SUB_BITS + 1
+
+
+def response_closes(buf: bytes, end: int) -> bool:
+    """Whether the server ends the connection after this response (RFC 9112 §9.3): a `Connection`
+    header with `close` (value in any case), or HTTP/1.0 without `keep-alive`. `end` is where the
+    head ends; the status line has been read (so `buf` has at least 12 bytes).
+
+    This runs for every response whose framing differs from the last one, so the usual cases
+    take one search: the header name is found by "onnection" (Connection, connection; a name in
+    capitals only, never seen from a server, is not read).
+    """
+    at = buf.find(b"onnection", 0, end)
+    if buf[7] != 48:  # not HTTP/1.0 ("0" is byte 7 of the status line)
+        if at < 0:
+            return False
+        if buf.startswith(b"onnection: keep-alive\r\n", at) and buf.find(b"onnection", at + 9, end) < 0:
+            return False  # nginx's spelling
+    elif at < 0:
+        return True
+    head = buf[:end].lower()
+    tokens: set[bytes] = set()
+    at = head.find(b"\r\nconnection:")
+    while at >= 0:
+        eol = head.find(b"\r\n", at + 13)
+        tokens.update(t.strip() for t in head[at + 13 : eol if eol >= 0 else end].split(b","))
+        at = head.find(b"\r\nconnection:", at + 13)
+    if b"close" in tokens:
+        return True
+    return buf[7] == 48 and b"keep-alive" not in tokens
+
+
+# Parser states of a connection.
+IDLE, HEAD, BODY, CHUNKED, UNTIL_CLOSE, DEAD = range(6)
+
+
+class Connection(asyncio.Protocol):
+    """One client connection: writes a request, parses the response, hands over to the load."""
+
+    # Slots: attribute access on the per-request path is measurably cheaper than a __dict__.
+    __slots__ = ("load", "transport", "state", "pending", "waiting", "request", "start", "sent_at",
+                 "next_slot", "buf", "left", "status", "close_after", "timed_out", "shape_len",
+                 "shape_at", "shape_tail")
+
+    def __init__(self, load: Load) -> None:
+        self.load = load
+        self.transport: asyncio.Transport | None = None
+        self.state = IDLE
+        self.pending = False
+        self.waiting = False
+        self.request = b""
+        self.start = 0
+        self.sent_at = 0
+        self.next_slot = 0
+        self.buf = b""
+        self.left = 0
+        self.status = 0
+        self.close_after = False
+        self.timed_out = False
+        # The framing of the last plain response (see `data_received`): its length, where its
+        # Content-Length header starts, and every byte from there to its end.
+        self.shape_len = -1
+        self.shape_at = 0
+        self.shape_tail = b""
+        load.conns.add(self)
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self.load.connect_failures = 0
+        self.pending = False
+        self.state = HEAD
+        self.buf = b""
+        self.sent_at = _now()
+        transport.write(self.request)  # type: ignore[attr-defined]
+
+    def send(self, start_ns: int) -> None:
+        load = self.load
+        self.request = load.next_request()
+        load.started += 1
+        load.busy += 1
+        self.start = start_ns
+        self.state = HEAD
+        self.buf = b""
+        self.sent_at = _now()
+        self.transport.write(self.request)  # type: ignore[union-attr]
+
+    def data_received(self, data: bytes) -> None:
+        load = self.load
+        n = len(data)
+        load.bytes += n
+        state = self.state
+        if state == HEAD:
+            # Fast path: a whole response framed exactly as the previous one — same length, same
+            # bytes from its Content-Length header to the end (the body included) — whose part
+            # before that header holds no end of head and no "close" (of `Connection: close`). Only
+            # the status line and headers such as Date differ, so the framing is known without
+            # parsing; the first response of a connection takes the full path (`_head`).
+            if n == self.shape_len and not self.buf:
+                at = self.shape_at
+                if (data.startswith(self.shape_tail, at) and data.startswith(b"200", 9)
+                        and data.find(b"\r\n\r\n", 0, at) < 0 and data.find(b"lose", 0, at) < 0):
+                    self.status = 200
+                    self._complete()
+                    return
+            self._head(data, n)
+            return
+        if state == BODY:
+            self.left -= len(data)
+            if self.left <= 0:
+                self._complete()
+            return
+        if state == CHUNKED:
+            self.buf += data
+            self._chunks()
+            return
+        # UNTIL_CLOSE: count the bytes, finish at EOF.
+
+    def _head(self, data: bytes, n: int) -> None:
+        """A response head, whole or in part: its status, its framing (Content-Length, chunked, or
+        until close), whether the connection closes after it, and the shape of a plain response
+        for the fast path of the next one."""
+        buf = self.buf + data if self.buf else data
+        end = buf.find(b"\r\n\r\n")
+        if end < 0:
+            if len(buf) > 1 << 20:
+                self._broken("protocol")
+                return
+            self.buf = buf
+            return
+        if buf.startswith(b"200", 9):
+            self.status = status = 200
+        else:
+            try:
+                self.status = status = int(buf[9:12])
+            except ValueError:
+                self._broken("protocol")
+                return
+        self.close_after = response_closes(buf, end)
+        # Fast path: the usual spelling of the header, searched in place; lower-cased copy otherwise.
+        i = buf.find(b"\r\nContent-Length:", 0, end)
+        if i >= 0:
+            head = buf
+        else:
+            head = buf[:end].lower()
+            i = head.find(b"\r\ncontent-length:")
+        if i >= 0:
+            j = head.find(b"\r\n", i + 17)
+            length = int(head[i + 17 : j if 0 <= j <= end else end])
+            have = len(buf) - end - 4
+            if have >= length:
+                if (have == length and buf is data and head is buf and status == 200
+                        and not self.close_after):
+                    self.shape_len, self.shape_at, self.shape_tail = n, i, data[i:]
+                self._complete()
+                return
+            if self._bodiless(status):
+                self._complete()  # no body, whatever Content-Length says
+                return
+            self.left = length - have
+            self.state = BODY
+            return
+        head = buf[:end].lower()
+        rest = buf[end + 4 :]
+        if self._bodiless(status):
+            self._complete()
+            return
+        if b"\r\ntransfer-encoding:" in head and b"chunked" in head:
+            self.state = CHUNKED
+            self.buf = rest
+            self._chunks()
+            return
+        self.state = UNTIL_CLOSE
+        self.close_after = True
+        return
+
+    def _bodiless(self, status: int) -> bool:
+        """A response that has no body whatever its headers say (RFC 9112 §6.3)."""
+        return status < 200 or status in (204, 304) or self.request.startswith(b"HEAD ")
+
+    def _chunks(self) -> None:
+        buf = self.buf
+        pos = 0
+        while True:
+            eol = buf.find(b"\r\n", pos)
+            if eol < 0:
+                break
+            try:
+                size = int(buf[pos:eol].split(b";", 1)[0], 16)
+            except ValueError:
+                self._broken("protocol")
+                return
+            if size == 0:
+                tail = buf[eol + 2 :]
+                if tail.startswith(b"\r\n") or b"\r\n\r\n" in tail:
+                    self._complete()
+                    return
+                break
+            end = eol + 2 + size + 2
+            if len(buf) < end:
+                break
+            pos = end
+        self.buf = buf[pos:]
+
+    def _complete(self) -> None:
+        now = _now()
+        load = self.load
+        value = now - self.start
+        self.buf = b""
+        again = (load.fast and not self.close_after and not load.stopping and load.started < load.count_limit
+                 and now < load.end_ns)
+        if again:
+            # Closed loop on a kept-alive connection: the next request goes out first, so that the
+            # server works on it while this one is booked.
+            load.started += 1
+            self.start = self.sent_at = now
+            self.state = HEAD
+            self.request = req = load.single or load.next_request()
+            self.transport.write(req)  # type: ignore[union-attr]
+        # Histogram.record, inlined: this runs once per request.
+        if value < _TWO_M:
+            idx = value if value > 0 else 0
+        else:
+            shift = value.bit_length() - _SUB1
+            idx = shift * _M + (value >> shift)
+        counts = load.counts
+        counts[idx] = counts.get(idx, 0) + 1
+        load.total_ns += value
+        if value > load.max_ns:
+            load.max_ns = value
+        if value < load.min_ns:
+            load.min_ns = value
+        status = self.status
+        if status == 200:
+            load.n200 += 1
+        else:
+            sc = load.status_counts
+            sc[status] = sc.get(status, 0) + 1
+        load.completed += 1
+        if again:
+            return
+        if self.close_after:
+            # The server ends the connection after this response: it is complete, and the next
+            # request goes on a new connection (its connect time in its latency, as in ab).
+            load.server_closes += 1
+            load.busy -= 1
+            self.state = DEAD
+            transport = self.transport
+            self.transport = None
+            if transport is not None:
+                transport.close()
+            load.after(self, now)
+            return
+        if load.fast:
+            # The closed loop's budget is spent: this connection rests.
+            load.busy -= 1
+            self.state = IDLE
+            load.check_done()
+            return
+        load.busy -= 1
+        if not load.spec.keepalive:
+            self.state = DEAD
+            transport = self.transport
+            self.transport = None
+            if transport is not None:
+                transport.close()
+        else:
+            self.state = IDLE
+        load.after(self, now)
+
+    def _broken(self, kind: str) -> None:
+        load = self.load
+        if self.state not in (IDLE, DEAD):
+            load.fail(kind)
+            load.busy -= 1
+        self.state = DEAD
+        transport = self.transport
+        self.transport = None
+        if transport is not None:
+            transport.abort()
+        load.after(self, _now())
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.transport is None and self.state == DEAD:
+            return
+        load = self.load
+        if self.state == UNTIL_CLOSE and exc is None and not self.timed_out:
+            self.close_after = True
+            self._complete()
+            return
+        if self.state in (IDLE, DEAD):
+            # An idle keep-alive connection closed by the server: reopen only if more is to come.
+            self.state = DEAD
+            self.transport = None
+            if not self.waiting:
+                load.after(self, _now())
+            return
+        self.transport = None
+        self._broken("timeout" if self.timed_out else "reset")
