@@ -1,4 +1,4 @@
-from pairbench.report.units import format_percent, format_ratio, format_value
+from pairbench.report.format import format_percent, format_ratio, format_value
 
 
 def test_times_pick_a_readable_unit():
@@ -17,3 +17,16 @@ def test_percent_and_ratio():
     assert format_percent(0.004) == "+0.4%"
     assert format_ratio(0.92612) == "0.926"
     assert format_value(None, "s") == "–"
+
+
+def test_one_percent_rule_for_every_size_of_change():
+    assert format_percent(0.0004) == "+0.04%"  # a real shift never reads 0.0%
+    assert format_percent(1.5) == "+150%"
+    assert format_percent(None) == "–"
+
+
+def test_old_module_names_give_the_same_text():
+    from pairbench.report import quantities, units
+
+    assert units.format_percent(0.0004) == quantities.format_percent(0.04) == format_percent(0.0004)
+    assert units.format_value(2.0, "count") == quantities.format_value(2.0, "count") == "2"

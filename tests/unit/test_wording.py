@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from pairbench.model import Comparison, Metric
-from pairbench.report.wording import format_percent, format_quantity, verdict_sentence
+from pairbench.report.format import format_percent, format_value
+from pairbench.report.wording import verdict_sentence
 
 TIME = Metric("time", "s", "lower")
 RATE = Metric("req_per_s", "req/s", "higher")
@@ -72,7 +73,7 @@ def test_insufficient_and_exact():
     c = comp(ratio=0.95, ci=(0.8, 1.1), n=4, verdict="insufficient", more_runs=2)
     assert verdict_sentence(c, TIME) == "no verdict: only 4 paired blocks (at least 6 needed); ratio 0.950 so far"
     c = comp(metric="allocs", ratio=1.02, ci=None, delta=20.0, verdict="exact", significant=True)
-    assert verdict_sentence(c, ALLOCS) == "B vs A: +20 count (+2.0%); exact, no test"
+    assert verdict_sentence(c, ALLOCS) == "B vs A: +20 (+2.0%); exact, no test"
 
 
 def test_adjusted_ci_is_named_and_used():
@@ -85,7 +86,7 @@ def test_unit_aware_formatting():
     assert format_percent(0.074) == "+7.4%"
     assert format_percent(-0.0003) == "−0.03%"
     assert format_percent(0.0) == "0.0%"
-    assert format_quantity(0.0123, "s") == "12.3 ms"
-    assert format_quantity(5e6, "B") == "4.77 MiB"
-    assert format_quantity(4.89e6, "op/s") == "4.89 Mop/s"
-    assert format_quantity(1234, "count") == "1,234 count"
+    assert format_value(0.0123, "s") == "12.30 ms"
+    assert format_value(5e6, "B") == "4.768 MiB"
+    assert format_value(4.89e6, "op/s") == "4.890M op/s"
+    assert format_value(1234, "count") == "1234"

@@ -22,7 +22,7 @@ from pairbench.report.plots import (
     sweep_parameter,
     sweep_plot,
 )
-from pairbench.report.quantities import change_percent, format_percent, format_value
+from pairbench.report.format import format_change, format_delta, format_value
 from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spreads
 
 __all__ = ["render_html"]
@@ -69,9 +69,9 @@ def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
                     continue
                 change = verdict = ""
                 if c is not None and c.ratio is not None:
-                    change = format_percent(change_percent(c.ratio))
+                    change = format_change(c.ratio)
                 elif c is not None and c.delta is not None:
-                    change = f"{c.delta:+g}"
+                    change = format_delta(c.delta, m.unit)
                 ratio, ci = (ratio_text(c), ci_text(c)) if c is not None else ("", "")
                 if c is not None:
                     verdict = f'<span class="{esc(c.verdict)}">{esc(c.verdict)}</span>'

@@ -14,7 +14,7 @@ import shlex
 from typing import Any, Iterable
 
 from pairbench.model import KINDS, Comparison, Run
-from pairbench.report.quantities import change_percent, format_percent, format_value
+from pairbench.report.format import format_change, format_delta, format_value
 from pairbench.report.summary import ci_header, ci_text, ratio_text, sentence_of, spreads
 
 __all__ = ["render_markdown", "md_escape", "UNPAIRED_LABEL"]
@@ -91,9 +91,9 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
                 median = format_value(sp.median, m.unit) if sp else "–"
                 name = md_escape(v.name) + (" (baseline)" if v.name == baseline else "")
                 if c is not None and c.ratio is not None:
-                    change = format_percent(change_percent(c.ratio))
+                    change = format_change(c.ratio)
                 elif c is not None and c.delta is not None:
-                    change = f"{c.delta:+g} {md_escape(m.unit)}".rstrip()
+                    change = md_escape(format_delta(c.delta, m.unit))
                 else:
                     change = ""
                 ratio, ci = (ratio_text(c), ci_text(c)) if c is not None else ("", "")

@@ -17,7 +17,7 @@ import statistics
 from typing import Sequence
 
 from pairbench.model import Comparison, Run
-from pairbench.report.quantities import axis_formatter, change_percent, format_percent, format_value
+from pairbench.report.format import axis_formatter, change_percent, format_percent, format_value
 from pairbench.analysis.replicates import replicate_values
 from pairbench.report.summary import metric_of, sample_order_key
 from pairbench.report.svg import PALETTE, Canvas, Scale
@@ -106,10 +106,10 @@ def forest_plot(comparisons: Sequence[Comparison]) -> str | None:
         y = c.y1 + row_h * (i + 0.5)
         color = {"faster": "#2a7d2a", "slower": "#b22222"}.get(r.verdict, "#555")
         assert r.ratio is not None
-        tip = f"{r.benchmark} · {r.metric} · {r.candidate}: {format_percent(change_percent(r.ratio))} ({r.verdict})"
+        tip = f"{r.benchmark} · {r.metric} · {r.candidate}: {format_percent(r.ratio - 1)} ({r.verdict})"
         if r.verdict_ci:
             lo, hi = change_percent(r.verdict_ci[0]), change_percent(r.verdict_ci[1])
-            tip += f", CI{' (adj.)' if r.adjusted_ci else ''} [{format_percent(lo)}, {format_percent(hi)}]"
+            tip += f", CI{' (adj.)' if r.adjusted_ci else ''} [{format_percent(lo / 100)}, {format_percent(hi / 100)}]"
             c.line(xs(max(lo, xs.lo)), y, xs(min(hi, xs.hi)), y, color, 2.5)
             if hi > xs.hi:
                 c.text(c.x1 - 2, y + 4, "›", anchor="end", size=14, color=color)
@@ -205,7 +205,7 @@ def sweep_plot(run: Run, benchmark: str, metric: str, comparisons: Sequence[Comp
         c.polyline([(xs(position[x]), ys(mid)) for x, mid, *_ in pts], color, 2)
         for x, mid, _, _, verdict in pts:
             where = f"{label}, " if label else ""
-            c.circle(xs(position[x]), ys(mid), 3.5, color, 1.0, tip=f"{where}{param}={x}: {format_percent(mid)} ({verdict})")
+            c.circle(xs(position[x]), ys(mid), 3.5, color, 1.0, tip=f"{where}{param}={x}: {format_percent(mid / 100)} ({verdict})")
     if len(series) > 1:
         _legend(c, list(series), colors)
     ticks = keys if len(keys) <= 12 else None

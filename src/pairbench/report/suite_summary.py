@@ -17,7 +17,7 @@ def render_suite_summary(run: Run, console: Console) -> None:
     rows = run.summaries
     if not rows:
         return
-    from pairbench.report.units import format_percent, format_ratio
+    from pairbench.report.format import format_change, format_ratio
 
     confidence = rows[0].confidence
     level = int(round(confidence * 100))
@@ -30,7 +30,7 @@ def render_suite_summary(run: Run, console: Console) -> None:
     table.add_column("benchmarks", justify="right")
     for r in rows:
         table.add_row(r.candidate, format_ratio(r.ratio), f"[{format_ratio(r.ci[0])}, {format_ratio(r.ci[1])}]",
-                      format_percent(r.ratio - 1), str(r.benchmarks))
+                      format_change(r.ratio), str(r.benchmarks))
     console.print(table)
     console.print(f"  geometric mean of each candidate's primary-metric ratios over the benchmarks; CI from a bootstrap "
                   f"over blocks ({rows[0].blocks} blocks), keeping benchmarks measured "

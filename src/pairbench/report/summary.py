@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pairbench.analysis.replicates import Spread, spreads
 from pairbench.model import Comparison, Metric, Run, Sample
-from pairbench.report.units import format_ratio, format_value
+from pairbench.report.format import format_ratio, format_value
 from pairbench.report.wording import verdict_sentence
 
 __all__ = ["Spread", "spreads", "spread_text", "sentence_of", "metric_of", "ci_text", "ci_header", "ratio_text"]

@@ -34,7 +34,7 @@ def _correction_line(t: SweepTable) -> str:
 def render_sweeps(run: Run, console: Console) -> None:
     """Print the sweep tables the analysis stored in the run."""
     from pairbench.report.summary import spread_text
-    from pairbench.report.units import format_ratio, format_value
+    from pairbench.report.format import format_ratio, format_value
 
     for t in run.sweeps:
         level = int(round(t.confidence * 100))
@@ -70,9 +70,10 @@ def render_sweeps(run: Run, console: Console) -> None:
 
 
 def _pct(x: float) -> str:
-    if not math.isfinite(x):
-        return "–"
-    return f"{x:+.2f}%".replace("-", "−")
+    """A percent (7.4 -> `+7.4%`), by the one rule of report/format.py."""
+    from pairbench.report.format import format_percent
+
+    return format_percent(x / 100)
 
 
 def _best_sentence(t: SweepTable, format_value: Any) -> str:

@@ -12,7 +12,7 @@ from rich.text import Text
 from pairbench.analysis.replicates import replicate_values, spread_of
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
 from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spread_text
-from pairbench.report.units import format_percent, format_value
+from pairbench.report.format import format_change, format_delta
 
 __all__ = ["render_terminal", "variant_summary"]
 
@@ -40,7 +40,7 @@ def variant_summary(run: Run, bench: Benchmark, metric: Metric, variant: str) ->
 
 def _comparison_cells(c: Comparison, metric: Metric) -> tuple[str, str, Text]:
     if c.verdict == "exact" and c.delta is not None:
-        return ("Δ " + format_value(c.delta, metric.unit), "exact", Text("exact", style=""))
+        return ("Δ " + format_delta(c.delta, metric.unit), "exact", Text("exact", style=""))
     word: str = c.verdict
     if c.verdict in ("faster", "slower") and not c.meaningful:
         word += " (< δ?)"
@@ -137,4 +137,4 @@ def _confidence(run: Run) -> float:
 
 def format_change(c: Comparison) -> str:
     """Percent change of the ratio, for compact listings."""
-    return format_percent(None if c.ratio is None else c.ratio - 1)
+    return format_change(c.ratio)

@@ -8,72 +8,20 @@ Examples (times; throughput metrics say "higher/lower throughput", memory "less/
   no meaningful difference: 95% CI [−0.6%, +0.4%] lies within ±1%
 Percent changes are ratio - 1 in the metric's own unit; the amount in "X% faster" is 1 - ratio
 for times and ratio - 1 for rates, so the number always reads in the direction of the word.
+Numbers are formatted by report/format.py, as the tables beside the sentences format them.
 """
 
 from __future__ import annotations
 
-import math
-
 from pairbench.model import Comparison, Metric
+from pairbench.report.format import MINUS, confidence_label, format_delta, format_percent, format_ratio
 
-__all__ = ["confidence_label", "format_percent", "format_quantity", "format_ratio", "verdict_sentence"]
-
-MINUS = "\u2212"
-
-
-def format_percent(fraction: float, signed: bool = True) -> str:
-    """0.074 -> "+7.4%", -0.06 -> "−6.0%"; two decimals below 0.05% (so it never reads 0.0), none from 100% up."""
-    pct = fraction * 100
-    a = abs(pct)
-    if a != 0 and a < 0.05:
-        text = f"{a:.2f}"
-    elif a >= 100:
-        text = f"{a:.0f}"
-    else:
-        text = f"{a:.1f}"
-    if not signed or float(text) == 0:
-        return f"{text}%"
-    return f"{'+' if pct > 0 else MINUS}{text}%"
+__all__ = ["verdict_sentence"]
 
 
 def _band(threshold: float) -> str:
     text = f"{threshold * 100:.2f}".rstrip("0").rstrip(".")
     return f"{text}%"
-
-
-def format_ratio(r: float) -> str:
-    return f"{r:.3f}" if abs(r) < 1000 else f"{r:.4g}"
-
-
-def confidence_label(confidence: float) -> str:
-    """0.95 -> '95%', 0.98333 -> '98.3%'."""
-    text = f"{confidence * 100:.1f}".rstrip("0").rstrip(".")
-    return f"{text}%"
-
-
-_PREFIXES = [(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")]
-_BINARY = [(1024.0 ** 3, "GiB"), (1024.0 ** 2, "MiB"), (1024.0, "KiB"), (1.0, "B")]
-
-
-def format_quantity(value: float, unit: str) -> str:
-    """A value in its SI unit, scaled for reading: 0.0123 s -> '12.3 ms', 5e6 B -> '4.77 MiB'."""
-    if not math.isfinite(value):
-        return f"{value} {unit}".strip()
-    if unit == "B":
-        for scale, name in _BINARY:
-            if abs(value) >= scale or scale == 1.0:
-                v = value / scale
-                return f"{v:.3g} {name}" if scale > 1 else f"{value:,.0f} B"
-    if unit in ("count", ""):
-        text = f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
-        return f"{text} {unit}".strip()
-    a = abs(value)
-    for scale, prefix in _PREFIXES:
-        if a >= scale or scale == 1e-9:
-            if unit != "s" and scale < 1.0:
-                return f"{value:.3g} {unit}"
-            return f"{value / scale:.3g} {prefix}{unit}"
-    return f"{value:.3g} {unit}"
 
 
 def _kind(metric: Metric) -> str:
@@ -143,10 +91,7 @@ def _pct_ci(ci: tuple[float, float]) -> str:
 
 
 def _exact_sentence(c: Comparison, metric: Metric) -> str:
-    delta = c.delta if c.delta is not None else math.nan
-    parts = [f"{c.candidate} vs {c.baseline}: "]
-    sign = "+" if delta > 0 else (MINUS if delta < 0 else "±")
-    parts.append(f"{sign}{format_quantity(abs(delta), metric.unit)}")
+    parts = [f"{c.candidate} vs {c.baseline}: ", format_delta(c.delta, metric.unit)]
     if c.ratio is not None:
         parts.append(f" ({format_percent(c.ratio - 1)})")
     parts.append("; exact, no test")
