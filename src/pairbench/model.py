@@ -175,7 +175,8 @@ class Comparison:
     mde: float | None = None
     """Minimum detectable change (fraction) at 80% power for the current n."""
     sentence: str = ""
-    """The verdict in words, as a reader should see it."""
+    """The verdict in words as a version 1 run file froze it; empty since. Reports word every
+    sentence from the numbers when drawn (report.wording.verdict_sentence)."""
     notes: tuple[str, ...] = ()
     """Diagnostics that change the wording (outliers, drift, non-normal differences)."""
     adjusted_ci: tuple[float, float] | None = None
