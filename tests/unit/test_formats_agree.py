@@ -51,3 +51,24 @@ def test_every_format_says_the_ci_is_adjusted() -> None:
 def test_the_html_forest_plot_draws_the_adjusted_ci() -> None:
     html = render_html(_run())
     assert "CI (adj.) [−16.0%, −0.5%]" in html and "[−11.5%, −8.5%]" not in html
+
+
+def test_an_unadjusted_ci_is_never_headed_adjusted() -> None:
+    """Primary metrics are corrected, secondary ones (user, sys) not: only the corrected CIs say so."""
+    run = _run()
+    run.benchmarks = [Benchmark("sort", "command", (Metric("time"), Metric("user")))]
+    run.samples += [Sample("sort", v, "user", t + 0.001 * b, b) for b in range(8) for v, t in (("A", 0.05), ("B", 0.04))]
+    run.comparisons.append(Comparison("sort", "user", "A", "B", 0.8, (0.7, 0.9), 0.001, 8, True, True, "faster", None))
+    out = io.StringIO()
+    render_terminal(run, Console(file=out, width=200, color_system=None), sentences="none")
+    user_md = next(line for line in render_markdown(run).splitlines() if line.startswith("| sort | user | B |"))
+    html = render_html(run)
+    user_html = re.search(r"<tr><td>sort</td><td>user</td><td>B</td>.*?</tr>", html)
+    assert user_html is not None
+    for fmt, text, user_row in (
+        ("terminal", out.getvalue(), next(line for line in out.getvalue().splitlines() if line.startswith("user"))),
+        ("markdown", render_markdown(run), user_md), ("html", html, user_html.group(0)),
+    ):
+        assert "95% CI (adj.)" not in text and "adj.)" in text, fmt
+        assert "[0.700, 0.900]" in user_row and "[0.700, 0.900]*" not in user_row and "0.900]\\*" not in user_row, fmt
+        assert "[0.840, 0.995]*" in text or "[0.840, 0.995]\\*" in text, fmt

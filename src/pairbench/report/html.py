@@ -23,7 +23,7 @@ from pairbench.report.plots import (
     sweep_plot,
 )
 from pairbench.report.format import format_change, format_delta, format_value
-from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spreads
+from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spreads
 
 __all__ = ["render_html"]
 
@@ -59,6 +59,7 @@ def _kind_of(run: Run, name: str) -> str:
 def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
     spread = spreads(run)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comps}
+    mixed = ci_mixed(comps)
     rows = []
     for b in (b for b in run.benchmarks if b.kind == kind):
         for m in b.metrics:
@@ -72,7 +73,7 @@ def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
                     change = format_change(c.ratio)
                 elif c is not None and c.delta is not None:
                     change = format_delta(c.delta, m.unit)
-                ratio, ci = (ratio_text(c), ci_text(c)) if c is not None else ("", "")
+                ratio, ci = (ratio_text(c), ci_text(c, mixed)) if c is not None else ("", "")
                 if c is not None:
                     verdict = f'<span class="{esc(c.verdict)}">{esc(c.verdict)}</span>'
                 base = " (baseline)" if v.name == run.baseline.name else ""

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 from pairbench.model import KINDS, Comparison, Run
 from pairbench.report.format import format_change, format_delta, format_value
-from pairbench.report.summary import ci_header, ci_text, ratio_text, sentence_of, spreads
+from pairbench.report.summary import ci_header, ci_mixed, ci_text, ratio_text, sentence_of, spreads
 
 __all__ = ["render_markdown", "md_escape", "UNPAIRED_LABEL"]
 
@@ -75,8 +75,10 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
         return []
     spread = spreads(run)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
+    mixed = ci_mixed(comparisons)
     lines = [f"## {KIND_TITLES[kind]}", ""]
-    lines.append(f"| Benchmark | Metric | Variant | Median | Change | Ratio | {ci_header(comparisons)} | n | Verdict |")
+    header = ci_header(comparisons).replace("*", "\\*")
+    lines.append(f"| Benchmark | Metric | Variant | Median | Change | Ratio | {header} | n | Verdict |")
     lines.append("|---|---|---|--:|--:|--:|---|--:|---|")
     baseline = run.baseline.name
     sentences: list[str] = []
@@ -96,7 +98,7 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
                     change = md_escape(format_delta(c.delta, m.unit))
                 else:
                     change = ""
-                ratio, ci = (ratio_text(c), ci_text(c)) if c is not None else ("", "")
+                ratio, ci = (ratio_text(c), ci_text(c, mixed).replace("*", "\\*")) if c is not None else ("", "")
                 n = str(c.n) if c is not None else (str(sp.n) if sp else "")
                 verdict = _verdict_cell(c) if c is not None else ""
                 rows.append(f"| {md_escape(b.name)} | {md_escape(m.name)} | {name} | {median} | {change} | {ratio} | {ci} | {n} | {verdict} |")

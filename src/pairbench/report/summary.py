@@ -14,7 +14,7 @@ from pairbench.model import Comparison, Metric, Run, Sample
 from pairbench.report.format import format_ratio, format_value
 from pairbench.report.wording import verdict_sentence
 
-__all__ = ["Spread", "spreads", "spread_text", "sentence_of", "metric_of", "ci_text", "ci_header", "ratio_text"]
+__all__ = ["Spread", "spreads", "spread_text", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text"]
 
 
 def spread_text(spread: Spread | None, unit: str) -> str:
@@ -53,26 +53,42 @@ def ratio_text(c: Comparison | None) -> str:
     return format_ratio(c.ratio)
 
 
-def ci_text(c: Comparison | None) -> str:
+def _interval_shown(c: Comparison) -> bool:
+    return c.verdict_ci is not None and not (c.verdict == "exact" and c.delta is not None)
+
+
+def ci_mixed(comparisons: Sequence[Comparison]) -> bool:
+    """Some CIs under one header are adjusted for multiplicity and some are not (secondary metrics)."""
+    shown = [c for c in comparisons if _interval_shown(c)]
+    adjusted = [c for c in shown if c.adjusted_ci is not None]
+    return bool(adjusted) and len(adjusted) < len(shown)
+
+
+def ci_text(c: Comparison | None, mixed: bool = False) -> str:
     """The CI cell: the interval the verdict rests on (adjusted when the run corrected), as a ratio.
 
     Every format shows this one text, so no report puts the raw CI beside a verdict made on the
-    adjusted one.
+    adjusted one. With `mixed` (see `ci_mixed`) an adjusted interval is marked `*`.
     """
     if c is None:
         return ""
     if c.verdict == "exact" and c.delta is not None:
         return "exact"
     ci = c.verdict_ci
-    return f"[{format_ratio(ci[0])}, {format_ratio(ci[1])}]" if ci else "–"
+    if not ci:
+        return "–"
+    return f"[{format_ratio(ci[0])}, {format_ratio(ci[1])}]" + ("*" if mixed and c.adjusted_ci is not None else "")
 
 
 def ci_header(comparisons: Sequence[Comparison], confidence: float | None = None) -> str:
-    """`95% CI`, or `95% CI (adj.)` when some CI shown under it is corrected for multiplicity."""
+    """`95% CI`; `95% CI (adj.)` when every CI under it is corrected for multiplicity; `95% CI
+    (*adj.)` when only those marked `*` are."""
     if confidence is None:
         confidence = comparisons[0].confidence if comparisons else 0.95
     level = confidence * 100
     text = f"{level:.0f}% CI" if abs(level - round(level)) < 0.05 else f"{level:.1f}% CI"
+    if ci_mixed(comparisons):
+        return text + " (*adj.)"
     return text + (" (adj.)" if any(c.adjusted_ci is not None for c in comparisons) else "")
 
 

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from pairbench.analysis.replicates import replicate_values, spread_of
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
-from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spread_text
+from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spread_text
 from pairbench.report.format import format_change, format_delta
 
 __all__ = ["render_terminal", "variant_summary"]
@@ -38,7 +38,7 @@ def variant_summary(run: Run, bench: Benchmark, metric: Metric, variant: str) ->
     return spread_text(spread_of(bench.name, metric.name, variant, values), metric.unit)
 
 
-def _comparison_cells(c: Comparison, metric: Metric) -> tuple[str, str, Text]:
+def _comparison_cells(c: Comparison, metric: Metric, mixed: bool = False) -> tuple[str, str, Text]:
     if c.verdict == "exact" and c.delta is not None:
         return ("Δ " + format_delta(c.delta, metric.unit), "exact", Text("exact", style=""))
     word: str = c.verdict
@@ -46,7 +46,7 @@ def _comparison_cells(c: Comparison, metric: Metric) -> tuple[str, str, Text]:
         word += " (< δ?)"
     if c.verdict == "inconclusive" and c.more_runs:
         word += f" (+{c.more_runs})"
-    return ratio_text(c), ci_text(c), Text(word, style=_VERDICT_STYLE.get(c.verdict, ""))
+    return ratio_text(c), ci_text(c, mixed), Text(word, style=_VERDICT_STYLE.get(c.verdict, ""))
 
 
 def render_terminal(run: Run, console: Console, sentences: str = "primary",
@@ -83,6 +83,7 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
         table.add_column(candidates[0] if single else "candidate value", justify="right", overflow="fold")
         table.add_column("ratio", justify="right", no_wrap=True)
         shown = [c for c in run.comparisons if c.benchmark == bench.name]
+        mixed = ci_mixed(shown)
         table.add_column(ci_header(shown, _confidence(run)), justify="right", no_wrap=True)
         table.add_column("verdict")
         for metric in bench.metrics:
@@ -91,7 +92,7 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
             base_cell = variant_summary(run, bench, metric, baseline)
             for name in candidates:
                 comp = by_key.get((bench.name, metric.name, name))
-                ratio, ci, verdict = _comparison_cells(comp, metric) if comp else ("–", "–", Text("–"))
+                ratio, ci, verdict = _comparison_cells(comp, metric, mixed) if comp else ("–", "–", Text("–"))
                 value = variant_summary(run, bench, metric, name)
                 cells = [metric.name, base_cell] + ([] if single else [name]) + [value, ratio, ci]
                 table.add_row(*cells, verdict)
