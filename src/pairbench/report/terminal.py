@@ -12,7 +12,7 @@ from rich.text import Text
 from pairbench.analysis.replicates import replicate_values, spread_of
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
 from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spread_text
-from pairbench.report.format import format_change, format_delta
+from pairbench.report.format import format_delta
 
 __all__ = ["render_terminal", "variant_summary"]
 
@@ -134,8 +134,3 @@ def _confidence(run: Run) -> float:
     for c in run.comparisons:
         return c.confidence
     return float(run.metadata.get("options", {}).get("confidence", 0.95))
-
-
-def format_change(c: Comparison) -> str:
-    """Percent change of the ratio, for compact listings."""
-    return format_change(c.ratio)
