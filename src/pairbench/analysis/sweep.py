@@ -88,8 +88,8 @@ def sweep_tables(run: Run, comparisons: Sequence[Comparison] | None = None) -> l
                     for v in members)
                 judged = [r.comparison for r in rows if r.comparison is not None]
                 corrected = bool(judged) and all(c.adjusted_ci is not None for c in judged)
-                table = SweepTable(bench.name, metric, base, tuple(n for n in sweep_names if any(n in v.params for v in members)),
-                                   baseline, rows, run_family if corrected else 1,
+                params = tuple(n for n in sweep_names if any(n in v.params for v in members))
+                table = SweepTable(bench.name, metric, base, params, baseline, rows, run_family if corrected else 1,
                                    correction if corrected else "none", confidence=confidence, threshold=threshold)
                 tables.append(_with_best_and_trends(table, values, numeric))
     return tables
