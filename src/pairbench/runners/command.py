@@ -62,6 +62,7 @@ OUTPUT_TAIL_CHARS = 600
 ENV_OFFSET_MAX = 4096
 JSON_PREFIX = '{"pairbench"'
 _PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_SYNTAX = set("|&;<>()$`\\\"' \t\n*?[#~=%")
 
 
@@ -100,11 +101,13 @@ def expand_command(template: str, variant: Variant) -> str:
 
 
 def resolve_command(variant: Variant, template: str = "{variant}") -> dict[str, str]:
-    """What the variant will run: the expanded command and the executable's full path (for the run file)."""
+    """What the variant will run: the expanded command and the executable's full path (for the run file).
+
+    Leading `VAR=value` assignments are skipped: the executable is the word after them.
+    """
     command = expand_command(template, variant)
-    try:
-        first = shlex.split(command)[0]
-    except (ValueError, IndexError):
+    first = _executable_word(command)
+    if first is None:
         return {"command": command}
     path = shutil.which(first, path=variant_environment(variant).get("PATH"))
     return {"command": command, "executable": os.path.realpath(path) if path else first}
@@ -247,12 +250,12 @@ class CommandRunner:
     def _check_executable(self, command: str, variant: Variant, shell: bool) -> None:
         """Refuse a missing executable before anything runs (shell syntax is left to the shell)."""
         try:
-            argv = shlex.split(command)
+            shlex.split(command)
         except ValueError as exc:
             raise UserError(f"variant {variant.name!r}: cannot parse command {command!r}: {exc}") from None
-        if not argv:
+        first = _executable_word(command)
+        if first is None:
             return
-        first = argv[0]
         if shell and (any(c in _SHELL_SYNTAX for c in first) or _is_shell_builtin(first)):
             return
         if "/" in first:
@@ -305,7 +308,7 @@ class CommandRunner:
     def _run(self, command: str, variant: Variant, shell: bool, timeout: float | None) -> _Outcome:
         env = variant_environment(variant)
         env["PAIRBENCH_ENV_OFFSET"] = "x" * self._rng.randrange(ENV_OFFSET_MAX)
-        argv = ["sh", "-c", command] if shell else shlex.split(command)
+        argv = ["sh", "-c", command] if shell else _take_assignments(shlex.split(command), env)
         if variant.cwd and not os.path.isdir(variant.cwd):
             raise UserError(f"variant {variant.name!r}: working directory {variant.cwd!r} does not exist")
         if self._output_dir is None:
@@ -367,6 +370,30 @@ class CommandRunner:
                     f"metric {name!r}: the regex's first group matched {match.group(1)!r}, which is not a number"
                 ) from None
         return values
+
+
+def _executable_word(command: str) -> str | None:
+    """The program a command line runs: its first word after `VAR=value` assignments.
+
+    None when there is none or an assignment holds shell code (`n=$(cat f); ...`), left to the shell.
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    while words and _ASSIGNMENT.match(words[0]):
+        if any(c in words[0] for c in "$`();|&<>{}"):
+            return None
+        words.pop(0)
+    return words[0] if words else None
+
+
+def _take_assignments(argv: list[str], env: dict[str, str]) -> list[str]:
+    """Leading `VAR=value` words set the environment, as they would in sh; the rest is the command."""
+    while argv and _ASSIGNMENT.match(argv[0]):
+        key, _, value = argv.pop(0).partition("=")
+        env[key] = value
+    return argv
 
 
 def _is_shell_builtin(word: str) -> bool:
