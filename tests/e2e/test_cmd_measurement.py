@@ -22,3 +22,85 @@ def test_assignments_before_the_command_set_its_environment_without_a_shell(run_
     assert xs == {("three", 3.0), ("five", 5.0)}
     executables = {v["meta"]["executable"] for v in doc["variants"]}
     assert all(not e.startswith("PB_X") for e in executables), executables
+
+
+def _median(doc, variant, metric="time"):
+    import statistics
+
+    return statistics.median(s["value"] for s in doc["samples"]
+                             if s["variant"] == variant and s["metric"] == metric and not s.get("warmup"))
+
+
+@pytest.mark.slow
+def test_the_real_pyenv_shim_is_resolved_as_pyenv_which_does_and_not_measured(run_cli, tmp_path, monkeypatch):
+    import os
+    import shutil
+    import subprocess
+
+    from pairbench.runners.shims import resolve_shim
+
+    # pytest itself may run under `pyenv exec`, which put the version's bin first on PATH: the
+    # user's PATH is the one without it
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    path = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep)
+                           if not d.startswith(os.path.join(root, "versions") + os.sep))
+    monkeypatch.delenv("PYENV_VERSION", raising=False)
+    env = {**os.environ, "PATH": path}
+    if shutil.which("pyenv", path=path) is None or "/shims/" not in (shutil.which("python3", path=path) or ""):
+        pytest.skip("python3 on PATH is not a pyenv shim on this machine")
+    expected = subprocess.run(["pyenv", "which", "python3"], capture_output=True, text=True, check=True,
+                              env=env, cwd=tmp_path).stdout.strip()
+    shim = resolve_shim("python3", env, str(tmp_path))
+    assert shim is not None and shim.manager == "pyenv" and shim.executable == expected
+
+    run_file = tmp_path / "r.json"
+    out = run_cli("cmd", "-r", "5", "python3 -c pass", "python3 -S -c pass", "--export-json", str(run_file),
+                  "--no-history", "--no-progress", env={"PATH": path})
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(run_file.read_text())
+    for v in doc["variants"]:
+        assert v["meta"]["executable"] == expected and v["meta"]["shim_manager"] == "pyenv"
+    text = " ".join(out.stdout.split())
+    assert f"is a pyenv shim: running {expected}" in text
+    assert f"{doc['variants'][0]['name']}: {expected} (" in text  # the header names the executable
+    # Through the shim, bash and pyenv cost ~170 ms a run; the interpreter alone ~10-30 ms.
+    import time
+
+    through_shim = []
+    for _ in range(5):
+        t = time.perf_counter()
+        subprocess.run(["python3", "-c", "pass"], env=env, check=True)
+        through_shim.append(time.perf_counter() - t)
+    assert _median(doc, doc["variants"][0]["name"]) < 0.5 * sorted(through_shim)[2]
+
+
+@pytest.mark.slow
+def test_a_shim_tree_made_here_runs_its_version_and_never_the_shim(run_cli, tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.delenv("PYENV_VERSION", raising=False)  # set when pytest runs under `pyenv exec`
+
+    root = tmp_path / "pyenv"
+    (root / "shims").mkdir(parents=True)
+    # pyenv 2.6's shim text; its libexec/pyenv does not exist here, so running the shim would fail.
+    shim = root / "shims" / "pbpython"
+    shim.write_text(
+        '#!/usr/bin/env bash\nset -e\n[ -n "$PYENV_DEBUG" ] && set -x\n\nprogram="${0##*/}"\n\n'
+        f'export PYENV_ROOT="{root}"\nexec "{root}/libexec/pyenv" exec "$program" "$@"\n'
+    )
+    shim.chmod(0o755)
+    bin_dir = root / "versions" / "9.9" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "pbpython").symlink_to(os.path.realpath(sys.executable))
+    (root / "version").write_text("9.9\n")
+    run_file = tmp_path / "r.json"
+    out = run_cli("cmd", "-r", "2", "-w", "0", "pbpython -c pass", "pbpython -S -c pass",
+                  "--export-json", str(run_file), "--no-history", "--no-progress",
+                  env={"PATH": f"{root / 'shims'}{os.pathsep}{os.environ['PATH']}"})
+    assert out.returncode == 0, out.stdout + out.stderr
+    doc = json.loads(run_file.read_text())
+    assert [v["meta"]["executable"] for v in doc["variants"]] == [str(bin_dir / "pbpython")] * 2
+    assert [v["meta"]["version"] for v in doc["variants"]] == ["9.9", "9.9"]
+    text = " ".join(out.stdout.split())
+    assert text.count(f"`pbpython` is a pyenv shim: running {bin_dir / 'pbpython'} (9.9)") == 2
+    assert f"pbpython -c pass: {bin_dir / 'pbpython'} (9.9, pyenv shim resolved)" in text

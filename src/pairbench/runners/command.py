@@ -31,6 +31,7 @@ from typing import Any, Mapping
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.shims import command_word, resolve_shim
 
 __all__ = [
     "CommandRunner",
@@ -100,8 +101,9 @@ def expand_command(template: str, variant: Variant) -> str:
     return _PLACEHOLDER.sub(fill, command)
 
 
-def resolve_command(variant: Variant, template: str = "{variant}") -> dict[str, str]:
-    """What the variant will run: the expanded command and the executable's full path (for the run file).
+def resolve_command(variant: Variant, template: str = "{variant}") -> dict[str, Any]:
+    """What the variant will run, for the run file: the command, its executable's full path and,
+    when that is a version manager's shim, the shim, its manager and the version it selects.
 
     Leading `VAR=value` assignments are skipped: the executable is the word after them.
     """
@@ -109,7 +111,17 @@ def resolve_command(variant: Variant, template: str = "{variant}") -> dict[str, 
     first = _executable_word(command)
     if first is None:
         return {"command": command}
-    path = shutil.which(first, path=variant_environment(variant).get("PATH"))
+    env = variant_environment(variant)
+    shim = resolve_shim(first, env, variant.cwd)
+    if shim is not None:
+        facts: dict[str, Any] = {"command": command, "executable": shim.executable or shim.shim, "shim": shim.shim,
+                 "shim_manager": shim.manager}
+        if shim.version:
+            facts["version"] = shim.version
+        if shim.executable is None:
+            facts["shim_unresolved"] = shim.how
+        return facts
+    path = shutil.which(first, path=env.get("PATH")) if "/" not in first else first
     return {"command": command, "executable": os.path.realpath(path) if path else first}
 
 
@@ -154,6 +166,8 @@ class CommandRunner:
         self._spawner: subprocess.Popen[str] | None = None
         self._output_dir: str | None = None
         """Where each run's stdout and stderr land (the files are truncated per run)."""
+        self._shims: dict[tuple[str, str], tuple[str, str]] = {}
+        """(benchmark, variant) -> (command with the shim replaced, directory put first on PATH)."""
 
     # -- Runner protocol -------------------------------------------------------------------
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
@@ -173,6 +187,9 @@ class CommandRunner:
                     + "".join(f", {{{k}}}" for k in variant.params)
                 )
             self._check_executable(command, variant, shell=bool(opts.get("shell", True)))
+            notice = self._resolve_shim(benchmark, variant, command)
+            if notice is not None:
+                notices.append(notice)
         if opts.get("shell", True):
             self._shell_overhead[benchmark.name] = self._measure_shell_overhead()
         for variant in variants:
@@ -193,7 +210,9 @@ class CommandRunner:
             self._run_hook("prepare", expand_command(str(prepare), variant), variant, benchmark)
         shell = bool(opts.get("shell", True))
         timeout = opts.get("timeout")
-        outcome = self._run(command, variant, shell=shell, timeout=float(timeout) if timeout else None)
+        run_command, path_first = self._shims.get((benchmark.name, variant.name), (command, ""))
+        outcome = self._run(run_command, variant, shell=shell, timeout=float(timeout) if timeout else None,
+                            path_first=path_first)
         if outcome.timed_out:
             raise BenchmarkFailed(
                 f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` did not finish within "
@@ -269,6 +288,26 @@ class CommandRunner:
                 "check the name, PATH, or give a full path"
             )
 
+    def _resolve_shim(self, benchmark: Benchmark, variant: Variant, command: str) -> Notice | None:
+        """Run the real executable behind a version manager's shim (see runners/shims.py); say so."""
+        located = command_word(command)
+        if located is None:
+            return None
+        start, end, word = located
+        shim = resolve_shim(word, variant_environment(variant), variant.cwd)
+        if shim is None:
+            return None
+        if shim.executable is None:
+            return Notice(
+                "shim", f"`{word}` is a {shim.manager} shim ({shim.shim}) that could not be resolved "
+                f"({shim.how}); the shim's own start-up is measured in every run",
+                f"give the interpreter's full path, e.g. `{shim.manager} which {word}`", benchmark.name, variant.name)
+        self._shims[(benchmark.name, variant.name)] = (
+            command[:start] + shlex.quote(shim.executable) + command[end:], shim.bin_dir or "")
+        version = f" ({shim.version})" if shim.version else ""
+        return Notice("shim-resolved", f"`{word}` is a {shim.manager} shim: running {shim.executable}{version}",
+                      "", benchmark.name, variant.name)
+
     def _measure_shell_overhead(self) -> tuple[float, float, float]:
         runs = [self._run("", Variant("shell"), shell=True, timeout=10.0) for _ in range(SHELL_CALIBRATION_RUNS)]
         return (median(r.wall for r in runs), median(r.user for r in runs), median(r.sys for r in runs))
@@ -305,8 +344,11 @@ class CommandRunner:
             if stream:
                 stream.close()
 
-    def _run(self, command: str, variant: Variant, shell: bool, timeout: float | None) -> _Outcome:
+    def _run(self, command: str, variant: Variant, shell: bool, timeout: float | None,
+             path_first: str = "") -> _Outcome:
         env = variant_environment(variant)
+        if path_first:  # what the version manager's `exec` does before it execs the version
+            env["PATH"] = os.pathsep.join(filter(None, [path_first, env.get("PATH", "")]))
         env["PAIRBENCH_ENV_OFFSET"] = "x" * self._rng.randrange(ENV_OFFSET_MAX)
         argv = ["sh", "-c", command] if shell else _take_assignments(shlex.split(command), env)
         if variant.cwd and not os.path.isdir(variant.cwd):
