@@ -104,3 +104,49 @@ def test_a_shim_tree_made_here_runs_its_version_and_never_the_shim(run_cli, tmp_
     text = " ".join(out.stdout.split())
     assert text.count(f"`pbpython` is a pyenv shim: running {bin_dir / 'pbpython'} (9.9)") == 2
     assert f"pbpython -c pass: {bin_dir / 'pbpython'} (9.9, pyenv shim resolved)" in text
+
+
+def _time_maxrss_bytes(argv):
+    import statistics
+    import subprocess
+
+    readings = []
+    for _ in range(3):
+        done = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], capture_output=True, text=True, check=True)
+        readings.append(int(done.stderr.split()[-1]) * 1024)
+    return statistics.median(readings)
+
+
+@pytest.mark.slow
+def test_peak_rss_is_the_commands_own_as_usr_bin_time_reads_it(run_cli, tmp_path):
+    import os
+
+    if not os.path.exists("/usr/bin/time"):
+        pytest.skip("/usr/bin/time is not installed (Debian package `time`)")
+    data = tmp_path / "data"
+    data.write_bytes(b"x" * 4096)
+    alloc = "x = bytearray(100 * 2**20)"
+    commands = {"true": ["/bin/true"], "head": ["head", "-c1", str(data)], "alloc": [PY, "-c", alloc]}
+    run_file = tmp_path / "r.json"
+    out = run_cli("cmd", "-N", "-r", "3", "-w", "0", "/bin/true", f"head -c1 {data}", f'{PY} -c "{alloc}"',
+                  "-n", "true", "-n", "head", "-n", "alloc", "--export-json", str(run_file), "--no-history",
+                  "--no-progress", env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(run_file.read_text())
+    assert {v["meta"]["rss_method"] for v in doc["variants"]} == {"exec-helper"}
+    for name, argv in commands.items():
+        ours, theirs = _median(doc, name, "rss"), _time_maxrss_bytes(argv)
+        assert abs(ours / theirs - 1) < 0.2, (name, ours, theirs)
+
+
+@pytest.mark.slow
+def test_without_a_compiler_rss_falls_back_to_the_launcher_and_says_so(run_cli, tmp_path):
+    run_file = tmp_path / "r.json"
+    out = run_cli("cmd", "-N", "-r", "2", "-w", "0", "/bin/true", "/bin/false", "-i", "--export-json", str(run_file),
+                  "--no-history", "--no-progress",
+                  env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "CC": str(tmp_path / "no-cc")})
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(run_file.read_text())
+    assert {v["meta"]["rss_method"] for v in doc["variants"]} == {"launcher-rusage"}
+    assert any(n["kind"] == "rss-floor" for n in doc["notices"])
+    assert "rss includes the launcher's own" in " ".join(out.stdout.split())

@@ -31,6 +31,7 @@ from typing import Any, Mapping
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.rss import LAUNCHER, rss_method
 from pairbench.runners.shims import command_word, resolve_shim
 
 __all__ = [
@@ -108,21 +109,22 @@ def resolve_command(variant: Variant, template: str = "{variant}") -> dict[str, 
     Leading `VAR=value` assignments are skipped: the executable is the word after them.
     """
     command = expand_command(template, variant)
+    facts: dict[str, Any] = {"command": command, "rss_method": rss_method().name}
     first = _executable_word(command)
     if first is None:
-        return {"command": command}
+        return facts
     env = variant_environment(variant)
     shim = resolve_shim(first, env, variant.cwd)
     if shim is not None:
-        facts: dict[str, Any] = {"command": command, "executable": shim.executable or shim.shim, "shim": shim.shim,
-                 "shim_manager": shim.manager}
+        facts.update(executable=shim.executable or shim.shim, shim=shim.shim, shim_manager=shim.manager)
         if shim.version:
             facts["version"] = shim.version
         if shim.executable is None:
             facts["shim_unresolved"] = shim.how
         return facts
     path = shutil.which(first, path=env.get("PATH")) if "/" not in first else first
-    return {"command": command, "executable": os.path.realpath(path) if path else first}
+    facts["executable"] = os.path.realpath(path) if path else first
+    return facts
 
 
 def variant_environment(variant: Variant, base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -190,6 +192,11 @@ class CommandRunner:
             notice = self._resolve_shim(benchmark, variant, command)
             if notice is not None:
                 notices.append(notice)
+        method = rss_method()
+        if method.name == LAUNCHER:
+            notices.append(Notice(
+                "rss-floor", f"rss includes the launcher's own ~8-10 MiB: {method.reason}",
+                "install a C compiler (or set CC) so that each command's own peak is measured", benchmark.name))
         if opts.get("shell", True):
             self._shell_overhead[benchmark.name] = self._measure_shell_overhead()
         for variant in variants:
@@ -357,7 +364,7 @@ class CommandRunner:
             self._output_dir = tempfile.mkdtemp(prefix="pairbench-")
         out_path, err_path = os.path.join(self._output_dir, "stdout"), os.path.join(self._output_dir, "stderr")
         request = {"argv": argv, "env": env, "cwd": variant.cwd, "timeout": timeout,
-                   "stdout": out_path, "stderr": err_path}
+                   "stdout": out_path, "stderr": err_path, "helper": rss_method().helper}
         spawner = self._spawner_process()
         assert spawner.stdin is not None and spawner.stdout is not None
         try:
