@@ -150,3 +150,49 @@ def test_without_a_compiler_rss_falls_back_to_the_launcher_and_says_so(run_cli, 
     assert {v["meta"]["rss_method"] for v in doc["variants"]} == {"launcher-rusage"}
     assert any(n["kind"] == "rss-floor" for n in doc["notices"])
     assert "rss includes the launcher's own" in " ".join(out.stdout.split())
+
+
+STDOUT_KIND = ("import os, sys; open(sys.argv[1], 'a').write(os.readlink('/proc/self/fd/1') + chr(10)); "
+               "print(sys.argv[2])")
+
+
+@pytest.mark.slow
+def test_stdout_is_discarded_after_each_variants_first_run_unless_it_holds_metrics(run_cli, tmp_path):
+    quiet, loud = tmp_path / "quiet.log", tmp_path / "loud.log"
+    metric = '{"pairbench": {"n": 1}}'
+    out = run_cli("cmd", "-N", "-r", "3", "-w", "1",
+                  f"{PY} -c \"{STDOUT_KIND}\" {quiet} hello", f"{PY} -c \"{STDOUT_KIND}\" {quiet} hi",
+                  "--no-history", "--no-progress", "--export-json", str(tmp_path / "q.json"))
+    assert out.returncode == 0, out.stderr
+    kinds = quiet.read_text().split()
+    assert len(kinds) == 8 and all(k != "/dev/null" for k in kinds[:2]) and set(kinds[2:]) == {"/dev/null"}
+    out = run_cli("cmd", "-N", "-r", "3", "-w", "1",
+                  f"{PY} -c \"{STDOUT_KIND}\" {loud} '{metric}'", f"{PY} -c \"{STDOUT_KIND}\" {loud} hi",
+                  "--no-history", "--no-progress", "--export-json", str(tmp_path / "l.json"))
+    assert out.returncode == 0, out.stderr
+    assert "/dev/null" not in loud.read_text().split()
+    doc = json.loads((tmp_path / "l.json").read_text())
+    assert len([s for s in doc["samples"] if s["metric"] == "n" and not s["warmup"]]) == 3
+
+
+@pytest.mark.slow
+def test_pairbench_memory_stays_flat_in_the_commands_output_size(tmp_path):
+    import subprocess
+
+    from tests.conftest import cli_env
+
+    def peak_kib(size):
+        done = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", PY, "-m", "pairbench", "cmd", "-r", "2", "-w", "1",
+             f"head -c {size} /dev/zero; echo x=1", "echo x=2", "--metric", "x=x=(\\d+)",
+             "--no-history", "--no-progress", "--export-json", str(tmp_path / f"{size}.json")],
+            capture_output=True, text=True, env=cli_env(), cwd=tmp_path, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return int(done.stderr.split()[-1])
+
+    if not __import__("os").path.exists("/usr/bin/time"):
+        pytest.skip("/usr/bin/time is not installed (Debian package `time`)")
+    # the --metric regex needs the output, so every run's 200 MB is scanned (read whole, it grew
+    # pairbench by ~400 MB)
+    small, large = peak_kib(1_000_000), peak_kib(200_000_000)
+    assert large < small + 20 * 1024, (small, large)

@@ -13,7 +13,6 @@ variant (Mytkowicz et al., ASPLOS 2009; hyperfine does the same).
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 import re
@@ -31,6 +30,7 @@ from typing import Any, Mapping
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.output import OutputScan, scan_output
 from pairbench.runners.rss import LAUNCHER, rss_method
 from pairbench.runners.shims import command_word, resolve_shim
 
@@ -62,7 +62,6 @@ SHELL_CALIBRATION_RUNS = 30
 OUTPUT_TAIL_CHARS = 600
 # Largest random padding of the environment, in bytes (hyperfine varies it up to 4 KiB).
 ENV_OFFSET_MAX = 4096
-JSON_PREFIX = '{"pairbench"'
 _PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_SYNTAX = set("|&;<>()$`\\\"' \t\n*?[#~=%")
@@ -152,8 +151,9 @@ class _Outcome:
     rss: float
     exit_code: int
     timed_out: bool
-    stdout: str
-    stderr: str
+    stdout: OutputScan
+    """Metrics and tail of stdout (empty when it was discarded)."""
+    stderr: OutputScan
 
 
 class CommandRunner:
@@ -168,6 +168,11 @@ class CommandRunner:
         self._spawner: subprocess.Popen[str] | None = None
         self._output_dir: str | None = None
         """Where each run's stdout and stderr land (the files are truncated per run)."""
+        self._stdout_seen: dict[str, set[str]] = {}
+        """Per benchmark, the variants whose stdout has been scanned for metric lines."""
+        self._stdout_needed: dict[str, bool] = {}
+        """Per benchmark: True once a run printed a metric line, or when a --metric regex needs it."""
+        self._variants: dict[str, set[str]] = {}
         self._shims: dict[tuple[str, str], tuple[str, str]] = {}
         """(benchmark, variant) -> (command with the shim replaced, directory put first on PATH)."""
 
@@ -176,6 +181,9 @@ class CommandRunner:
         opts = benchmark.options
         template = str(opts.get("command", "{variant}"))
         self._metrics[benchmark.name] = [compile_metric(f"{n}={r}") for n, r in dict(opts.get("metrics", {})).items()]
+        self._stdout_needed[benchmark.name] = bool(self._metrics[benchmark.name])
+        self._stdout_seen[benchmark.name] = set()
+        self._variants[benchmark.name] = {v.name for v in variants}
         notices: list[Notice] = []
         for variant in variants:
             command = expand_command(template, variant)
@@ -218,8 +226,13 @@ class CommandRunner:
         shell = bool(opts.get("shell", True))
         timeout = opts.get("timeout")
         run_command, path_first = self._shims.get((benchmark.name, variant.name), (command, ""))
+        keep = self._keeps_stdout(benchmark.name)
         outcome = self._run(run_command, variant, shell=shell, timeout=float(timeout) if timeout else None,
-                            path_first=path_first)
+                            path_first=path_first, keep_stdout=keep, regexes=self._metrics.get(benchmark.name, []))
+        if keep:
+            self._stdout_seen.setdefault(benchmark.name, set()).add(variant.name)
+            if outcome.stdout.json_values:
+                self._stdout_needed[benchmark.name] = True
         if outcome.timed_out:
             raise BenchmarkFailed(
                 f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` did not finish within "
@@ -230,13 +243,13 @@ class CommandRunner:
             if outcome.exit_code == 127 and shell:
                 raise BenchmarkFailed(
                     f"variant {variant.name!r}: `{command}` exited with 127 (command not found): "
-                    f"{_tail(outcome.stderr) or 'check the command and PATH'}"
+                    f"{_tail(outcome.stderr.tail) or 'check the command and PATH'}"
                 )
             if not opts.get("ignore_failure", False):
                 raise BenchmarkFailed(
                     f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` exited with code "
                     f"{outcome.exit_code}; use -i/--ignore-failure to measure it anyway. Its output ended with: "
-                    f"{_tail(outcome.stderr or outcome.stdout) or '(nothing)'}"
+                    f"{_output_tail(outcome, keep)}"
                 )
             replicate.notices.append(
                 Notice("nonzero-exit", f"`{command}` exited with code {outcome.exit_code}", "", benchmark.name, variant.name)
@@ -315,8 +328,20 @@ class CommandRunner:
         return Notice("shim-resolved", f"`{word}` is a {shim.manager} shim: running {shim.executable}{version}",
                       "", benchmark.name, variant.name)
 
+    def _keeps_stdout(self, benchmark: str) -> bool:
+        """Whether this run's stdout is kept and scanned, or discarded like hyperfine's --output=null.
+
+        Kept while some variant has not yet been run once (its output may hold metric lines), and
+        for good when a run printed one or a --metric regex reads it; every variant is treated
+        alike from its second round on, so that none pays for a copy of its output the other skips.
+        """
+        if self._stdout_needed.get(benchmark, True):
+            return True
+        return not self._variants.get(benchmark, set()) <= self._stdout_seen.get(benchmark, set())
+
     def _measure_shell_overhead(self) -> tuple[float, float, float]:
-        runs = [self._run("", Variant("shell"), shell=True, timeout=10.0) for _ in range(SHELL_CALIBRATION_RUNS)]
+        runs = [self._run("", Variant("shell"), shell=True, timeout=10.0, keep_stdout=False)
+                for _ in range(SHELL_CALIBRATION_RUNS)]
         return (median(r.wall for r in runs), median(r.user for r in runs), median(r.sys for r in runs))
 
     def _run_hook(self, what: str, command: str, variant: Variant, benchmark: Benchmark) -> None:
@@ -324,7 +349,7 @@ class CommandRunner:
         if outcome.exit_code != 0:
             raise BenchmarkFailed(
                 f"benchmark {benchmark.name!r}, variant {variant.name!r}: the --{what} command `{command}` exited "
-                f"with code {outcome.exit_code}: {_tail(outcome.stderr or outcome.stdout) or '(no output)'}"
+                f"with code {outcome.exit_code}: {_output_tail(outcome, True)}"
             )
 
     def _spawner_process(self) -> subprocess.Popen[str]:
@@ -352,7 +377,8 @@ class CommandRunner:
                 stream.close()
 
     def _run(self, command: str, variant: Variant, shell: bool, timeout: float | None,
-             path_first: str = "") -> _Outcome:
+             path_first: str = "", keep_stdout: bool = True,
+             regexes: list[tuple[str, re.Pattern[str]]] | None = None) -> _Outcome:
         env = variant_environment(variant)
         if path_first:  # what the version manager's `exec` does before it execs the version
             env["PATH"] = os.pathsep.join(filter(None, [path_first, env.get("PATH", "")]))
@@ -364,7 +390,7 @@ class CommandRunner:
             self._output_dir = tempfile.mkdtemp(prefix="pairbench-")
         out_path, err_path = os.path.join(self._output_dir, "stdout"), os.path.join(self._output_dir, "stderr")
         request = {"argv": argv, "env": env, "cwd": variant.cwd, "timeout": timeout,
-                   "stdout": out_path, "stderr": err_path, "helper": rss_method().helper}
+                   "stdout": out_path if keep_stdout else None, "stderr": err_path, "helper": rss_method().helper}
         spawner = self._spawner_process()
         assert spawner.stdin is not None and spawner.stdout is not None
         try:
@@ -378,8 +404,8 @@ class CommandRunner:
             self._stop_spawner()
             raise BenchmarkFailed(f"variant {variant.name!r}: the process launcher died while running `{command}`")
         reply = json.loads(line)
-        stdout = _read_text(out_path)
-        stderr = _read_text(err_path)
+        stdout = scan_output(out_path if keep_stdout else None, regexes or [], want_json=True)
+        stderr = scan_output(err_path, [r for r in regexes or [] if r[0] not in stdout.matches])
         code = int(reply["status"])
         return _Outcome(
             wall=float(reply["wall"]),
@@ -393,30 +419,20 @@ class CommandRunner:
         )
 
     def _custom_metrics(self, benchmark: Benchmark, variant: Variant, command: str, outcome: _Outcome) -> dict[str, float]:
-        values: dict[str, float] = {}
-        for line in outcome.stdout.splitlines():
-            if line.startswith(JSON_PREFIX):
-                try:
-                    payload = json.loads(line)["pairbench"]
-                except (ValueError, KeyError, TypeError):
-                    continue
-                if isinstance(payload, dict):
-                    for key, value in payload.items():
-                        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-                            values[str(key)] = float(value)
+        values: dict[str, float] = dict(outcome.stdout.json_values)
         for name, regex in self._metrics.get(benchmark.name, []):
-            match = regex.search(outcome.stdout) or regex.search(outcome.stderr)
-            if match is None:
+            found = outcome.stdout.matches.get(name, outcome.stderr.matches.get(name))
+            if found is None:
                 raise BenchmarkFailed(
                     f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` did not print metric "
                     f"{name!r} (regex {regex.pattern!r}); check the regex against its output, which ended with: "
-                    f"{_tail(outcome.stdout) or '(nothing on stdout)'}"
+                    f"{_tail(outcome.stdout.tail) or '(nothing on stdout)'}"
                 )
             try:
-                values[name] = float(match.group(1))
+                values[name] = float(found)
             except ValueError:
                 raise BenchmarkFailed(
-                    f"metric {name!r}: the regex's first group matched {match.group(1)!r}, which is not a number"
+                    f"metric {name!r}: the regex's first group matched {found!r}, which is not a number"
                 ) from None
         return values
 
@@ -449,12 +465,12 @@ def _is_shell_builtin(word: str) -> bool:
     return word in {"true", "false", ":", "exit", "echo", "printf", "test", "[", "cd", "eval", "exec", "sleep", "read", "."}
 
 
-def _read_text(path: str) -> str:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
+def _output_tail(outcome: _Outcome, stdout_kept: bool) -> str:
+    """The end of a failed run's stderr, else of its stdout, for an error message."""
+    text = _tail(outcome.stderr.tail) or _tail(outcome.stdout.tail)
+    if text:
+        return text
+    return "(no output)" if stdout_kept else "(nothing on stderr; stdout is discarded after each variant's first run)"
 
 
 def _tail(text: str) -> str:
