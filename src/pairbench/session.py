@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Protocol
 
+from pairbench.budget import Budget
 from pairbench.errors import BenchmarkFailed, Interrupted, UserError
 from pairbench.machine import machine_notices
 from pairbench.model import Metric, Notice, Run, Sample
@@ -170,53 +171,59 @@ def execute(
             obs.status(f"preparing {bench.name}")
             run.notices.extend(runners[bench.kind].prepare(bench, list(run.variants)))
         planned = options.runs
-        obs.started(run, planned, len(variant_names) * len(bench_names))
+        steps = len(variant_names) * len(bench_names)
+        budget = Budget(options.max_time, options.runs, steps, start)
+        obs.started(run, planned, steps)
         for w in range(options.warmup):
-            for step in plan_block(bench_names, variant_names, -1 - w, rng, {}):
-                _measure(run, runners, step, True, obs)
+            for i, step in enumerate(plan_block(bench_names, variant_names, -1 - w, rng, {})):
+                _measure_within(budget, clock, run, runners, step, True, obs,
+                                (options.warmup - w) * steps - i - 1 + options.runs * steps)
         _save(writer, run)
         last_save = clock()
 
         adaptive = options.max_time is not None
         looks: list[int] = [options.runs]
         previous: dict[str, list[str]] = {}
-        block_seconds = 0.0
+        stop = "fixed"
         while True:
             block_start = clock()
-            for step in plan_block(bench_names, variant_names, blocks_done, rng, previous):
-                _measure(run, runners, step, False, obs)
+            for i, step in enumerate(plan_block(bench_names, variant_names, blocks_done, rng, previous)):
+                if blocks_done == 0 and adaptive:
+                    _measure_within(budget, clock, run, runners, step, False, obs, (options.runs * steps) - i - 1)
+                else:
+                    _measure(run, runners, step, False, obs)
             blocks_done += 1
             block_end = clock()
-            block_seconds = block_end - block_start
+            budget.block_costs.append(block_end - block_start)
             if block_end - last_save >= SAVE_INTERVAL_S:
                 _save(writer, run)
                 last_save = block_end
             if adaptive and blocks_done == 1:
                 from pairbench.stats.sequential import look_confidence
 
-                looks, planned = _plan_adaptive(options, start, clock(), block_seconds)
+                budget.check_minimum(block_end, (options.runs - 1) * steps)
+                looks, planned = _plan_adaptive(options, start, block_end, budget.block_estimate())
                 n_looks = len(looks)
                 run.metadata["adaptive"] = {"looks": looks, "look_confidence": look_confidence(options.confidence, n_looks)}
             obs.block_done(run, blocks_done, planned)
             if blocks_done >= planned:
+                stop = "planned" if adaptive else "fixed"
                 break
             if adaptive:
-                elapsed = clock() - start
-                assert options.max_time is not None
-                if elapsed + block_seconds > options.max_time:
-                    run.notices.append(
-                        Notice("budget", f"--max-time {options.max_time:g} s reached after {blocks_done} blocks")
-                    )
+                if not budget.next_block_fits(clock()):
+                    stop = "budget"
                     break
                 if blocks_done in looks and blocks_done >= options.runs:
                     finish_analysis(run, options, n_looks)
                     if _all_decided(run):
-                        run.notices.append(
-                            Notice("adaptive", f"stopped after {blocks_done} blocks: every comparison is settled")
-                        )
+                        stop = "settled"
                         break
+        end = clock()
+        run.notices.append(Notice({"settled": "adaptive", "fixed": "stop"}.get(stop, "budget"),
+                                  budget.stop_reason(end, blocks_done, stop, planned)))
         run.metadata["blocks"] = blocks_done
-        run.metadata["elapsed_s"] = clock() - start
+        run.metadata["elapsed_s"] = end - start
+        run.metadata["stop"] = stop
         finish_analysis(run, options, n_looks)
         run.status = "complete"
         _save(writer, run)
@@ -264,6 +271,19 @@ def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds:
     max_blocks = max(options.runs, min(cap, affordable))
     looks = plan_looks(options.runs, max_blocks)
     return looks, max_blocks
+
+
+def _measure_within(budget: Budget, clock: Callable[[], float], run: Run, runners: Mapping[str, Runner],
+                    step: Step, warmup: bool, obs: Observer, steps_left: int) -> None:
+    """Measure one of the first replicates and, with --max-time, stop at once if the minimum cannot fit."""
+    if budget.max_time is None:
+        _measure(run, runners, step, warmup, obs)
+        return
+    before = clock()
+    _measure(run, runners, step, warmup, obs)
+    after = clock()
+    budget.step_costs.append(after - before)
+    budget.check_minimum(after, steps_left)
 
 
 def _measure(run: Run, runners: Mapping[str, Runner], step: Step, warmup: bool, obs: Observer) -> None:

@@ -95,13 +95,12 @@ def test_adaptive_stopping_ends_early_when_the_answer_is_clear(tmp_path):
 
 def test_adaptive_stopping_respects_the_time_budget(tmp_path):
     run = make_run(2)
-    runner = FakeRunner(factors={"v1": 1.004}, noise=0.05)  # hard to settle
-    ticks = count()
-    execute(run, {"command": runner}, options(tmp_path, runs=6, warmup=0, max_time=20.0),
-            clock=lambda: float(next(ticks)))
-    # each clock call advances one "second", two per block: the budget affords about 18 blocks
-    assert 6 <= run.metadata["blocks"] <= 20
-    assert max(run.metadata["adaptive"]["looks"]) <= 20
+    runner = FakeRunner(factors={"v1": 1.004}, noise=0.05, step_seconds=1.0)  # hard to settle
+    execute(run, {"command": runner}, options(tmp_path, runs=6, warmup=0, max_time=20.0), clock=runner.clock)
+    # two simulated seconds per block: the budget affords 10 blocks, and the run never passes it
+    assert 6 <= run.metadata["blocks"] <= 10
+    assert run.metadata["elapsed_s"] <= 20.0
+    assert max(run.metadata["adaptive"]["looks"]) <= 10
     assert {"budget", "adaptive"} & {n.kind for n in run.notices}
 
 
@@ -116,11 +115,10 @@ def test_adaptive_stopping_spends_the_budget_while_a_comparison_is_open(tmp_path
     # identical variants and a ±0 band: the comparison can only become "faster"/"slower" by chance,
     # so the session must keep measuring until the budget ends, not give up at an early look
     run = make_run(2)
-    runner = FakeRunner(noise=0.02, seed=5)
-    ticks = count()
+    runner = FakeRunner(noise=0.02, seed=5, step_seconds=1.5)
     execute(run, {"command": runner}, options(tmp_path, runs=6, warmup=0, max_time=60.0, threshold=0.0),
-            clock=lambda: float(next(ticks)))
-    # the fake clock advances about 3 "seconds" per block: the budget affords about 20 blocks
+            clock=runner.clock)
+    # three simulated seconds per block: the budget affords 20 blocks
     assert run.metadata["blocks"] >= 15
     kinds = {n.kind for n in run.notices}
     assert "budget" in kinds or run.metadata["blocks"] == max(run.metadata["adaptive"]["looks"])
@@ -142,8 +140,8 @@ def test_adaptive_stopping_waits_for_the_metrics_the_user_asked_for(tmp_path):
 
     run = Run(metadata={}, variants=[Variant("a", baseline=True), Variant("b")],
               benchmarks=[Benchmark("x", "command", (Metric("time"), Metric("work")))])
-    ticks = count()
-    execute(run, {"command": TwoMetrics(factors={"b": 1.3}, noise=0.01)},
-            options(tmp_path, runs=6, warmup=0, max_time=60.0, threshold=0.0), clock=lambda: float(next(ticks)))
+    runner = TwoMetrics(factors={"b": 1.3}, noise=0.01, step_seconds=1.5)
+    execute(run, {"command": runner}, options(tmp_path, runs=6, warmup=0, max_time=60.0, threshold=0.0),
+            clock=runner.clock)
     assert run.metadata["blocks"] >= 15
     assert "adaptive" not in {n.kind for n in run.notices}

@@ -48,8 +48,9 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     g.add_argument("-w", "--warmup", type=_non_negative_int, default=warmup, metavar="N",
                    help=f"warm-up runs per variant, discarded (default {warmup if warmup is not None else 1})")
     g.add_argument("--max-time", type=positive_float, metavar="SECONDS",
-                   help="time budget for the whole run; adds blocks until every comparison is settled "
-                        "(looks are planned and their CIs widened, so stopping early keeps the error rate)")
+                   help="time budget for the whole run, warm-ups included; adds blocks until every comparison "
+                        "is settled (looks are planned and their CIs widened, so stopping early keeps the error "
+                        "rate); stops at once, saying the time needed, when the -r minimum cannot fit")
     g.add_argument("--max-runs", type=_non_negative_int, metavar="N", help="most blocks with --max-time")
     g.add_argument("--seed", type=int, help="seed of the random order, to reproduce a plan")
     s = parser.add_argument_group("statistics")

@@ -20,7 +20,7 @@ VALUES_CAPTION = "values: median of the per-block values ± half the interquarti
 """Says which statistic the value columns are (the sweep tables show the same one)."""
 
 # Notices that explain what happened rather than warn about the results.
-INFO_KINDS = frozenset({"adaptive", "budget"})
+INFO_KINDS = frozenset({"adaptive", "budget", "stop", "shim-resolved"})
 
 _VERDICT_STYLE = {
     "faster": "bold green",
@@ -63,6 +63,8 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
     baseline = run.baseline.name
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in run.comparisons}
     blocks = run.metadata.get("blocks")
+    for line in _executables(run):
+        console.print(Text(line, style="dim"))
     for bench in run.benchmarks:
         title = f"{bench.name}"
         if blocks is not None:
@@ -128,6 +130,21 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
     path = run.metadata.get("run_file")
     if path:
         console.print(Text(f"run file: {path}", style="dim"))
+
+
+def _executables(run: Run) -> list[str]:
+    """`name: /path/to/python3 (3.11.7, pyenv shim)` per variant whose executable was resolved."""
+    lines = []
+    for v in run.variants:
+        exe = v.meta.get("executable")
+        if not exe:
+            continue
+        facts = [str(v.meta["version"])] if v.meta.get("version") else []
+        if v.meta.get("shim"):
+            facts.append(f"{v.meta.get('shim_manager', 'version manager')} shim "
+                         + ("unresolved" if v.meta.get("shim_unresolved") else "resolved"))
+        lines.append(f"{v.name}: {exe}" + (f" ({', '.join(facts)})" if facts else ""))
+    return lines
 
 
 def _confidence(run: Run) -> float:

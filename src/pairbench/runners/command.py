@@ -13,7 +13,6 @@ variant (Mytkowicz et al., ASPLOS 2009; hyperfine does the same).
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 import re
@@ -31,6 +30,9 @@ from typing import Any, Mapping
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.output import OutputScan, scan_output
+from pairbench.runners.rss import LAUNCHER, rss_method
+from pairbench.runners.shims import command_word, resolve_shim
 
 __all__ = [
     "CommandRunner",
@@ -60,8 +62,8 @@ SHELL_CALIBRATION_RUNS = 30
 OUTPUT_TAIL_CHARS = 600
 # Largest random padding of the environment, in bytes (hyperfine varies it up to 4 KiB).
 ENV_OFFSET_MAX = 4096
-JSON_PREFIX = '{"pairbench"'
 _PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_SYNTAX = set("|&;<>()$`\\\"' \t\n*?[#~=%")
 
 
@@ -99,15 +101,29 @@ def expand_command(template: str, variant: Variant) -> str:
     return _PLACEHOLDER.sub(fill, command)
 
 
-def resolve_command(variant: Variant, template: str = "{variant}") -> dict[str, str]:
-    """What the variant will run: the expanded command and the executable's full path (for the run file)."""
+def resolve_command(variant: Variant, template: str = "{variant}") -> dict[str, Any]:
+    """What the variant will run, for the run file: the command, its executable's full path and,
+    when that is a version manager's shim, the shim, its manager and the version it selects.
+
+    Leading `VAR=value` assignments are skipped: the executable is the word after them.
+    """
     command = expand_command(template, variant)
-    try:
-        first = shlex.split(command)[0]
-    except (ValueError, IndexError):
-        return {"command": command}
-    path = shutil.which(first, path=variant_environment(variant).get("PATH"))
-    return {"command": command, "executable": os.path.realpath(path) if path else first}
+    facts: dict[str, Any] = {"command": command, "rss_method": rss_method().name}
+    first = _executable_word(command)
+    if first is None:
+        return facts
+    env = variant_environment(variant)
+    shim = resolve_shim(first, env, variant.cwd)
+    if shim is not None:
+        facts.update(executable=shim.executable or shim.shim, shim=shim.shim, shim_manager=shim.manager)
+        if shim.version:
+            facts["version"] = shim.version
+        if shim.executable is None:
+            facts["shim_unresolved"] = shim.how
+        return facts
+    path = shutil.which(first, path=env.get("PATH")) if "/" not in first else first
+    facts["executable"] = os.path.realpath(path) if path else first
+    return facts
 
 
 def variant_environment(variant: Variant, base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -135,8 +151,9 @@ class _Outcome:
     rss: float
     exit_code: int
     timed_out: bool
-    stdout: str
-    stderr: str
+    stdout: OutputScan
+    """Metrics and tail of stdout (empty when it was discarded)."""
+    stderr: OutputScan
 
 
 class CommandRunner:
@@ -151,12 +168,22 @@ class CommandRunner:
         self._spawner: subprocess.Popen[str] | None = None
         self._output_dir: str | None = None
         """Where each run's stdout and stderr land (the files are truncated per run)."""
+        self._stdout_seen: dict[str, set[str]] = {}
+        """Per benchmark, the variants whose stdout has been scanned for metric lines."""
+        self._stdout_needed: dict[str, bool] = {}
+        """Per benchmark: True once a run printed a metric line, or when a --metric regex needs it."""
+        self._variants: dict[str, set[str]] = {}
+        self._shims: dict[tuple[str, str], tuple[str, str]] = {}
+        """(benchmark, variant) -> (command with the shim replaced, directory put first on PATH)."""
 
     # -- Runner protocol -------------------------------------------------------------------
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
         opts = benchmark.options
         template = str(opts.get("command", "{variant}"))
         self._metrics[benchmark.name] = [compile_metric(f"{n}={r}") for n, r in dict(opts.get("metrics", {})).items()]
+        self._stdout_needed[benchmark.name] = bool(self._metrics[benchmark.name])
+        self._stdout_seen[benchmark.name] = set()
+        self._variants[benchmark.name] = {v.name for v in variants}
         notices: list[Notice] = []
         for variant in variants:
             command = expand_command(template, variant)
@@ -170,6 +197,14 @@ class CommandRunner:
                     + "".join(f", {{{k}}}" for k in variant.params)
                 )
             self._check_executable(command, variant, shell=bool(opts.get("shell", True)))
+            notice = self._resolve_shim(benchmark, variant, command)
+            if notice is not None:
+                notices.append(notice)
+        method = rss_method()
+        if method.name == LAUNCHER:
+            notices.append(Notice(
+                "rss-floor", f"rss includes the launcher's own ~8-10 MiB: {method.reason}",
+                "install a C compiler (or set CC) so that each command's own peak is measured", benchmark.name))
         if opts.get("shell", True):
             self._shell_overhead[benchmark.name] = self._measure_shell_overhead()
         for variant in variants:
@@ -190,7 +225,14 @@ class CommandRunner:
             self._run_hook("prepare", expand_command(str(prepare), variant), variant, benchmark)
         shell = bool(opts.get("shell", True))
         timeout = opts.get("timeout")
-        outcome = self._run(command, variant, shell=shell, timeout=float(timeout) if timeout else None)
+        run_command, path_first = self._shims.get((benchmark.name, variant.name), (command, ""))
+        keep = self._keeps_stdout(benchmark.name)
+        outcome = self._run(run_command, variant, shell=shell, timeout=float(timeout) if timeout else None,
+                            path_first=path_first, keep_stdout=keep, regexes=self._metrics.get(benchmark.name, []))
+        if keep:
+            self._stdout_seen.setdefault(benchmark.name, set()).add(variant.name)
+            if outcome.stdout.json_values:
+                self._stdout_needed[benchmark.name] = True
         if outcome.timed_out:
             raise BenchmarkFailed(
                 f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` did not finish within "
@@ -201,13 +243,13 @@ class CommandRunner:
             if outcome.exit_code == 127 and shell:
                 raise BenchmarkFailed(
                     f"variant {variant.name!r}: `{command}` exited with 127 (command not found): "
-                    f"{_tail(outcome.stderr) or 'check the command and PATH'}"
+                    f"{_tail(outcome.stderr.tail) or 'check the command and PATH'}"
                 )
             if not opts.get("ignore_failure", False):
                 raise BenchmarkFailed(
                     f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` exited with code "
                     f"{outcome.exit_code}; use -i/--ignore-failure to measure it anyway. Its output ended with: "
-                    f"{_tail(outcome.stderr or outcome.stdout) or '(nothing)'}"
+                    f"{_output_tail(outcome, keep)}"
                 )
             replicate.notices.append(
                 Notice("nonzero-exit", f"`{command}` exited with code {outcome.exit_code}", "", benchmark.name, variant.name)
@@ -247,12 +289,12 @@ class CommandRunner:
     def _check_executable(self, command: str, variant: Variant, shell: bool) -> None:
         """Refuse a missing executable before anything runs (shell syntax is left to the shell)."""
         try:
-            argv = shlex.split(command)
+            shlex.split(command)
         except ValueError as exc:
             raise UserError(f"variant {variant.name!r}: cannot parse command {command!r}: {exc}") from None
-        if not argv:
+        first = _executable_word(command)
+        if first is None:
             return
-        first = argv[0]
         if shell and (any(c in _SHELL_SYNTAX for c in first) or _is_shell_builtin(first)):
             return
         if "/" in first:
@@ -266,8 +308,40 @@ class CommandRunner:
                 "check the name, PATH, or give a full path"
             )
 
+    def _resolve_shim(self, benchmark: Benchmark, variant: Variant, command: str) -> Notice | None:
+        """Run the real executable behind a version manager's shim (see runners/shims.py); say so."""
+        located = command_word(command)
+        if located is None:
+            return None
+        start, end, word = located
+        shim = resolve_shim(word, variant_environment(variant), variant.cwd)
+        if shim is None:
+            return None
+        if shim.executable is None:
+            return Notice(
+                "shim", f"`{word}` is a {shim.manager} shim ({shim.shim}) that could not be resolved "
+                f"({shim.how}); the shim's own start-up is measured in every run",
+                f"give the interpreter's full path, e.g. `{shim.manager} which {word}`", benchmark.name, variant.name)
+        self._shims[(benchmark.name, variant.name)] = (
+            command[:start] + shlex.quote(shim.executable) + command[end:], shim.bin_dir or "")
+        version = f" ({shim.version})" if shim.version else ""
+        return Notice("shim-resolved", f"`{word}` is a {shim.manager} shim: running {shim.executable}{version}",
+                      "", benchmark.name, variant.name)
+
+    def _keeps_stdout(self, benchmark: str) -> bool:
+        """Whether this run's stdout is kept and scanned, or discarded like hyperfine's --output=null.
+
+        Kept while some variant has not yet been run once (its output may hold metric lines), and
+        for good when a run printed one or a --metric regex reads it; every variant is treated
+        alike from its second round on, so that none pays for a copy of its output the other skips.
+        """
+        if self._stdout_needed.get(benchmark, True):
+            return True
+        return not self._variants.get(benchmark, set()) <= self._stdout_seen.get(benchmark, set())
+
     def _measure_shell_overhead(self) -> tuple[float, float, float]:
-        runs = [self._run("", Variant("shell"), shell=True, timeout=10.0) for _ in range(SHELL_CALIBRATION_RUNS)]
+        runs = [self._run("", Variant("shell"), shell=True, timeout=10.0, keep_stdout=False)
+                for _ in range(SHELL_CALIBRATION_RUNS)]
         return (median(r.wall for r in runs), median(r.user for r in runs), median(r.sys for r in runs))
 
     def _run_hook(self, what: str, command: str, variant: Variant, benchmark: Benchmark) -> None:
@@ -275,7 +349,7 @@ class CommandRunner:
         if outcome.exit_code != 0:
             raise BenchmarkFailed(
                 f"benchmark {benchmark.name!r}, variant {variant.name!r}: the --{what} command `{command}` exited "
-                f"with code {outcome.exit_code}: {_tail(outcome.stderr or outcome.stdout) or '(no output)'}"
+                f"with code {outcome.exit_code}: {_output_tail(outcome, True)}"
             )
 
     def _spawner_process(self) -> subprocess.Popen[str]:
@@ -302,17 +376,21 @@ class CommandRunner:
             if stream:
                 stream.close()
 
-    def _run(self, command: str, variant: Variant, shell: bool, timeout: float | None) -> _Outcome:
+    def _run(self, command: str, variant: Variant, shell: bool, timeout: float | None,
+             path_first: str = "", keep_stdout: bool = True,
+             regexes: list[tuple[str, re.Pattern[str]]] | None = None) -> _Outcome:
         env = variant_environment(variant)
+        if path_first:  # what the version manager's `exec` does before it execs the version
+            env["PATH"] = os.pathsep.join(filter(None, [path_first, env.get("PATH", "")]))
         env["PAIRBENCH_ENV_OFFSET"] = "x" * self._rng.randrange(ENV_OFFSET_MAX)
-        argv = ["sh", "-c", command] if shell else shlex.split(command)
+        argv = ["sh", "-c", command] if shell else _take_assignments(shlex.split(command), env)
         if variant.cwd and not os.path.isdir(variant.cwd):
             raise UserError(f"variant {variant.name!r}: working directory {variant.cwd!r} does not exist")
         if self._output_dir is None:
             self._output_dir = tempfile.mkdtemp(prefix="pairbench-")
         out_path, err_path = os.path.join(self._output_dir, "stdout"), os.path.join(self._output_dir, "stderr")
         request = {"argv": argv, "env": env, "cwd": variant.cwd, "timeout": timeout,
-                   "stdout": out_path, "stderr": err_path}
+                   "stdout": out_path if keep_stdout else None, "stderr": err_path, "helper": rss_method().helper}
         spawner = self._spawner_process()
         assert spawner.stdin is not None and spawner.stdout is not None
         try:
@@ -326,8 +404,8 @@ class CommandRunner:
             self._stop_spawner()
             raise BenchmarkFailed(f"variant {variant.name!r}: the process launcher died while running `{command}`")
         reply = json.loads(line)
-        stdout = _read_text(out_path)
-        stderr = _read_text(err_path)
+        stdout = scan_output(out_path if keep_stdout else None, regexes or [], want_json=True)
+        stderr = scan_output(err_path, [r for r in regexes or [] if r[0] not in stdout.matches])
         code = int(reply["status"])
         return _Outcome(
             wall=float(reply["wall"]),
@@ -341,44 +419,58 @@ class CommandRunner:
         )
 
     def _custom_metrics(self, benchmark: Benchmark, variant: Variant, command: str, outcome: _Outcome) -> dict[str, float]:
-        values: dict[str, float] = {}
-        for line in outcome.stdout.splitlines():
-            if line.startswith(JSON_PREFIX):
-                try:
-                    payload = json.loads(line)["pairbench"]
-                except (ValueError, KeyError, TypeError):
-                    continue
-                if isinstance(payload, dict):
-                    for key, value in payload.items():
-                        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-                            values[str(key)] = float(value)
+        values: dict[str, float] = dict(outcome.stdout.json_values)
         for name, regex in self._metrics.get(benchmark.name, []):
-            match = regex.search(outcome.stdout) or regex.search(outcome.stderr)
-            if match is None:
+            found = outcome.stdout.matches.get(name, outcome.stderr.matches.get(name))
+            if found is None:
                 raise BenchmarkFailed(
                     f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` did not print metric "
                     f"{name!r} (regex {regex.pattern!r}); check the regex against its output, which ended with: "
-                    f"{_tail(outcome.stdout) or '(nothing on stdout)'}"
+                    f"{_tail(outcome.stdout.tail) or '(nothing on stdout)'}"
                 )
             try:
-                values[name] = float(match.group(1))
+                values[name] = float(found)
             except ValueError:
                 raise BenchmarkFailed(
-                    f"metric {name!r}: the regex's first group matched {match.group(1)!r}, which is not a number"
+                    f"metric {name!r}: the regex's first group matched {found!r}, which is not a number"
                 ) from None
         return values
+
+
+def _executable_word(command: str) -> str | None:
+    """The program a command line runs: its first word after `VAR=value` assignments.
+
+    None when there is none or an assignment holds shell code (`n=$(cat f); ...`), left to the shell.
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    while words and _ASSIGNMENT.match(words[0]):
+        if any(c in words[0] for c in "$`();|&<>{}"):
+            return None
+        words.pop(0)
+    return words[0] if words else None
+
+
+def _take_assignments(argv: list[str], env: dict[str, str]) -> list[str]:
+    """Leading `VAR=value` words set the environment, as they would in sh; the rest is the command."""
+    while argv and _ASSIGNMENT.match(argv[0]):
+        key, _, value = argv.pop(0).partition("=")
+        env[key] = value
+    return argv
 
 
 def _is_shell_builtin(word: str) -> bool:
     return word in {"true", "false", ":", "exit", "echo", "printf", "test", "[", "cd", "eval", "exec", "sleep", "read", "."}
 
 
-def _read_text(path: str) -> str:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
+def _output_tail(outcome: _Outcome, stdout_kept: bool) -> str:
+    """The end of a failed run's stderr, else of its stdout, for an error message."""
+    text = _tail(outcome.stderr.tail) or _tail(outcome.stdout.tail)
+    if text:
+        return text
+    return "(no output)" if stdout_kept else "(nothing on stderr; stdout is discarded after each variant's first run)"
 
 
 def _tail(text: str) -> str:

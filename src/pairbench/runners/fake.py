@@ -22,6 +22,8 @@ class FakeRunner:
         noise: standard deviation of the log noise.
         drift: multiplicative drift per measured step (0.001 = +0.1% per step), hitting every variant.
         fail_at: raise this exception at this step number (to test failures and Ctrl-C).
+        step_seconds: how far each measurement moves `clock` (pass `clock=runner.clock` to the
+            session): simulated time for tests of budgets, independent of how often it is read.
     """
 
     factors: Mapping[str, float] = field(default_factory=dict)
@@ -34,6 +36,9 @@ class FakeRunner:
     steps: int = 0
     closed: int = 0
     prepared: list[str] = field(default_factory=list)
+    step_seconds: float | Mapping[str, float] = 0.0
+    """Seconds one measurement takes: one figure, or one per variant."""
+    now: float = 0.0
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
@@ -48,6 +53,8 @@ class FakeRunner:
         if self.fail_at is not None and self.steps == self.fail_at:
             raise self.fail_with()
         self.steps += 1
+        seconds = self.step_seconds
+        self.now += seconds.get(variant.name, 0.0) if isinstance(seconds, Mapping) else seconds
         value = (
             self.base
             * self.factors.get(variant.name, 1.0)
@@ -59,6 +66,10 @@ class FakeRunner:
             value = 1.0 / value
         progress(f"{variant.name} {value:.4g}")
         return Replicate(samples=[Sample(benchmark.name, variant.name, metric, value, block, warmup=warmup)])
+
+    def clock(self) -> float:
+        """The simulated time: the sum of the measurements' `step_seconds` so far."""
+        return self.now
 
     def close(self) -> None:
         self.closed += 1

@@ -6,9 +6,15 @@ rich, would report at least pairbench's own ~100 MiB as its peak RSS. Forked fro
 process (the standard library's os, sys, json and signal only), a command's `ru_maxrss` is its
 own. Timing is taken here too, around fork and wait4, so the pipe to pairbench adds nothing.
 
+That floor is still this process's ~8 MiB; with "helper" (the C exec helper, runners/rss.py) the
+command is forked by that ~1 MiB program instead, which reports the command's own rusage and wall
+time on a pipe, and the floor is gone.
+
 Protocol: one JSON request per line on stdin, one JSON reply per line on stdout.
-Request: {"argv": [...], "env": {...}, "cwd": str|null, "timeout": float|null, "stdout": path, "stderr": path}
-Reply:   {"wall": s, "utime": s, "stime": s, "maxrss_kib": int, "status": int, "timed_out": bool}
+Request: {"argv": [...], "env": {...}, "cwd": str|null, "timeout": float|null, "stdout": path|null, "stderr": path,
+          "helper": path|null}
+Reply:   {"wall": s, "utime": s, "stime": s, "maxrss_kib": int, "status": int, "timed_out": bool,
+          "helper": bool (the helper's report was used)}
 Run as a script by `sys.executable -S -E`; keep it importing nothing outside the standard library.
 """
 
@@ -95,15 +101,50 @@ def _fork_exec(program: str, argv: "list[str]", env: "dict[str, str]", cwd: "str
     return pid
 
 
-def _run(req: dict[str, Any]) -> dict[str, Any]:
-    global _child, _timed_out
+def _run(req: "dict[str, Any]") -> "dict[str, Any]":
+    global _timed_out
     _timed_out = False
-    out = os.open(req["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # no stdout path: discarded, as hyperfine's --output=null (a copy of it costs the command time)
+    out = os.open(req["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600) if req.get("stdout") else \
+        os.open(os.devnull, os.O_WRONLY)
     err = os.open(req["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     devnull = os.open(os.devnull, os.O_RDONLY)
     argv = req["argv"]
     env = req["env"]
     program = _resolve(argv[0], env.get("PATH"))
+    report_r = report_w = -1
+    if req.get("helper"):
+        report_r, report_w = os.pipe()
+        os.set_inheritable(report_w, True)
+        argv = [req["helper"], str(report_w), program, *argv]
+        program = req["helper"]
+    try:
+        reply = _spawn_and_wait(req, program, argv, env, out, err, devnull)
+    finally:
+        if report_w >= 0:
+            os.close(report_w)
+    if report_r >= 0:
+        reply = _helper_report(report_r, reply)
+    return reply
+
+
+def _helper_report(fd: int, reply: "dict[str, Any]") -> "dict[str, Any]":
+    """The command's own figures from the helper's report; the helper's, if it had none."""
+    try:
+        text = os.read(fd, 4096).decode("ascii", "replace").split()
+    finally:
+        os.close(fd)
+    reply["helper"] = len(text) == 5
+    if len(text) == 5:
+        status, maxrss, utime_us, stime_us, wall_ns = (int(x) for x in text)
+        reply.update(status=os.waitstatus_to_exitcode(status), maxrss_kib=maxrss, utime=utime_us / 1e6,
+                     stime=stime_us / 1e6, wall=wall_ns / 1e9)
+    return reply
+
+
+def _spawn_and_wait(req: "dict[str, Any]", program: str, argv: "list[str]", env: "dict[str, str]",
+                    out: int, err: int, devnull: int) -> "dict[str, Any]":
+    global _child
     start = time.perf_counter()
     if req.get("cwd") or not hasattr(os, "posix_spawn"):
         pid = _fork_exec(program, argv, env, req.get("cwd"), devnull, out, err)

@@ -1,0 +1,96 @@
+"""`--max-time` as a bound on the whole run, and the sentence that says why a run stopped.
+
+The rule (README, docs/runfile.md): `--max-time T` bounds the whole run, preparation and warm-ups
+included. `-r N` is the fewest blocks adaptive stopping may stop at, and must fit in T: the first
+replicates' cost (the warm-ups, else the first block) plans the rest, and when the minimum plainly
+cannot fit, the run stops at once with the time it would need. Afterwards a block starts only
+when its expected cost (the larger of the last block's and the mean block's) still fits.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from pairbench.errors import UserError
+
+__all__ = ["Budget", "WARMUP_SLACK"]
+
+WARMUP_SLACK = 2.0
+"""Warm-ups are often slower than later runs (cold caches, JIT): from them alone, the minimum is
+refused only when it needs more than twice the budget; from a measured block, beyond the budget."""
+
+
+@dataclass(slots=True)
+class Budget:
+    """The time budget of one run and what its steps and blocks have cost so far."""
+
+    max_time: float | None
+    """Seconds for the whole run, or None for a fixed number of blocks."""
+    min_blocks: int
+    """-r: blocks to measure at least (exactly, without --max-time)."""
+    steps_per_block: int
+    """Replicates in one block: benchmarks × variants."""
+    start: float
+    """The clock when the run started."""
+    step_costs: list[float] = field(default_factory=list)
+    block_costs: list[float] = field(default_factory=list)
+
+    def block_estimate(self) -> float:
+        """Expected seconds of the next block."""
+        if self.block_costs:
+            return max(self.block_costs[-1], sum(self.block_costs) / len(self.block_costs))
+        mean = sum(self.step_costs) / len(self.step_costs) if self.step_costs else 0.0
+        return mean * self.steps_per_block
+
+    def check_minimum(self, now: float, steps_left: int) -> None:
+        """Raise UserError when the `steps_left` replicates up to the minimum cannot fit in the budget.
+
+        Args:
+            now: the clock now.
+            steps_left: replicates (warm-ups included) still to run before -r blocks are complete.
+        """
+        if self.max_time is None or not self.step_costs:
+            return
+        elapsed = now - self.start
+        per_step = (self.block_estimate() / self.steps_per_block if self.block_costs
+                    else sum(self.step_costs) / len(self.step_costs))
+        need = elapsed + steps_left * per_step
+        limit = self.max_time if self.block_costs else self.max_time * WARMUP_SLACK
+        if need <= limit and elapsed <= self.max_time:
+            return
+        suggestion = math.ceil(need * 1.2)
+        raise UserError(
+            f"--max-time {self.max_time:g} s cannot fit the minimum of {self.min_blocks} blocks (-r): a block "
+            f"(each variant once) takes about {_seconds(per_step * self.steps_per_block)}, so the run would "
+            f"need about {_seconds(need)} ({_seconds(elapsed)} spent); raise --max-time to {suggestion} or lower -r"
+        )
+
+    def next_block_fits(self, now: float) -> bool:
+        """Whether another block, at its expected cost, ends inside the budget."""
+        if self.max_time is None:
+            return True
+        return (now - self.start) + self.block_estimate() <= self.max_time
+
+    def stop_reason(self, now: float, blocks: int, why: str, max_blocks: int | None = None) -> str:
+        """One line: how many blocks, the true elapsed time, and why measuring stopped.
+
+        Args:
+            why: `settled`, `budget` (the next block would not fit), `planned` (the most blocks
+                planned: --max-runs or what the budget affords) or `fixed` (-r without --max-time).
+        """
+        head = f"measured {blocks} block{'s' if blocks != 1 else ''} in {_seconds(now - self.start)}"
+        if why == "fixed":
+            return f"{head}: the {self.min_blocks} asked for (-r)"
+        budget = f"--max-time {self.max_time:g} s"
+        if why == "settled":
+            return f"{head} of {budget}: stopped early, every comparison is settled"
+        if why == "planned":
+            return f"{head} of {budget}: the most planned ({max_blocks}, from --max-runs or the budget)"
+        short = f", short of the minimum {self.min_blocks} (-r)" if blocks < self.min_blocks else ""
+        return (f"{head} of {budget}: another block (~{_seconds(self.block_estimate())}) would not fit"
+                f"{short}")
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.3g} s" if value < 100 else f"{value:.0f} s"

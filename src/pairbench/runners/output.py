@@ -1,0 +1,108 @@
+"""A command's output, read as a stream with bounded memory: its metrics and its last lines.
+
+Why: reading a run's whole output back made `head -c 200000000 /dev/zero` grow pairbench to
+411 MB. The output file is read in chunks cut at line ends; only the metric lines, the first
+match of each `--metric` regex and a short tail are kept. A regex is matched within one chunk of
+whole lines (a match spanning more than CHUNK_BYTES of output is not found).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from typing import BinaryIO, Sequence
+
+__all__ = ["OutputScan", "scan_output", "JSON_PREFIX", "CHUNK_BYTES"]
+
+JSON_PREFIX = '{"pairbench"'
+CHUNK_BYTES = 1 << 20
+"""Output is read 1 MiB at a time; a line longer than that is cut there."""
+TAIL_BYTES = 4096
+"""Enough of the end of the output for an error message."""
+_PREFIX = JSON_PREFIX.encode()
+
+
+@dataclass(slots=True)
+class OutputScan:
+    """What one stream of output held."""
+
+    json_values: dict[str, float] = field(default_factory=dict)
+    """From `{"pairbench": {"NAME": VALUE}}` lines; a later line wins."""
+    matches: dict[str, str] = field(default_factory=dict)
+    """Metric name -> the first group of its regex's first match."""
+    tail: str = ""
+    """The last TAIL_BYTES of the output, decoded."""
+    size: int = 0
+    """Bytes of output."""
+
+
+def scan_output(path: str | None, regexes: Sequence[tuple[str, re.Pattern[str]]] = (),
+                want_json: bool = False) -> OutputScan:
+    """Scan the output file at `path` (None: the output was discarded) for metrics and its tail.
+
+    Args:
+        path: the file the command's stream went to.
+        regexes: (name, regex) of metrics still to find; each keeps its first match.
+        want_json: collect JSON metric lines.
+    """
+    scan = OutputScan()
+    if path is None:
+        return scan
+    try:
+        fh = open(path, "rb")
+    except OSError:
+        return scan
+    with fh:
+        scan.size = os.fstat(fh.fileno()).st_size
+        if regexes or want_json:
+            _scan_chunks(fh, scan, list(regexes), want_json)
+        fh.seek(max(scan.size - TAIL_BYTES, 0))
+        scan.tail = fh.read(TAIL_BYTES).decode("utf-8", "replace")
+    return scan
+
+
+def _scan_chunks(fh: BinaryIO, scan: OutputScan, pending: list[tuple[str, re.Pattern[str]]], want_json: bool) -> None:
+    carry = b""
+    while True:
+        chunk = fh.read(CHUNK_BYTES)
+        data = carry + chunk
+        if not chunk:
+            if data:
+                _scan_block(data, scan, pending, want_json)
+            return
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            if len(data) < CHUNK_BYTES:
+                carry = data
+                continue
+            cut = len(data)  # one very long line: scanned in pieces
+        _scan_block(data[:cut], scan, pending, want_json)
+        carry = data[cut:]
+
+
+def _scan_block(block: bytes, scan: OutputScan, pending: list[tuple[str, re.Pattern[str]]], want_json: bool) -> None:
+    if want_json and _PREFIX in block:
+        for line in block.split(b"\n"):
+            if line.startswith(_PREFIX):
+                scan.json_values.update(_json_metrics(line))
+    if pending:
+        text = block.decode("utf-8", "replace")
+        for item in list(pending):
+            match = item[1].search(text)
+            if match is not None:
+                scan.matches[item[0]] = match.group(1) or ""
+                pending.remove(item)
+
+
+def _json_metrics(line: bytes) -> dict[str, float]:
+    try:
+        payload = json.loads(line)["pairbench"]
+    except (ValueError, KeyError, TypeError):
+        return {}
+    if not isinstance(payload, dict):
+        return {}
+    return {str(k): float(v) for k, v in payload.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
