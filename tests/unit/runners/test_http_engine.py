@@ -272,3 +272,49 @@ def test_http_runner_modules_are_rooms_of_the_right_size() -> None:
             imported = {n.module for n in ast.walk(ast.parse(text)) if isinstance(n, ast.ImportFrom)}
             assert "pairbench.runners.http.engine" not in imported
     assert too_long == []
+
+
+class _ConnectingLoop(_FakeLoop):
+    """Hands every new connection a fake transport at once, as the blocking loop does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.transports: list[_Transport] = []
+
+    def connect(self, host: str, port: int, protocol: Any, timeout: float, on_error: Any) -> None:
+        self.transports.append(_Transport())
+        protocol.connection_made(self.transports[-1])
+
+
+def test_a_reused_connection_closed_before_any_byte_replays_the_request_on_a_new_one() -> None:
+    """A server that closes after a response without saying so: the request that went out on the
+    closing connection got no byte back; it is sent again on a new connection, not failed."""
+    loop = _ConnectingLoop()
+    load = Load(LoadSpec(requests=(RequestSpec("http://127.0.0.1:8000/x"),), count=3), loop, None)  # type: ignore[arg-type]
+    load.open(Connection(load), time.perf_counter_ns())
+    first = next(iter(load.conns))
+    first.data_received(RESP)
+    assert len(loop.transports[0].written) == 2  # the next request went out on the same connection
+    first.connection_lost(ConnectionResetError())
+    assert load.errors == {} and load.server_closes == 1 and len(loop.transports) == 2
+    assert loop.transports[1].written == [loop.transports[0].written[1]]
+    (second,) = load.conns
+    second.data_received(RESP)  # the third request goes out on the second connection
+    second.connection_lost(None)  # ... which closes too: the request goes again, on a third
+    assert load.errors == {} and load.server_closes == 2 and len(loop.transports) == 3
+    (third,) = load.conns
+    third.connection_lost(None)  # a new connection closed before any byte: the server's failure
+    load.finish_histogram()
+    assert load.completed == 2 and load.errors == {"reset": 1} and len(loop.transports) == 3
+    assert load.started == 3 and load.done.done()
+
+
+def test_a_post_is_never_sent_twice() -> None:
+    loop = _ConnectingLoop()
+    load = Load(LoadSpec(requests=(RequestSpec("http://127.0.0.1:8000/x", method="POST", body=b"a"),), count=2),
+                loop, None)  # type: ignore[arg-type]
+    load.open(Connection(load), time.perf_counter_ns())
+    conn = next(iter(load.conns))
+    conn.data_received(RESP)
+    conn.connection_lost(None)
+    assert load.errors == {"reset": 1} and load.server_closes == 0

@@ -66,7 +66,7 @@ class Connection(asyncio.Protocol):
     # Slots: attribute access on the per-request path is measurably cheaper than a __dict__.
     __slots__ = ("load", "transport", "state", "pending", "waiting", "request", "start", "sent_at",
                  "next_slot", "buf", "left", "status", "close_after", "timed_out", "shape_len",
-                 "shape_at", "shape_tail")
+                 "shape_at", "shape_tail", "opened_at")
 
     def __init__(self, load: Load) -> None:
         self.load = load
@@ -88,6 +88,8 @@ class Connection(asyncio.Protocol):
         self.shape_len = -1
         self.shape_at = 0
         self.shape_tail = b""
+        self.opened_at = 0
+        """`sent_at` of the connection's first request: a later `sent_at` means it was reused."""
         load.conns.add(self)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -96,7 +98,7 @@ class Connection(asyncio.Protocol):
         self.pending = False
         self.state = HEAD
         self.buf = b""
-        self.sent_at = _now()
+        self.sent_at = self.opened_at = _now()
         transport.write(self.request)  # type: ignore[attr-defined]
 
     def send(self, start_ns: int) -> None:
@@ -320,5 +322,26 @@ class Connection(asyncio.Protocol):
             if not self.waiting:
                 load.after(self, _now())
             return
+        if (self.state == HEAD and not self.buf and not self.timed_out and self.sent_at != self.opened_at
+                and not load.stopping and not self.request.startswith((b"POST ", b"PATCH "))):
+            self._replay()
+            return
         self.transport = None
         self._broken("timeout" if self.timed_out else "reset")
+
+    def _replay(self) -> None:
+        """The server closed this kept-alive connection after the last response without saying so,
+        and the request sent since got no byte back: send it again on a new connection, as HTTP
+        clients do for a request that is not a POST or PATCH (RFC 9112 §9.3.1). It keeps its start
+        time, so the wait and the reconnect count in its latency; a new connection is never
+        replayed, so a server that fails requests still shows as failing."""
+        load = self.load
+        self.transport = None
+        self.state = DEAD
+        load.server_closes += 1
+        load.busy -= 1
+        load.started -= 1  # begun again by `open`
+        load.conns.discard(self)
+        fresh = Connection(load)
+        fresh.next_slot = self.next_slot
+        load.open(fresh, self.start, self.request)

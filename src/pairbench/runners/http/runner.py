@@ -401,7 +401,7 @@ class HttpRunner:
         return [Notice(
             "http-no-keepalive",
             f"the server closed the connection after {result.server_closes} of {result.completed} responses "
-            "(HTTP/1.0 or `Connection: close`): each request reconnected, and its connect time counts in its "
+            "(HTTP/1.0, `Connection: close`, or closing without saying so): each request reconnected, and its connect time counts in its "
             "latency, as with ab without -k",
             "to measure a connection per request on purpose, give --no-keepalive or `keepalive = false` "
             "in a suite; or turn on keep-alive in the server",

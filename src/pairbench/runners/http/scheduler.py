@@ -140,11 +140,12 @@ class Load:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
     # --- connections ------------------------------------------------------------------------
-    def open(self, conn: Connection, start_ns: int) -> None:
-        """Begin a request on a new connection (connect time counts in its latency, as in ab)."""
+    def open(self, conn: Connection, start_ns: int, request: bytes | None = None) -> None:
+        """Begin a request (the next one, or `request` again) on a new connection; the connect
+        time counts in its latency, as in ab."""
         conn.pending = True
         conn.start = start_ns
-        conn.request = self.next_request()
+        conn.request = self.next_request() if request is None else request
         self.started += 1
         self.busy += 1
         self.loop.connect(self.host, self.port, conn, self.spec.timeout, lambda exc: self.connect_failed(conn, exc))

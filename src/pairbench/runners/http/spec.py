@@ -113,7 +113,8 @@ class LoadResult:
     """Percentiles (s) as an external engine reported them, when there is no full histogram."""
     server_closes: int = 0
     """Complete responses after which the server ended the connection (`Connection: close`,
-    HTTP/1.0 without keep-alive, or a body ended by closing); each next request reconnected."""
+    HTTP/1.0 without keep-alive, a body ended by closing, or a close without a word, after which
+    the request sent on it went again on a new connection); each next request reconnected."""
 
     def percentiles_s(self, qs: Sequence[float]) -> list[float]:
         """Latency percentiles in seconds (nearest value an external engine reported if no histogram)."""
