@@ -36,6 +36,8 @@ CALIBRATE_MIN_TIME = 0.01
 # Operations in the allocation pass: enough that per-process constants vanish in the division,
 # few enough that tracemalloc's slowdown (10x or more) stays bounded.
 ALLOC_OPS = 20000
+# How much slower an op runs under tracemalloc (measured 8-10x on a 134 ms op): sizes the pass.
+ALLOC_SLOWDOWN = 10.0
 
 
 class BenchError(Exception):
@@ -294,29 +296,54 @@ def _stmt_ops(setup, stmt):
     return (lambda: exec(stmt_code, scope)), (lambda: exec(empty_code, scope))
 
 
-def _alloc_pass(op, stmt_spec, empty_op, loops):
+def alloc_plan(loops, per_op, budget):
+    """(n, single ops for the peak, warm-up calls, single) for a pass that fits `budget` seconds.
+
+    Why: the pass counts n and 2n ops under tracemalloc, then 7 single ops for the peak; for a
+    134 ms op that was 10-15 s a worker, against ~1 s of timing. With the op's time and a budget
+    the counts shrink; when even n = 1 (1 + 2 ops) does not fit, `single` counts one op against
+    one empty op instead (the empty op carries the same constants of the measurement).
+    """
+    n = min(max(1, loops // 10), ALLOC_OPS)
+    peaks, warm, single = 7, 3, False
+    if per_op and budget:
+        affordable = int(budget / (per_op * ALLOC_SLOWDOWN))
+        n = max(1, min(n, (affordable - peaks) // 3))
+        peaks = max(1, min(peaks, affordable - 3 * n))
+        single = affordable < 3 * n + peaks
+        warm = 3 if affordable >= 3 * n + peaks + 3 else 1
+    return n, peaks, warm, single
+
+
+def _alloc_pass(op, stmt_spec, empty_op, loops, per_op=None, budget=None):
     """Net tracemalloc blocks/bytes per op, peak transient bytes of one op, GC runs per 1000 ops."""
     if platform.python_implementation() != "CPython":
         return {"unavailable": "%s gives no allocation counters (no tracemalloc, no gc.get_stats)"
                 % platform.python_implementation()}
     import tracemalloc
 
-    def traced(fn, n):
-        """(blocks, bytes) still allocated after n ops, relative to before them."""
+    def traced(fn, n, peaks=None):
+        """(blocks, bytes) still allocated after n ops, relative to before them; their peak into `peaks`."""
         gc.collect()
         tracemalloc.start()
         before = tracemalloc.take_snapshot()
         b0 = sum(s.count for s in before.statistics("filename"))
         del before
         m0 = tracemalloc.get_traced_memory()[0]
+        if peaks is not None and hasattr(tracemalloc, "reset_peak"):
+            tracemalloc.reset_peak()
         for _ in itertools.repeat(None, n):
             fn()
         m1 = tracemalloc.get_traced_memory()[0]
+        if peaks is not None and hasattr(tracemalloc, "reset_peak"):
+            peaks.append(tracemalloc.get_traced_memory()[1] - m0)
         after = tracemalloc.take_snapshot()
         b1 = sum(s.count for s in after.statistics("filename"))
         del after
         tracemalloc.stop()
         return b1 - b0, m1 - m0
+
+    n, n_peaks, n_warm, single = alloc_plan(loops, per_op, budget)
 
     def peak_of(fn):
         """Median over a few single ops of the peak traced memory above the level before it."""
@@ -324,7 +351,7 @@ def _alloc_pass(op, stmt_spec, empty_op, loops):
             return None
         tracemalloc.start()
         peaks = []
-        for _ in range(7):
+        for _ in range(n_peaks):
             cur = tracemalloc.get_traced_memory()[0]
             tracemalloc.reset_peak()
             fn()
@@ -336,15 +363,20 @@ def _alloc_pass(op, stmt_spec, empty_op, loops):
     try:
         if op is None:
             op, empty_op = _stmt_ops(*stmt_spec)
-        n = min(max(1, loops // 10), ALLOC_OPS)
-        for _ in range(3):
+        for _ in range(n_warm):
             op()  # first calls fill caches (interned strings, method caches, free lists)
         # Counting n and 2n ops and taking the difference cancels what the measurement itself
         # leaves behind (snapshot objects, caches), so only the ops' own net allocations remain.
-        blocks1, bytes1 = traced(op, n)
-        blocks2, bytes2 = traced(op, 2 * n)
-        peak = peak_of(op)
-        epeak = peak_of(empty_op)
+        if single:  # one op against one empty op, each giving its peak too: one traced op in all
+            found = []
+            blocks1, bytes1 = traced(empty_op, 1, found)
+            blocks2, bytes2 = traced(op, 1, found)
+            epeak, peak = (found[0], found[1]) if len(found) == 2 else (None, None)
+        else:
+            blocks1, bytes1 = traced(op, n)
+            blocks2, bytes2 = traced(op, 2 * n)
+            peak = peak_of(op)
+            epeak = peak_of(empty_op)
         gc.collect()
         g0 = _gc_collections()
         for _ in itertools.repeat(None, n):
@@ -374,7 +406,10 @@ def do_time(request):
     samples = [_run(timed, loops) for _ in range(int(request.get("samples", 5)))]
     out = {"loops": loops, "warmup": warm, "samples": samples, "overhead": overhead}
     if request.get("alloc", True):
-        out["alloc"] = _alloc_pass(op, stmt_spec, _empty0, loops)
+        # the op's time from the shared loop count, not this variant's samples: every variant
+        # gets the same plan, so the counts compare like with like
+        out["alloc"] = _alloc_pass(op, stmt_spec, _empty0, loops, request.get("alloc_op_s"),
+                                   request.get("alloc_budget"))
     return out
 
 

@@ -55,6 +55,8 @@ DEFAULT_SAMPLES = 5
 DEFAULT_WARMUP = 2
 DEFAULT_TARGET = 0.1
 """Seconds per sample, like benchmark-ips's i/100ms warm-up estimate."""
+ALLOC_SHARE = 1.0
+"""The allocation pass may take about as long as the worker's timed samples (nsamples × target)."""
 
 # Time per op is never allowed to reach zero after subtracting the loop overhead (ratios and logs
 # need positive values): it is floored at this fraction of the raw time per iteration.
@@ -313,8 +315,11 @@ class MicroRunner:
             notice = self._fail(benchmark, variant, "no loop count: no variant could run it to calibrate")
             return Replicate(failed=True, notices=[notice] if notice else [])
         nsamples, nwarm, target = self._plan(benchmark)
+        # the allocation pass gets a share of the worker's timing, not 10-15 s for a slow op
         request = {"mode": "time", "loops": loops, "warmup": nwarm, "samples": nsamples,
-                   "alloc": self.alloc and not warmup, **self._spec(benchmark)}
+                   "alloc": self.alloc and not warmup, "alloc_budget": ALLOC_SHARE * nsamples * target,
+                   "alloc_op_s": target / max(loops, 1),
+                   **self._spec(benchmark)}
         progress(f"{benchmark.name} · {variant.name} · block {block + 1}")
         # Generous: startup, calibrated samples (a slower variant may take several times the
         # target), the empty loop and the allocation pass under tracemalloc.
