@@ -35,6 +35,8 @@ class Budget:
     """The clock when the run started."""
     step_costs: list[float] = field(default_factory=list)
     block_costs: list[float] = field(default_factory=list)
+    look_cost: float = 0.0
+    """Seconds the last interim analysis (adaptive look) took."""
 
     def block_estimate(self) -> float:
         """Expected seconds of the next block."""
@@ -66,11 +68,11 @@ class Budget:
             f"need about {_seconds(need)} ({_seconds(elapsed)} spent); raise --max-time to {suggestion} or lower -r"
         )
 
-    def next_block_fits(self, now: float) -> bool:
-        """Whether another block, at its expected cost, ends inside the budget."""
+    def next_block_fits(self, now: float, before: float = 0.0) -> bool:
+        """Whether another block, at its expected cost, after `before` seconds of other work, ends in the budget."""
         if self.max_time is None:
             return True
-        return (now - self.start) + self.block_estimate() <= self.max_time
+        return (now - self.start) + before + self.block_estimate() <= self.max_time
 
     def stop_reason(self, now: float, blocks: int, why: str, max_blocks: int | None = None) -> str:
         """One line: how many blocks, the true elapsed time, and why measuring stopped.

@@ -210,14 +210,20 @@ def execute(
                 stop = "planned" if adaptive else "fixed"
                 break
             if adaptive:
-                if not budget.next_block_fits(clock()):
-                    stop = "budget"
-                    break
                 if blocks_done in looks and blocks_done >= options.runs:
+                    # an interim analysis takes time too: the last one's cost, plus a block, must fit
+                    look_start = clock()
+                    if not budget.next_block_fits(look_start, budget.look_cost):
+                        stop = "budget"
+                        break
                     finish_analysis(run, options, n_looks)
+                    budget.look_cost = clock() - look_start
                     if _all_decided(run):
                         stop = "settled"
                         break
+                if not budget.next_block_fits(clock()):
+                    stop = "budget"
+                    break
         end = clock()
         run.notices.append(Notice({"settled": "adaptive", "fixed": "stop"}.get(stop, "budget"),
                                   budget.stop_reason(end, blocks_done, stop, planned)))

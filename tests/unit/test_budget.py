@@ -101,3 +101,20 @@ def test_blocks_that_grow_slower_stop_before_passing_the_budget(tmp_path):
                   clock=runner.clock)
     assert run.metadata["elapsed_s"] <= 30.0
     assert stop_notice(run).kind == "budget" and "would not fit" in stop_notice(run).message
+
+
+def test_the_time_an_interim_look_takes_counts_against_the_budget(tmp_path, monkeypatch):
+    import pairbench.session as session
+
+    runner = FakeRunner(factors={"b": 1.002}, noise=0.05, step_seconds=0.25)
+    real = session.finish_analysis
+
+    def slow_analysis(*args, **kwargs):
+        runner.now += 3.0  # an interim analysis that takes as long as six blocks
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(session, "finish_analysis", slow_analysis)
+    # looks at 6, 10, 15 ... blocks of 0.5 s: the look at 15 starts at 14 s and would end at 17 s
+    run = execute(make_run(), {"command": runner}, options(tmp_path, runs=6, max_time=16.0, threshold=0.0),
+                  clock=runner.clock)
+    assert run.metadata["elapsed_s"] <= 16.0
