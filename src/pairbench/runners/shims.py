@@ -88,7 +88,19 @@ def command_word(command: str) -> tuple[int, int, str] | None:
         return match.start(1), match.end(1), word
 
 
+_resolved: dict[tuple[str, tuple[tuple[str, str], ...], str | None], Shim | None] = {}
+
+
 def resolve_shim(name: str, env: Mapping[str, str], cwd: str | None = None) -> Shim | None:
+    """As `_resolve_shim`, remembered: the run file and the runner ask for each variant, and
+    asking pyenv costs ~0.1-0.3 s."""
+    key = (name, tuple(sorted(env.items())), cwd)
+    if key not in _resolved:
+        _resolved[key] = _resolve_shim(name, env, cwd)
+    return _resolved[key]
+
+
+def _resolve_shim(name: str, env: Mapping[str, str], cwd: str | None = None) -> Shim | None:
     """The shim `name` finds on the variant's PATH, resolved; None when it is not a shim.
 
     Args:

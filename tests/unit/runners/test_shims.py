@@ -164,3 +164,10 @@ def test_runner_says_in_one_line_which_executable_replaces_the_shim(pyenv_root, 
     assert by_variant["x"].kind == "shim-resolved"
     assert str(pyenv_root / "versions" / "3.11.7" / "bin" / "python3") in by_variant["x"].message
     assert by_variant["y"].kind == "shim" and "could not be resolved" in by_variant["y"].message
+
+
+def test_a_shim_is_resolved_once_per_environment(pyenv_root, tmp_path):
+    env = {**_env(pyenv_root / "shims"), "PB_TEST": "once"}
+    first = resolve_shim("python3", env, str(tmp_path))
+    shutil.rmtree(pyenv_root / "versions")  # a second lookup would now fail
+    assert resolve_shim("python3", env, str(tmp_path)) == first and first.executable is not None
