@@ -227,14 +227,23 @@ def settled(run: Run, secondary: Collection[str] = ()) -> bool:
     count. An inconclusive comparison is not settled, even when the analysis projects that more
     blocks are unlikely to settle it: that projection rests on the first noisy blocks, and the
     budget was given to be spent on narrowing the interval. "Faster/slower, but may be below δ"
-    is not settled either: its CI still reaches into the band.
+    is not settled either: its CI still reaches into the band. A benchmark whose options name
+    `settle` metrics (the demo: the time the program measures itself) waits for those only.
     """
-    primary = {b.name: b.metrics[0].name for b in run.benchmarks if b.metrics}
-    judged = [
-        c for c in run.comparisons
-        if c.verdict != "exact" and (primary.get(c.benchmark) == c.metric or c.metric not in secondary)
-    ]
+    judged = [c for c in run.comparisons if c.verdict != "exact" and _decides(run, c, secondary)]
     return bool(judged) and all(_is_settled(c) for c in judged)
+
+
+def _decides(run: Run, c: Comparison, secondary: Collection[str]) -> bool:
+    """Whether stopping waits for this comparison: a benchmark's `settle` option names its metrics."""
+    try:
+        bench = run.benchmark(c.benchmark)
+    except KeyError:
+        return c.metric not in secondary
+    chosen = bench.options.get("settle")
+    if chosen:
+        return c.metric in chosen
+    return (bool(bench.metrics) and bench.metrics[0].name == c.metric) or c.metric not in secondary
 
 
 def _is_settled(c: Comparison) -> bool:
@@ -248,7 +257,6 @@ def settled_report(run: Run, secondary: Collection[str] = ()) -> str:
     and its verdict, in two groups: those that decide stopping (`settled`) and the runner's
     `secondary` ones, which do not.
     """
-    primary = {b.name: b.metrics[0].name for b in run.benchmarks if b.metrics}
     several_b = len(run.benchmarks) > 1
     several_c = len({c.candidate for c in run.comparisons}) > 1
 
@@ -257,7 +265,7 @@ def settled_report(run: Run, secondary: Collection[str] = ()) -> str:
         return f"{c.metric} ({', '.join(where + [c.verdict])})"
 
     tested = [c for c in run.comparisons if c.verdict != "exact"]
-    deciding = [c for c in tested if primary.get(c.benchmark) == c.metric or c.metric not in secondary]
+    deciding = [c for c in tested if _decides(run, c, secondary)]
     others = [c for c in tested if c not in deciding]
     done = [name(c) for c in deciding if _is_settled(c)]
     open_ = [name(c) for c in deciding if not _is_settled(c)]
