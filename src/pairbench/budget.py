@@ -86,7 +86,7 @@ class Budget:
             return f"{head}: the {self.min_blocks} asked for (-r)"
         budget = f"--max-time {self.max_time:g} s"
         if why == "settled":
-            return f"{head} of {budget}: stopped early, every comparison is settled"
+            return f"{head} of {budget}: stopped early at a planned look"
         if why == "planned":
             return f"{head} of {budget}: the most planned ({max_blocks}, from --max-runs or the budget)"
         short = f", short of the minimum {self.min_blocks} (-r)" if blocks < self.min_blocks else ""

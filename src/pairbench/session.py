@@ -225,12 +225,14 @@ def execute(
                     stop = "budget"
                     break
         end = clock()
-        run.notices.append(Notice({"settled": "adaptive", "fixed": "stop"}.get(stop, "budget"),
-                                  budget.stop_reason(end, blocks_done, stop, planned)))
+        reason = budget.stop_reason(end, blocks_done, stop, planned)
         run.metadata["blocks"] = blocks_done
         run.metadata["elapsed_s"] = end - start
         run.metadata["stop"] = stop
         finish_analysis(run, options, n_looks)
+        if adaptive and stop in ("settled", "planned"):
+            reason += f"; {_settled_report(run)}"  # say which comparisons settled, not "every"
+        run.notices.append(Notice({"settled": "adaptive", "fixed": "stop"}.get(stop, "budget"), reason))
         run.status = "complete"
         _save(writer, run)
     except KeyboardInterrupt:
@@ -264,6 +266,14 @@ def _all_decided(run: Run) -> bool:
     from pairbench.runners.command import SECONDARY_METRICS
 
     return settled(run, SECONDARY_METRICS)
+
+
+def _settled_report(run: Run) -> str:
+    """analysis.settled_report, with the command runner's secondary metrics set apart."""
+    from pairbench.analysis import settled_report
+    from pairbench.runners.command import SECONDARY_METRICS
+
+    return settled_report(run, SECONDARY_METRICS)
 
 
 def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds: float) -> tuple[list[int], int]:

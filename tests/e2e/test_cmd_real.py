@@ -102,11 +102,13 @@ def test_demo_finds_the_real_difference(run_cli, tmp_path):
     assert out.returncode == 0, out.stderr
     doc = json.loads(run_file.read_text())
     by = {(c["benchmark"], c["metric"]): c for c in doc["comparisons"]}
-    assert by[("sort", "work_time")]["verdict"] == "faster"
+    assert by[("sort", "work")]["verdict"] == "faster"
     # json does the same work under both variants. Real timings on a shared machine: assert only that
-    # no difference beyond ±20% is claimed (the whole CI outside that band).
-    low, high = by[("json", "work_time")]["ci"]
-    assert low < 1.2 and high > 1 / 1.2, by[("json", "work_time")]["sentence"]
+    # no difference beyond ±20% is claimed (the whole CI outside that band), and that the band the
+    # verdict uses is stated before any result.
+    low, high = by[("json", "work")]["ci"]
+    assert low < 1.2 and high > 1 / 1.2, by[("json", "work")]
+    assert "noise band ±5%" in out.stdout.split("\n\n")[0]
     assert "sort-plain is" in " ".join(out.stdout.split())
     http = json.loads((tmp_path / "demo-http.json").read_text())
     rps = next(c for c in http["comparisons"] if c["metric"] == "req_per_s")

@@ -79,7 +79,7 @@ def test_a_settled_run_and_a_max_runs_run_say_why_they_stopped(tmp_path):
     runner = FakeRunner(factors={"b": 1.3}, noise=0.01, step_seconds=0.5)
     run = execute(make_run(), {"command": runner}, options(tmp_path, runs=6, max_time=1000.0), clock=runner.clock)
     note = stop_notice(run)
-    assert note.kind == "adaptive" and "every comparison is settled" in note.message
+    assert note.kind == "adaptive" and "stopped early at a planned look; settled: time (slower)" in note.message
     assert f"measured {run.metadata['blocks']} blocks in " in note.message and "of --max-time 1000 s" in note.message
 
     runner = FakeRunner(factors={"b": 1.002}, noise=0.05, step_seconds=0.5)
@@ -87,7 +87,8 @@ def test_a_settled_run_and_a_max_runs_run_say_why_they_stopped(tmp_path):
                   options(tmp_path, runs=6, max_time=1000.0, max_runs=8, threshold=0.0), clock=runner.clock)
     note = stop_notice(run)
     assert run.metadata["blocks"] == 8 and note.kind == "budget"
-    assert note.message == "measured 8 blocks in 9 s of --max-time 1000 s: the most planned (8, from --max-runs or the budget)"
+    assert note.message.startswith("measured 8 blocks in 9 s of --max-time 1000 s: the most planned (8, from --max-runs "
+                                   "or the budget); not settled: time (")
 
 
 def test_blocks_that_grow_slower_stop_before_passing_the_budget(tmp_path):

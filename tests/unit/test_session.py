@@ -145,3 +145,42 @@ def test_adaptive_stopping_waits_for_the_metrics_the_user_asked_for(tmp_path):
             clock=runner.clock)
     assert run.metadata["blocks"] >= 15
     assert "adaptive" not in {n.kind for n in run.notices}
+
+
+class _WithUser(FakeRunner):
+    """Adds a noisy `user` CPU time, identical across variants, that cannot settle."""
+
+    def measure(self, benchmark, variant, block, warmup, progress):
+        from pairbench.model import Sample
+
+        rep = super().measure(benchmark, variant, block, warmup, progress)
+        user = 0.01 * (1.0 + self._rng.gauss(0.0, 0.2))
+        rep.samples.append(Sample(benchmark.name, variant.name, "user", user, block, warmup=warmup))
+        return rep
+
+
+def test_stop_note_says_which_comparisons_settled_not_every_one(tmp_path):
+    run = Run(metadata={}, variants=[Variant("a", baseline=True), Variant("b")],
+              benchmarks=[Benchmark("x", "command", (Metric("time"), Metric("user")))])
+    ticks = count()
+    execute(run, {"command": _WithUser(factors={"b": 1.3}, noise=0.01)},
+            options(tmp_path, runs=6, warmup=0, max_time=1000.0), clock=lambda: float(next(ticks)))
+    [note] = [n for n in run.notices if n.kind == "adaptive"]
+    user = next(c for c in run.comparisons if c.metric == "user")
+    assert user.verdict == "inconclusive"
+    assert "every comparison" not in note.message
+    assert "settled: time (slower)" in note.message
+    assert "not settled and not waited for: user (inconclusive)" in note.message
+
+
+def test_a_run_that_reaches_its_last_planned_look_says_so(tmp_path):
+    # identical variants and a ±0 band cannot settle; the budget is ample, so the last look ends it
+    run = make_run(2)
+    ticks = count()
+    execute(run, {"command": FakeRunner(noise=0.02, seed=5)},
+            options(tmp_path, runs=6, max_runs=12, warmup=0, max_time=1e6, threshold=0.0),
+            clock=lambda: float(next(ticks)))
+    assert run.metadata["blocks"] == 12 == max(run.metadata["adaptive"]["looks"])
+    [note] = [n for n in run.notices if "the most planned" in n.message]
+    assert note.message.startswith("measured 12 blocks")
+    assert "not settled: time (inconclusive)" in note.message

@@ -16,6 +16,7 @@ from pairbench.analysis.comparisons import (
     check_consistent,
     compare_runs,
     settled,
+    settled_report,
 )
 from pairbench.analysis.replicates import replicate_values
 from pairbench.analysis.suite import SuiteSummary, suite_summary
@@ -30,6 +31,7 @@ __all__ = [
     "compare_runs",
     "replicate_values",
     "settled",
+    "settled_report",
     "suite_summary",
     "sweep_tables",
 ]

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # The stats modules (numpy, scipy) are imported inside the functions that compute, so that
 # reporters can import replicate_values without them (`pairbench --help` stays light).
 
-__all__ = ["CORRECTIONS", "HIGH_NOISE_CV", "analyze", "check_consistent", "compare_runs", "settled"]
+__all__ = ["CORRECTIONS", "HIGH_NOISE_CV", "analyze", "check_consistent", "compare_runs", "settled", "settled_report"]
 
 HIGH_NOISE_CV = 0.05
 """A variant whose replicate values vary by more than 5% (CV) gets a noise notice."""
@@ -79,6 +79,7 @@ def _variant_notices(bench: Benchmark, metric: Metric, values: dict[str, dict[in
                      primary: bool) -> list[Notice]:
     from pairbench.stats.drift import trend
     from pairbench.stats.estimate import summarize
+    from pairbench.stats.outliers import two_groups
 
     notices: list[Notice] = []
     for variant, per_block in values.items():
@@ -96,8 +97,12 @@ def _variant_notices(bench: Benchmark, metric: Metric, values: dict[str, dict[in
                                   "they are kept; the comparison switches to the robust Hodges-Lehmann estimate "
                                   "when the paired differences show them too", bench.name, variant))
         if s.bimodal:
-            notices.append(Notice("bimodal", f"{where}: values look bimodal (bimodality coefficient > 5/9)",
-                                  "two states (cache, JIT, frequency) alternate; a mean or median hides this",
+            g = two_groups(series)
+            gap = (g.high / g.low - 1) * 100 if g.low > 0 else math.nan
+            seen = f"{g.n_low} blocks at one level, {g.n_high} " + (f"about {gap:.0f}% above it" if math.isfinite(gap)
+                                                                     else "at a higher one")
+            notices.append(Notice("bimodal", f"{where}: values look bimodal (bimodality coefficient > 5/9): {seen}",
+                                  "a mean or median hides the two groups; the per-block values are in the run file",
                                   bench.name, variant))
         if primary and not metric.exact:
             tr = trend(series)
@@ -222,15 +227,58 @@ def settled(run: Run, secondary: Collection[str] = ()) -> bool:
     count. An inconclusive comparison is not settled, even when the analysis projects that more
     blocks are unlikely to settle it: that projection rests on the first noisy blocks, and the
     budget was given to be spent on narrowing the interval. "Faster/slower, but may be below δ"
-    is not settled either: its CI still reaches into the band.
+    is not settled either: its CI still reaches into the band. A benchmark whose options name
+    `settle` metrics (the demo: the time the program measures itself) waits for those only.
     """
-    primary = {b.name: b.metrics[0].name for b in run.benchmarks if b.metrics}
-    judged = [
-        c for c in run.comparisons
-        if c.verdict != "exact" and (primary.get(c.benchmark) == c.metric or c.metric not in secondary)
-    ]
-    return bool(judged) and all(c.verdict == "same" or (c.verdict in ("faster", "slower") and c.meaningful)
-                                for c in judged)
+    judged = [c for c in run.comparisons if c.verdict != "exact" and _decides(run, c, secondary)]
+    return bool(judged) and all(_is_settled(c) for c in judged)
+
+
+def _decides(run: Run, c: Comparison, secondary: Collection[str]) -> bool:
+    """Whether stopping waits for this comparison: a benchmark's `settle` option names its metrics."""
+    try:
+        bench = run.benchmark(c.benchmark)
+    except KeyError:
+        return c.metric not in secondary
+    chosen = bench.options.get("settle")
+    if chosen:
+        return c.metric in chosen
+    return (bool(bench.metrics) and bench.metrics[0].name == c.metric) or c.metric not in secondary
+
+
+def _is_settled(c: Comparison) -> bool:
+    return c.verdict == "same" or (c.verdict in ("faster", "slower") and c.meaningful)
+
+
+def settled_report(run: Run, secondary: Collection[str] = ()) -> str:
+    """Which comparisons are settled and which are not, in words, for the note a run stops with.
+
+    Names each comparison by metric (with its benchmark and candidate when the run has several)
+    and its verdict, in two groups: those that decide stopping (`settled`) and the runner's
+    `secondary` ones, which do not.
+    """
+    several_b = len(run.benchmarks) > 1
+    several_c = len({c.candidate for c in run.comparisons}) > 1
+
+    def name(c: Comparison) -> str:
+        where = [x for x, show in ((c.benchmark, several_b), (c.candidate, several_c)) if show]
+        return f"{c.metric} ({', '.join(where + [c.verdict])})"
+
+    tested = [c for c in run.comparisons if c.verdict != "exact"]
+    deciding = [c for c in tested if _decides(run, c, secondary)]
+    others = [c for c in tested if c not in deciding]
+    done = [name(c) for c in deciding if _is_settled(c)]
+    open_ = [name(c) for c in deciding if not _is_settled(c)]
+    parts = []
+    if done:
+        parts.append(f"settled: {', '.join(done)}")
+    if open_:
+        parts.append(f"not settled: {', '.join(open_)}")
+    if others:
+        unsettled = [name(c) for c in others if not _is_settled(c)]
+        if unsettled:
+            parts.append(f"not settled and not waited for: {', '.join(unsettled)}")
+    return "; ".join(parts) if parts else "no comparison was judged"
 
 
 _TOL = 1e-9

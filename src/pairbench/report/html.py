@@ -24,6 +24,7 @@ from pairbench.report.plots import (
 )
 from pairbench.report.format import format_change, format_delta, format_value
 from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spreads
+from pairbench.report.wording import verdict_word
 
 __all__ = ["render_html"]
 
@@ -75,7 +76,7 @@ def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
                     change = format_delta(c.delta, m.unit)
                 ratio, ci = (ratio_text(c), ci_text(c, mixed)) if c is not None else ("", "")
                 if c is not None:
-                    verdict = f'<span class="{esc(c.verdict)}">{esc(c.verdict)}</span>'
+                    verdict = f'<span class="{esc(c.verdict)}">{esc(verdict_word(c.verdict, m))}</span>'
                 base = " (baseline)" if v.name == run.baseline.name else ""
                 rows.append(
                     f"<tr><td>{esc(b.name)}</td><td>{esc(m.name)}</td><td>{esc(v.name)}{base}</td>"

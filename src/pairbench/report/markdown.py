@@ -13,9 +13,10 @@ import re
 import shlex
 from typing import Any, Iterable
 
-from pairbench.model import KINDS, Comparison, Run
+from pairbench.model import KINDS, Comparison, Metric, Run
 from pairbench.report.format import format_change, format_delta, format_value
 from pairbench.report.summary import ci_header, ci_mixed, ci_text, ratio_text, sentence_of, spreads
+from pairbench.report.wording import verdict_word
 
 __all__ = ["render_markdown", "md_escape", "UNPAIRED_LABEL"]
 
@@ -65,8 +66,9 @@ def command_line(run: Run) -> str | None:
     return None
 
 
-def _verdict_cell(c: Comparison) -> str:
-    return f"**{c.verdict}**" if c.verdict in ("faster", "slower") else str(c.verdict)
+def _verdict_cell(c: Comparison, metric: Metric) -> str:
+    word = verdict_word(c.verdict, metric)
+    return f"**{word}**" if c.verdict in ("faster", "slower") else word
 
 
 def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[str]:
@@ -100,7 +102,7 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
                     change = ""
                 ratio, ci = (ratio_text(c), ci_text(c, mixed).replace("*", "\\*")) if c is not None else ("", "")
                 n = str(c.n) if c is not None else (str(sp.n) if sp else "")
-                verdict = _verdict_cell(c) if c is not None else ""
+                verdict = _verdict_cell(c, m) if c is not None else ""
                 rows.append(f"| {md_escape(b.name)} | {md_escape(m.name)} | {name} | {median} | {change} | {ratio} | {ci} | {n} | {verdict} |")
             lines.extend(rows)
             for v in run.variants:

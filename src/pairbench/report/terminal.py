@@ -13,6 +13,7 @@ from pairbench.analysis.replicates import replicate_values, spread_of
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
 from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spread_text
 from pairbench.report.format import format_delta
+from pairbench.report.wording import verdict_word
 
 __all__ = ["render_terminal", "variant_summary"]
 
@@ -41,7 +42,7 @@ def variant_summary(run: Run, bench: Benchmark, metric: Metric, variant: str) ->
 def _comparison_cells(c: Comparison, metric: Metric, mixed: bool = False) -> tuple[str, str, Text]:
     if c.verdict == "exact" and c.delta is not None:
         return ("Δ " + format_delta(c.delta, metric.unit), "exact", Text("exact", style=""))
-    word: str = c.verdict
+    word: str = verdict_word(c.verdict, metric)
     if c.verdict in ("faster", "slower") and not c.meaningful:
         word += " (< δ?)"
     if c.verdict == "inconclusive" and c.more_runs:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pairbench.model import Comparison, Metric
 from pairbench.report.format import MINUS, confidence_label, format_delta, format_percent, format_ratio
 
-__all__ = ["verdict_sentence"]
+__all__ = ["verdict_sentence", "verdict_word"]
 
 
 def _band(threshold: float) -> str:
@@ -49,6 +49,22 @@ def _word(metric: Metric, up: bool) -> str:
     if kind == "memory":
         return "more memory" if up else "less memory"
     return f"higher {metric.name}" if up else f"lower {metric.name}"
+
+
+def verdict_word(verdict: str, metric: Metric) -> str:
+    """The verdict as a table cell names it: faster/slower only for times and rates.
+
+    The verdict says the candidate moved the good ("faster") or bad ("slower") way; memory
+    reads "smaller"/"larger", other metrics (counts, sizes, printed values) "lower"/"higher" in
+    their own value. Other verdicts (same, inconclusive, exact, insufficient) stay as they are.
+    """
+    if verdict not in ("faster", "slower") or _kind(metric) in ("time", "rate"):
+        return verdict
+    better = verdict == "faster"
+    up = better if metric.direction == "higher" else not better
+    if _kind(metric) == "memory":
+        return "larger" if up else "smaller"
+    return "higher" if up else "lower"
 
 
 def _claim(c: Comparison, metric: Metric) -> str:

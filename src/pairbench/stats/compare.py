@@ -22,7 +22,7 @@ from pairbench.stats._dist import t_ppf
 from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES, bca_mean_interval, bca_p_value
 from pairbench.stats.drift import trend
 from pairbench.stats.estimate import log_diffs, log_values
-from pairbench.stats.outliers import bimodal_flag, outlier_mask, skew_flag
+from pairbench.stats.outliers import bimodal_flag, outlier_mask, skew_flag, two_groups
 from pairbench.stats.tests import (
     mann_whitney_interval,
     mann_whitney_max_confidence,
@@ -337,8 +337,9 @@ def compare_paired(baseline: Sequence[float], candidate: Sequence[float], *, dir
     if n_out and not (mode == "rank" and reason and robust is None):
         notes.append(f"outliers: {n_out} of {n} (MAD z > 3.5), reported not dropped")
     if bimodal_flag(d):
-        notes.append("bimodal differences: the candidate's change alternates between two sizes (two states: "
-                     "cache, JIT, frequency); one ratio summarises them poorly")
+        g = two_groups(d)
+        notes.append(f"bimodal differences: in {g.n_low} blocks the change is about {math.expm1(g.low) * 100:+.1f}%, "
+                     f"in {g.n_high} about {math.expm1(g.high) * 100:+.1f}%; one ratio summarises them poorly")
     tr = trend(d)
     if tr.flagged:
         notes.append(f"drift: the differences trend with block order (Kendall τ = {tr.tau:.2f}, p = {tr.p_value:.3f}); "

@@ -15,9 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from dataclasses import dataclass
+
 import numpy as np
 
 __all__ = [
+    "TwoGroups",
+    "two_groups",
     "OUTLIER_Z",
     "bimodal_flag",
     "bimodality_coefficient",
@@ -121,3 +125,24 @@ def bimodal_flag(values: Sequence[float] | np.ndarray, min_n: int = 10) -> bool:
         return False
     bc = bimodality_coefficient(x)
     return not math.isnan(bc) and bc > 5.0 / 9.0
+
+
+@dataclass(frozen=True, slots=True)
+class TwoGroups:
+    """The values split at their widest gap: what a bimodality flag observed, for the reader."""
+
+    n_low: int
+    n_high: int
+    low: float
+    """Median of the lower group."""
+    high: float
+    """Median of the upper group."""
+
+
+def two_groups(values: Sequence[float] | np.ndarray) -> TwoGroups:
+    """Split sorted values at the largest gap between neighbours (needs at least 2 values)."""
+    x = np.sort(np.asarray(values, dtype=float))
+    if x.size < 2:
+        raise ValueError(f"two groups need at least 2 values, got {x.size}")
+    cut = int(np.argmax(np.diff(x))) + 1
+    return TwoGroups(cut, int(x.size - cut), float(np.median(x[:cut])), float(np.median(x[cut:])))
