@@ -254,8 +254,8 @@ def execute(
     finally:
         for runner in runners.values():
             runner.close()
-    if _record_history(run, options):
-        _save(writer, run)  # keep the history warning in the run file too
+    _record_history(run, options)
+    _save(writer, run, final=True)  # after the history, to keep its warning in the run file too
     obs.finished(run)
     return run
 
@@ -320,12 +320,13 @@ def _stop(run: Run, options: RunOptions, n_looks: int, writer: RunWriter, status
             finish_analysis(run, options, n_looks)
         except Exception:  # noqa: BLE001 - a partial analysis must never lose the samples
             pass
-    _save(writer, run)
+    _save(writer, run, final=True)
 
 
-def _save(writer: RunWriter, run: Run) -> None:
+def _save(writer: RunWriter, run: Run, final: bool = False) -> None:
+    """Save the run so far; `final` once it has ended (a FIFO or a device takes only that write)."""
     try:
-        writer.write(run)
+        writer.finish(run) if final else writer.write(run)
     except OSError as exc:
         raise UserError(f"cannot write the run file {writer.path}: {exc.strerror}") from None
 

@@ -56,11 +56,10 @@ def handle(args: argparse.Namespace) -> int:
 
                     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             else:
-                try:
-                    with open(args.csv, "w", encoding="utf-8", newline="") as fh:
-                        n = history.write_csv(fh, args.benchmark, args.metric, args.variant)
-                except OSError as exc:
-                    raise UserError(f"cannot write {args.csv}: {exc.strerror}") from None
+                from pairbench.store.output import open_output
+
+                with open_output(args.csv, newline="") as fh:
+                    n = history.write_csv(fh, args.benchmark, args.metric, args.variant)
                 print(f"wrote {n} samples to {args.csv}", file=sys.stderr)
             return 0
         if args.benchmark:

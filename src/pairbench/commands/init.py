@@ -78,10 +78,9 @@ def _handle(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if path.exists() and not args.force:
         raise UserError(f"{path} already exists; pass --force to overwrite it, or name another file")
-    try:
-        path.write_text(EXAMPLE_SUITE, encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror}") from None
+    from pairbench.store.output import write_output
+
+    write_output(path, EXAMPLE_SUITE)
     print(f"wrote {path}: 2 variants (one swept over SIZE), 2 benchmarks. Run it with: pairbench run"
           + ("" if str(path) == "pairbench.toml" else f" {path}"))
     return 0

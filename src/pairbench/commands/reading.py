@@ -55,20 +55,16 @@ def load_results(path: str) -> Run:
 
 
 def write_output(target: str, text: str, inputs: list[str]) -> None:
-    """Write a report to a file ('-' for stdout), never over one of the inputs."""
-    if target == "-":
-        sys.stdout.write(text)
-        return
+    """Write a report to a file ('-' for stdout), never over one of the inputs (see store/output.py)."""
     from pairbench.errors import UserError
+    from pairbench.store.output import open_output, resolve_target
 
-    out = Path(target)
+    where = resolve_target(target)
     for src in inputs:
         try:
-            if out.exists() and os.path.samefile(out, src):
+            if where.path is not None and where.path.exists() and os.path.samefile(where.path, src):
                 raise UserError(f"{target} is the input file; give another path for the report")
         except OSError:
             pass
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"cannot write {target}: {exc.strerror}") from None
+    with open_output(where) as fh:
+        fh.write(text)

@@ -9,16 +9,15 @@ History of the format:
         comparison's `sentence` is kept only as version 1 wrote it. Migration: `adjusted_p` is
         read back from the note that held it; sweeps and summaries start empty.
 
-The file is rewritten atomically (write to a temporary file, then rename) after blocks, so an
-interrupted run leaves a complete document with `status` "running" or "interrupted" holding every
-sample measured so far.
+The file is rewritten atomically (write to a temporary file, then rename; see store/output.py)
+after blocks, so an interrupted run leaves a complete document with `status` "running" or
+"interrupted" holding every sample measured so far.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, Callable
@@ -38,6 +37,7 @@ from pairbench.model import (
     SweepTrend,
     Variant,
 )
+from pairbench.store.output import resolve_target, write_output
 
 __all__ = ["SCHEMA", "VERSION", "RunWriter", "run_to_dict", "run_from_dict", "write_run", "load_run", "dumps_run"]
 
@@ -155,8 +155,8 @@ def dumps_run(run: Run) -> str:
 
 
 def write_run(path: str | os.PathLike[str], run: Run) -> None:
-    """Write atomically, so a reader (or a crash) never sees half a file."""
-    _write_atomically(Path(path), dumps_run(run))
+    """Write the whole run file as `store.output` writes any user-named file (atomic for a regular file)."""
+    write_output(path, dumps_run(run) + "\n")
 
 
 class RunWriter:
@@ -165,16 +165,24 @@ class RunWriter:
     Why: dumping the whole document every block made a session quadratic — after 200 blocks of
     two 30 ms commands, writing the file cost more than the commands. A sample never changes once
     measured, so its line is kept and only the rest of the document is rendered again. The file
-    is byte for byte what `write_run` writes.
+    is byte for byte what `write_run` writes. A target that is no regular file (a FIFO, a device,
+    standard output) takes the document once, from `finish`: rewriting it would append copies.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.target = resolve_target(path)
         self.path = Path(path)
         self._objs: list[Sample] = []
         self._lines: list[str] = []
 
     def write(self, run: Run) -> None:
-        _write_atomically(self.path, self.dumps(run))
+        """Save the run so far (a no-op for a target that is written only once)."""
+        if self.target.replace:
+            write_output(self.target, self.dumps(run) + "\n")
+
+    def finish(self, run: Run) -> None:
+        """Write the run's final document; call once, when the run has ended."""
+        write_output(self.target, self.dumps(run) + "\n")
 
     def dumps(self, run: Run) -> str:
         samples = run.samples
@@ -184,22 +192,6 @@ class RunWriter:
             self._objs.append(sample)
             self._lines.append(_sample_line(sample))
         return _compose(run, self._lines)
-
-
-def _write_atomically(target: Path, text: str) -> None:
-    directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.write("\n")
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _only_known(cls: type, d: dict[str, Any]) -> dict[str, Any]:
