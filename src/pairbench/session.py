@@ -1,8 +1,8 @@
 """Wires a Run through the plan, the runners, the statistics and the run file.
 
 The session owns the order of measurement (randomized complete blocks, warm-ups first), the time
-budget and adaptive stopping, and the run file, which is rewritten after every block so that an
-interrupted or failed run keeps every sample measured. Adaptive stopping looks at the data only
+budget and adaptive stopping, and the run file, which is saved after every replicate (one journal
+line, store/runwriter.py) so that an interrupted, failed or killed run keeps every sample measured. Adaptive stopping looks at the data only
 at a few pre-planned block counts and widens each look's CI (Bonferroni across looks, METHOD.md
 §5), so that stopping early when a result is clear does not inflate the false-positive rate.
 """
@@ -23,15 +23,12 @@ from pairbench.machine import machine_notices
 from pairbench.model import Metric, Notice, Run, Sample
 from pairbench.plan import Step, plan_block
 from pairbench.runners.base import Replicate, Runner
-from pairbench.store.runfile import RunWriter
+from pairbench.store.runwriter import RunWriter
 
 __all__ = ["RunOptions", "Observer", "execute", "default_run_path", "finish_analysis"]
 
 # With --max-time and no --max-runs, never plan more blocks than this.
 ADAPTIVE_MAX_BLOCKS = 5000
-SAVE_INTERVAL_S = 0.5
-"""The run file is rewritten after a block when this long has passed since the last write (and
-always at the end, on Ctrl-C and on failure): short blocks are not slowed by the writes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,8 +175,7 @@ def execute(
             for i, step in enumerate(plan_block(bench_names, variant_names, -1 - w, rng, {})):
                 _measure_within(budget, clock, run, runners, step, True, obs,
                                 (options.warmup - w) * steps - i - 1 + options.runs * steps)
-        _save(writer, run)
-        last_save = clock()
+                _save(writer, run)
 
         adaptive = options.max_time is not None
         looks: list[int] = [options.runs]
@@ -192,12 +188,10 @@ def execute(
                     _measure_within(budget, clock, run, runners, step, False, obs, (options.runs * steps) - i - 1)
                 else:
                     _measure(run, runners, step, False, obs)
+                _save(writer, run)  # one journal line: a crash loses at most the replicate in flight
             blocks_done += 1
             block_end = clock()
             budget.block_costs.append(block_end - block_start)
-            if block_end - last_save >= SAVE_INTERVAL_S:
-                _save(writer, run)
-                last_save = block_end
             if adaptive and blocks_done == 1:
                 from pairbench.stats.sequential import look_confidence
 
@@ -244,8 +238,8 @@ def execute(
         _stop(run, options, n_looks, writer, "failed", blocks_done)
         raise BenchmarkFailed(f"{exc} ({len(run.samples)} samples kept in {path})") from None
     except Exception:
-        # A user error found mid-run, or a bug: the file still gets every sample measured (the
-        # periodic writes may be up to SAVE_INTERVAL_S behind), and the error goes on unchanged.
+        # A user error found mid-run, or a bug: the file still gets every sample measured, and the
+        # error goes on unchanged.
         try:
             _stop(run, options, n_looks, writer, "failed", blocks_done)
         except Exception:  # noqa: BLE001 - the original error matters more

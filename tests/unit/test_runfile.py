@@ -55,23 +55,3 @@ def test_not_a_run_file(tmp_path, text, fragment):
 def test_missing_file_is_a_user_error(tmp_path):
     with pytest.raises(RunFileError, match="cannot read run file"):
         load_run(tmp_path / "missing.json")
-
-
-def test_run_writer_writes_what_write_run_writes_as_samples_accumulate(tmp_path) -> None:
-    """The writer renders each sample once; its file must stay byte-identical to a full dump."""
-    from pairbench.model import Sample
-    from pairbench.store.runfile import RunWriter, dumps_run
-
-    run = make_run()
-    writer = RunWriter(tmp_path / "run.json")
-    first = list(run.samples)
-    for n in (0, 1, len(first)):
-        run.samples = first[:n]
-        writer.write(run)
-        assert (tmp_path / "run.json").read_text() == dumps_run(run) + "\n"
-    run.samples.append(Sample("b\u00e9nch \"x\"", "A", "time", 1.5e-3, 99, warmup=True, machine="h\n2"))
-    run.status = "interrupted"
-    assert writer.dumps(run) == dumps_run(run)
-    run.samples = list(reversed(run.samples))  # not the list it saw: starts over
-    assert writer.dumps(run) == dumps_run(run)
-    assert load_run(tmp_path / "run.json").samples == first

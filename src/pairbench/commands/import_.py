@@ -34,19 +34,18 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    import json
-
     from pairbench.commands.reading import warn
     from pairbench.errors import UserError
     from pairbench.importers import detect_format, import_file
     from pairbench.store.history import record_run
+    from pairbench.store.journal import parse_document
     from pairbench.store.runfile import load_run, write_run
 
     if args.output and len(args.files) > 1:
         raise UserError("-o/--output takes one input FILE; without it each FILE gets FILE.run.json")
     for path in args.files:
         try:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+            doc, _ = parse_document(Path(path).read_text(encoding="utf-8"))  # a run's journal too
         except (OSError, UnicodeDecodeError, ValueError):
             doc = None  # gzip or broken: import_file says what is wrong
         if detect_format(doc) == "pairbench":

@@ -9,9 +9,10 @@ History of the format:
         comparison's `sentence` is kept only as version 1 wrote it. Migration: `adjusted_p` is
         read back from the note that held it; sweeps and summaries start empty.
 
-The file is rewritten atomically (write to a temporary file, then rename; see store/output.py)
-after blocks, so an interrupted run leaves a complete document with `status` "running" or
-"interrupted" holding every sample measured so far.
+While a run is measured, its samples are appended to the file as journal lines after the
+document (store/journal.py, written by store/runwriter.py); when it ends, the document is written
+again, atomically, with them folded in. `load_run` folds the journal of a run that is still going,
+or was killed.
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ from pairbench.model import (
     SweepTrend,
     Variant,
 )
-from pairbench.store.output import resolve_target, write_output
+from pairbench.store.journal import JournalError, parse_document
+from pairbench.store.output import write_output
 
-__all__ = ["SCHEMA", "VERSION", "RunWriter", "run_to_dict", "run_from_dict", "write_run", "load_run", "dumps_run"]
+__all__ = ["SCHEMA", "VERSION", "run_to_dict", "run_from_dict", "write_run", "load_run", "dumps_run"]
 
 SCHEMA = "pairbench.run"
 VERSION = 2
@@ -159,41 +161,6 @@ def write_run(path: str | os.PathLike[str], run: Run) -> None:
     write_output(path, dumps_run(run) + "\n")
 
 
-class RunWriter:
-    """Rewrites one run's file again and again at a cost that does not grow with the run.
-
-    Why: dumping the whole document every block made a session quadratic — after 200 blocks of
-    two 30 ms commands, writing the file cost more than the commands. A sample never changes once
-    measured, so its line is kept and only the rest of the document is rendered again. The file
-    is byte for byte what `write_run` writes. A target that is no regular file (a FIFO, a device,
-    standard output) takes the document once, from `finish`: rewriting it would append copies.
-    """
-
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.target = resolve_target(path)
-        self.path = Path(path)
-        self._objs: list[Sample] = []
-        self._lines: list[str] = []
-
-    def write(self, run: Run) -> None:
-        """Save the run so far (a no-op for a target that is written only once)."""
-        if self.target.replace:
-            write_output(self.target, self.dumps(run) + "\n")
-
-    def finish(self, run: Run) -> None:
-        """Write the run's final document; call once, when the run has ended."""
-        write_output(self.target, self.dumps(run) + "\n")
-
-    def dumps(self, run: Run) -> str:
-        samples = run.samples
-        if len(self._objs) > len(samples) or any(a is not b for a, b in zip(self._objs, samples)):
-            self._objs, self._lines = [], []  # not the run (or samples) seen before: start over
-        for sample in samples[len(self._objs):]:
-            self._objs.append(sample)
-            self._lines.append(_sample_line(sample))
-        return _compose(run, self._lines)
-
-
 def _only_known(cls: type, d: dict[str, Any]) -> dict[str, Any]:
     names = {f.name for f in fields(cls)}
     return {k: v for k, v in d.items() if k in names}
@@ -286,7 +253,9 @@ def load_run(path: str | os.PathLike[str]) -> Run:
     except OSError as exc:
         raise RunFileError(f"cannot read run file {path}: {exc.strerror}") from None
     try:
-        doc = json.loads(text)
+        doc, _ = parse_document(text)  # with the journal of a run still going, or killed, folded in
     except json.JSONDecodeError as exc:
         raise RunFileError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); was it cut short?") from None
+    except JournalError as exc:
+        raise RunFileError(f"{path} is damaged: {exc}") from None
     return run_from_dict(doc, source=str(path))

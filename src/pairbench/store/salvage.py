@@ -1,7 +1,8 @@
 """Reading a run file that was cut short: keep every complete record, say what is missing.
 
-The run file is written atomically, so this only happens when a copy was truncated (a full disk,
-a partial download, a file copied while written by other tools). The JSON is closed at the last
+pairbench writes the document atomically and appends journal lines (store/journal.py), so this
+only happens when a copy was truncated (a full disk, a partial download, a file copied while
+written by other tools). A run that never finished is read whole, with a note saying so. The JSON is closed at the last
 point where a complete value ended, incomplete records are dropped, and the result is checked by
 the ordinary loader. Nothing is written back.
 """
@@ -72,7 +73,11 @@ def close_truncated_json(text: str) -> Any:
 def load_run_salvaging(path: str | os.PathLike[str]) -> Loaded:
     """load_run, but a run file cut short yields what it holds plus the list of what is missing."""
     try:
-        return Loaded(load_run(path))
+        run = load_run(path)
+        if run.status != "running":
+            return Loaded(run)
+        return Loaded(run, (f"the run has not finished (it is still going, or its process was killed); "
+                            f"{len(run.samples)} samples so far, no comparisons beyond those of the last look",))
     except RunFileError as exc:
         if "is not valid JSON" not in str(exc):
             raise
