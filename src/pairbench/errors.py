@@ -3,14 +3,18 @@
     UserError                 bad input: flags, files, executables, ports
     ├── SuiteError            a malformed suite file (names the file, line and valid choices)
     ├── BenchmarkFailed       a measured command, server or snippet failed; samples so far are kept
-    └── RunFileError          a file that is not a run file, or of a newer schema version
+    └── RunFileError          a run file that cannot be read (missing, damaged)
+        ├── NotARunFile       not JSON, or JSON of something else (no "schema": "pairbench.run")
+        ├── TruncatedRunFile  ends before its document does; store.salvage reads what it holds
+        └── NewerRunFile      written by a newer pairbench (a higher run file version)
 
 Any other exception is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
-__all__ = ["UserError", "SuiteError", "BenchmarkFailed", "RunFileError", "Interrupted"]
+__all__ = ["UserError", "SuiteError", "BenchmarkFailed", "RunFileError", "NotARunFile", "TruncatedRunFile",
+           "NewerRunFile", "Interrupted"]
 
 
 class UserError(Exception):
@@ -27,6 +31,18 @@ class BenchmarkFailed(UserError):
 
 class RunFileError(UserError):
     """A run file cannot be read."""
+
+
+class NotARunFile(RunFileError):
+    """The file holds something else; readers of other formats (pyperf, hyperfine) may take it."""
+
+
+class TruncatedRunFile(RunFileError):
+    """The document stops short (a cut copy, a full disk); its complete records can be salvaged."""
+
+
+class NewerRunFile(RunFileError):
+    """The file's version is newer than this pairbench reads; the fix is to upgrade."""
 
 
 class Interrupted(Exception):

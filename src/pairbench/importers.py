@@ -25,14 +25,15 @@ from typing import Any
 from pairbench.errors import RunFileError, UserError
 from pairbench.model import Benchmark, Direction, Kind, Metric, Notice, Run, Sample, Variant
 
-__all__ = ["detect_format", "import_file", "import_pyperf", "import_hyperfine", "FORMATS"]
+__all__ = ["detect_format", "read_json", "import_file", "import_pyperf", "import_hyperfine", "FORMATS"]
 
 FORMATS = ("pyperf", "hyperfine")
 _PYPERF_UNITS: dict[str, tuple[str, Direction]] = {
     "second": ("s", "lower"), "byte": ("B", "lower"), "integer": ("count", "lower")}
 
 
-def _read_json(path: str | os.PathLike[str]) -> Any:
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """A JSON file, gzip-compressed or not (pyperf writes .json.gz); every problem is one UserError."""
     p = Path(path)
     try:
         raw = p.read_bytes()
@@ -74,7 +75,7 @@ def import_file(path: str | os.PathLike[str], *, fmt: str = "auto", name: str | 
         name: variant name for pyperf (default: the file name without extension).
         benchmark: benchmark name for hyperfine (default "hyperfine", so that two exports match in `compare`).
     """
-    doc = _read_json(path)
+    doc = read_json(path)
     found = detect_format(doc)
     if fmt == "auto":
         fmt = found or ""

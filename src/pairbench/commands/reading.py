@@ -31,20 +31,16 @@ def warn(message: str) -> None:
 
 def load_results(path: str) -> Run:
     """A run file (a cut-short one yields what it holds, with a warning), or a pyperf/hyperfine JSON file."""
-    import json
-
-    from pairbench.errors import RunFileError
-    from pairbench.importers import detect_format, import_file
+    from pairbench.errors import NotARunFile, UserError
+    from pairbench.importers import detect_format, import_file, read_json
     from pairbench.store.salvage import load_run_salvaging
 
     try:
         loaded = load_run_salvaging(path)
-    except RunFileError as exc:
-        if "is not a pairbench run file" not in str(exc):
-            raise
+    except NotARunFile as exc:
         try:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            doc = read_json(path)  # pyperf writes .json.gz too
+        except UserError:
             raise exc from None
         if detect_format(doc) in ("pyperf", "hyperfine"):
             return import_file(path)

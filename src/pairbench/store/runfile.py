@@ -23,7 +23,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, Callable
 
-from pairbench.errors import RunFileError
+from pairbench.errors import NewerRunFile, NotARunFile, RunFileError, TruncatedRunFile
 from pairbench.model import (
     Benchmark,
     Comparison,
@@ -169,12 +169,12 @@ def _only_known(cls: type, d: dict[str, Any]) -> dict[str, Any]:
 def run_from_dict(doc: Any, source: str = "run file") -> Run:
     """Build a Run from a parsed document, migrating older versions forward."""
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise RunFileError(f"{source} is not a pairbench run file (no \"schema\": \"{SCHEMA}\")")
+        raise NotARunFile(f"{source} is not a pairbench run file (no \"schema\": \"{SCHEMA}\")")
     version = doc.get("version")
     if not isinstance(version, int):
         raise RunFileError(f"{source} has no integer \"version\"")
     if version > VERSION:
-        raise RunFileError(
+        raise NewerRunFile(
             f"{source} has run file version {version}, newer than this pairbench knows ({VERSION}); upgrade pairbench"
         )
     while version < VERSION:
@@ -249,13 +249,17 @@ def _sweep_from_dict(d: dict[str, Any], by_key: dict[tuple[str, str, str], Compa
 def load_run(path: str | os.PathLike[str]) -> Run:
     """Read a run file; every problem is one RunFileError naming the file."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_bytes().decode("utf-8")
     except OSError as exc:
         raise RunFileError(f"cannot read run file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise NotARunFile(f"{path} is not a pairbench run file (not UTF-8 text)") from None
     try:
         doc, _ = parse_document(text)  # with the journal of a run still going, or killed, folded in
     except json.JSONDecodeError as exc:
-        raise RunFileError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); was it cut short?") from None
+        if not text.lstrip().startswith("{"):
+            raise NotARunFile(f"{path} is not a pairbench run file (not a JSON object)") from None
+        raise TruncatedRunFile(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); was it cut short?") from None
     except JournalError as exc:
         raise RunFileError(f"{path} is damaged: {exc}") from None
     return run_from_dict(doc, source=str(path))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from pairbench.errors import RunFileError
+from pairbench.errors import NotARunFile, TruncatedRunFile
 from pairbench.model import Run, Sample
 from pairbench.store.runfile import load_run, run_from_dict
 
@@ -78,20 +78,19 @@ def load_run_salvaging(path: str | os.PathLike[str]) -> Loaded:
             return Loaded(run)
         return Loaded(run, (f"the run has not finished (it is still going, or its process was killed); "
                             f"{len(run.samples)} samples so far, no comparisons beyond those of the last look",))
-    except RunFileError as exc:
-        if "is not valid JSON" not in str(exc):
-            raise
+    except TruncatedRunFile:
+        pass
     text = Path(path).read_text(encoding="utf-8", errors="replace")
     try:
         doc = close_truncated_json(text)
     except ValueError:
-        raise RunFileError(f"{path} is not valid JSON and holds no complete part of a run file") from None
+        raise TruncatedRunFile(f"{path} is not valid JSON and holds no complete part of a run file") from None
     if not isinstance(doc, dict) or doc.get("schema") != "pairbench.run":
-        raise RunFileError(f"{path} is cut short and not a pairbench run file (no \"schema\": \"pairbench.run\")")
+        raise NotARunFile(f"{path} is cut short and not a pairbench run file (no \"schema\": \"pairbench.run\")")
     missing = [s for s in _SECTIONS if s not in doc]
     for key in ("variants", "benchmarks", "samples"):
         if key in missing:
-            raise RunFileError(f"{path} was cut short before its {key} were written; nothing can be recovered from it")
+            raise TruncatedRunFile(f"{path} was cut short before its {key} were written; nothing can be recovered from it")
     raw = list(doc.get("samples", []))
     if raw and "comparisons" not in doc and isinstance(raw[-1], dict):
         # Cut inside the samples: the last one may have been closed with only some of its fields
