@@ -152,7 +152,8 @@ def execute(
     rng = random.Random(seed)
     path = Path(options.export_json) if options.export_json else default_run_path()
     writer = RunWriter(path)
-    run.metadata.update({"seed": seed, "run_file": str(path), "options": dataclasses.asdict(options)})
+    where = writer.target.label  # the path, or "standard output" for `--export-json -`
+    run.metadata.update({"seed": seed, "run_file": where, "options": dataclasses.asdict(options)})
     run.notices.extend(machine_notices(run.metadata))
     for bench in run.benchmarks:
         if bench.kind not in runners:
@@ -232,11 +233,11 @@ def execute(
     except KeyboardInterrupt:
         _stop(run, options, n_looks, writer, "interrupted", blocks_done)
         raise Interrupted(
-            f"interrupted after {blocks_done} complete blocks; {len(run.samples)} samples kept in {path}"
+            f"interrupted after {blocks_done} complete blocks; {len(run.samples)} samples kept in {where}"
         ) from None
     except BenchmarkFailed as exc:
         _stop(run, options, n_looks, writer, "failed", blocks_done)
-        raise BenchmarkFailed(f"{exc} ({len(run.samples)} samples kept in {path})") from None
+        raise BenchmarkFailed(f"{exc} ({len(run.samples)} samples kept in {where})") from None
     except Exception:
         # A user error found mid-run, or a bug: the file still gets every sample measured, and the
         # error goes on unchanged.

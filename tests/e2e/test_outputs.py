@@ -146,3 +146,27 @@ def test_cmd_export_to_a_character_device_leaves_the_device(tmp_path: Path) -> N
     st = os.lstat(node)
     assert stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3)
     assert sorted(os.listdir(tmp_path)) == ["null"]
+
+
+def test_import_salvages_a_cut_run_file_as_report_does(tmp_path: Path, run_cli) -> None:
+    from pairbench.store.runfile import dumps_run, load_run
+
+    text = dumps_run(make_run())
+    (tmp_path / "cut.json").write_text(text[: len(text) // 2])
+    proc = run_cli("import", "cut.json", "-o", "whole.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: cut.json: the file is cut short;" in proc.stderr
+    assert "recorded in the history" in proc.stdout
+    salvaged = load_run(tmp_path / "whole.json")  # a plain, whole run file now
+    assert salvaged.status == "interrupted" and 0 < len(salvaged.samples) < len(make_run().samples)
+
+
+@pytest.mark.slow
+def test_export_json_dash_sends_the_run_file_to_stdout_and_the_report_to_stderr(tmp_path: Path) -> None:
+    proc = _cmd(tmp_path, "-")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)  # nothing but the run file on standard output
+    assert doc["schema"] == "pairbench.run" and doc["status"] == "complete"
+    assert doc["metadata"]["run_file"] == "standard output"
+    assert "run file: standard output" in proc.stderr and "time" in proc.stderr
+    assert not (tmp_path / "-").exists()

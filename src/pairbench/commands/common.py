@@ -60,7 +60,9 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     s.add_argument("--correction", choices=("holm", "bh", "none"), default="holm",
                    help="multiplicity correction across comparisons (default holm)")
     o = parser.add_argument_group("output")
-    o.add_argument("--export-json", metavar="FILE", help="write the run file here (rewritten after every block)")
+    o.add_argument("--export-json", metavar="FILE",
+                   help="write the run file here, saved after every replicate ('-': standard output, once at the "
+                        "end, and the report goes to standard error; a FIFO or device also gets it once at the end)")
     o.add_argument("--fail-on-regression", action="store_true",
                    help="exit with code 3 when a candidate is significantly slower beyond the noise band")
     o.add_argument("--history", metavar="PATH_OR_URL", help="history store (SQLite path or postgresql:// URL)")
@@ -127,7 +129,8 @@ def run_and_report(run: Run, runners: Mapping[str, Runner], options: RunOptions,
         from pairbench.report.progress import ProgressBar
 
         observer = ProgressBar()
-    console = Console()
+    # `--export-json -` makes standard output the run file's: the report moves to standard error
+    console = Console(stderr=options.export_json == "-")
     try:
         execute(run, runners, options, observer=observer)
     except (Interrupted, BenchmarkFailed):

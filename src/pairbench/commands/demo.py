@@ -77,6 +77,7 @@ def _handle(args: argparse.Namespace) -> int:
 
     # Adaptive stopping inside 50 s (40 s for the HTTP part) with a band of ±DEMO_BAND_PERCENT (see its docstring).
     options = options_from_args(args, max_time=50.0, threshold=DEMO_BAND_PERCENT)
+    second = _second_path(options.export_json)  # checked before anything runs
     print("pairbench demo, part 1 of 2: does sorting without a redundant key function make a program faster?")
     print("  variants: sort-key (baseline, DEMO_SORT=key) vs sort-plain (DEMO_SORT=plain)")
     print("  benchmarks: sort (uses the change: a real difference), json (does not: no real difference)")
@@ -90,7 +91,7 @@ def _handle(args: argparse.Namespace) -> int:
     http_run, runner = demo_http_run()
     http_options = dataclasses.replace(
         options, warmup=0, runs=min(options.runs, 6), max_time=min(options.max_time or 50.0, 40.0),
-        export_json=_second_path(options.export_json),
+        export_json=second,
     )
     http_code = run_and_report(http_run, {"http": runner}, http_options, progress=not args.no_progress,
                                extra_reports=(print_http_figures,))
@@ -101,5 +102,9 @@ def _second_path(path: str | None) -> str | None:
     """The HTTP part's run file beside the first one (`demo.json` -> `demo-http.json`)."""
     if not path:
         return None
+    if path == "-":
+        from pairbench.errors import UserError
+
+        raise UserError("the demo writes two run files; give --export-json a file name, not '-'")
     stem, dot, ext = path.rpartition(".")
     return f"{stem}-http.{ext}" if dot else f"{path}-http"

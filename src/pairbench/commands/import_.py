@@ -1,6 +1,8 @@
 """`pairbench import FILE...`: pyperf or hyperfine JSON files become run files (and history entries).
 
-A pairbench run file given here is only recorded in the history (for a run whose recording failed).
+A pairbench run file given here is recorded in the history (for a run whose recording failed); one
+cut short, or left by a killed run, is read as `report` reads it (what it holds, with a warning),
+and `-o` writes it out whole.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="pyperf JSON (.json or .json.gz), hyperfine --export-json, "
                                                             "or a pairbench run file to record")
-    p.add_argument("-o", "--output", metavar="RUN", help="run file to write (only with one FILE)")
+    p.add_argument("-o", "--output", metavar="RUN", help="run file to write (only with one FILE; for a pairbench run "
+                                                          "file, the run it holds, salvaged if cut short)")
     p.add_argument("--format", choices=("auto", "pyperf", "hyperfine"), default="auto", help="input format (default: detect)")
     p.add_argument("--name", metavar="VARIANT", help="variant name for pyperf results (default: the file name)")
     p.add_argument("--benchmark", metavar="NAME", help="benchmark name for hyperfine results (default: hyperfine)")
@@ -35,31 +38,34 @@ def register(subparsers: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from pairbench.commands.reading import warn
-    from pairbench.errors import UserError
-    from pairbench.importers import detect_format, import_file
+    from pairbench.errors import NotARunFile, UserError
+    from pairbench.importers import import_file
     from pairbench.store.history import record_run
-    from pairbench.store.journal import parse_document
-    from pairbench.store.runfile import load_run, write_run
+    from pairbench.store.runfile import write_run
+    from pairbench.store.salvage import load_run_salvaging
 
     if args.output and len(args.files) > 1:
         raise UserError("-o/--output takes one input FILE; without it each FILE gets FILE.run.json")
     for path in args.files:
         try:
-            doc, _ = parse_document(Path(path).read_text(encoding="utf-8"))  # a run's journal too
-        except (OSError, UnicodeDecodeError, ValueError):
-            doc = None  # gzip or broken: import_file says what is wrong
-        if detect_format(doc) == "pairbench":
-            run = load_run(path)
-            out = None
+            loaded = load_run_salvaging(path)  # a run file, cut short or with a killed run's journal too
+        except NotARunFile:
+            loaded = None
+        if loaded is not None:
+            run = loaded.run
+            for note in loaded.missing:
+                warn(f"{path}: {note}")
+            out = Path(args.output) if args.output else None  # -o writes the run whole (journal folded in)
         else:
             run = import_file(path, fmt=args.format, name=args.name, benchmark=args.benchmark)
             out = Path(args.output) if args.output else Path(path).with_name(Path(path).name.split(".")[0] + ".run.json")
+        if out is not None:
             if out.exists() and not args.force:
                 raise UserError(f"{out} exists; pass --force to overwrite it or -o to choose another name")
             write_run(out, run)
         if not args.no_history:
             source = run.metadata.get("imported_from") or "pairbench"
-            notice = record_run(run, args.history, source=f"import {source}" if out else "import")
+            notice = record_run(run, args.history, source="import" if loaded is not None else f"import {source}")
             if notice:
                 warn(notice.message)
         n_bench = len(run.benchmarks)
