@@ -27,9 +27,9 @@ class JournalError(ValueError):
     """A journal line other than the last is unreadable: the file was damaged, not cut."""
 
 
-def samples_line(samples: list[dict[str, Any]]) -> str:
-    """One replicate's samples as one journal line (with its newline)."""
-    return json.dumps({"samples": samples}, allow_nan=False, default=str, separators=(",", ":")) + "\n"
+def samples_line(samples_json: list[str]) -> str:
+    """One replicate's samples (each given as one JSON object's text) as one journal line."""
+    return '{"samples":[' + ",".join(x.strip() for x in samples_json) + "]}\n"
 
 
 def head_line(head_json: str) -> str:

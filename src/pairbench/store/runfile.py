@@ -41,7 +41,8 @@ from pairbench.model import (
 from pairbench.store.journal import JournalError, parse_document
 from pairbench.store.output import write_output
 
-__all__ = ["SCHEMA", "VERSION", "run_to_dict", "run_from_dict", "write_run", "load_run", "dumps_run"]
+__all__ = ["SCHEMA", "VERSION", "run_to_dict", "run_from_dict", "write_run", "load_run", "dumps_run",
+           "sample_line"]
 
 SCHEMA = "pairbench.run"
 VERSION = 2
@@ -151,9 +152,19 @@ def _compose(run: Run, sample_lines: list[str]) -> str:
     return head.replace(json.dumps(_SAMPLES_MARK), body, 1)
 
 
-def dumps_run(run: Run) -> str:
-    """The run file's text: indented JSON, one line per sample."""
-    return _compose(run, [_sample_line(s) for s in run.samples])
+def dumps_run(run: Run, sample_lines: list[str] | None = None) -> str:
+    """The run file's text: indented JSON, one line per sample.
+
+    Args:
+        sample_lines: the samples' lines as `sample_line` renders them, when the caller kept them
+            (the run writer does: rendering 50,000 samples again at the end takes seconds).
+    """
+    return _compose(run, [_sample_line(s) for s in run.samples] if sample_lines is None else sample_lines)
+
+
+def sample_line(sample: Sample) -> str:
+    """One sample as the run file writes it (its line, without the separating comma)."""
+    return _sample_line(sample)
 
 
 def write_run(path: str | os.PathLike[str], run: Run) -> None:

@@ -12,20 +12,18 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import fields
 from pathlib import Path
 from typing import Callable
 
 from pairbench.model import Run, Sample
 from pairbench.store.journal import head_line, samples_line
 from pairbench.store.output import resolve_target, write_output
-from pairbench.store.runfile import dumps_run, run_to_dict
+from pairbench.store.runfile import dumps_run, run_to_dict, sample_line
 
 __all__ = ["RunWriter", "HEAD_INTERVAL_S"]
 
 HEAD_INTERVAL_S = 0.5
 """Longest time between two checks of the document's other fields for changes nothing announced."""
-_SAMPLE_FIELDS = tuple(f.name for f in fields(Sample))
 
 
 class RunWriter:
@@ -40,6 +38,8 @@ class RunWriter:
         """The run's sample list, by identity, and how many of it are on disk (the session only appends)."""
         self._n = 0
         self._last: Sample | None = None
+        self._lines: list[str] = []
+        """Each saved sample's line, rendered once: the journal and the final document share them."""
         self._head = ""
         self._shape: tuple[object, ...] = ()
         self._head_checked = 0.0
@@ -58,7 +58,9 @@ class RunWriter:
             return
         parts = []
         if len(samples) > n:
-            parts.append(samples_line([{k: getattr(s, k) for k in _SAMPLE_FIELDS} for s in samples[n:]]))
+            new = [sample_line(s) for s in samples[n:]]
+            self._lines.extend(new)
+            parts.append(samples_line(new))
             self._n, self._last = len(samples), samples[-1]
         head = self._changed_head(run)
         if head is not None:
@@ -69,7 +71,9 @@ class RunWriter:
     def finish(self, run: Run) -> None:
         """Write the whole document, journal folded in (atomically for a regular file)."""
         self.close()
-        write_output(self.target, dumps_run(run) + "\n")
+        kept = self._samples is run.samples and len(self._lines) == len(run.samples) and (
+            not run.samples or run.samples[-1] is self._last)
+        write_output(self.target, dumps_run(run, self._lines if kept else None) + "\n")
 
     def close(self) -> None:
         """Stop appending (the file keeps its document and journal as they are)."""
@@ -80,7 +84,8 @@ class RunWriter:
     def _start(self, run: Run) -> None:
         self.close()
         assert self.target.path is not None
-        write_output(self.target, dumps_run(run) + "\n")
+        self._lines = [sample_line(s) for s in run.samples]
+        write_output(self.target, dumps_run(run, self._lines) + "\n")
         self._fd = os.open(self.target.path, os.O_WRONLY | os.O_APPEND)
         self._samples, self._n = run.samples, len(run.samples)
         self._last = run.samples[-1] if run.samples else None
