@@ -390,3 +390,16 @@ def test_wilcoxon_with_ties_and_zeros_matches_scipy() -> None:
                 continue  # the exact null distribution applies instead
             expected = float(stats.wilcoxon(nz, method="approx").pvalue)
             assert wilcoxon_p(d) == pytest.approx(expected, rel=1e-9, abs=1e-12), (n, d)
+
+
+def test_a_ratio_spread_over_hundreds_of_orders_of_magnitude_gives_an_unbounded_ci_not_an_overflow():
+    """exp of a log-CI end beyond ~709 overflows a float: the CI end is infinite, the verdict inconclusive
+    (found by the partial-runs property test: zeros next to values of 1e-84)."""
+    import math
+
+    from pairbench.stats.compare import compare_paired
+
+    r = compare_paired([1.0] * 6, [1e-300, 1e300, 1e-300, 1e300, 1.0, 1e300], direction="lower",
+                       threshold=0.01, confidence=0.999)
+    assert r.ci[1] == math.inf and r.ci[0] >= 0
+    assert r.verdict == "inconclusive"

@@ -171,12 +171,17 @@ def _robust_reason(n: int, outliers: int, skewed: bool) -> str | None:
     return None
 
 
+def _exp(x: float) -> float:
+    """exp that gives inf past the float range (a log-CI end of ~710 and up): an unbounded end, not a crash."""
+    return math.exp(x) if x < 709.0 else math.inf
+
+
 def _finish(*, est: float, lo: float, hi: float, p: float, n: int, se_log: float, threshold: float,
             confidence: float, direction: str, method: str, notes: list[str], budget: int, min_n: int,
             **extra: object) -> PairedResult:
     """Shared tail of paired and unpaired comparisons: verdict table, more runs, MDE."""
-    ratio = math.exp(est)
-    ci = (math.exp(lo), math.exp(hi))
+    ratio = _exp(est)
+    ci = (_exp(lo), _exp(hi))
     mde = min_detectable_effect(se_log, confidence) if math.isfinite(se_log) else None
     more: int | None = None
     unresolvable = False

@@ -124,4 +124,5 @@ def min_detectable_effect(se_log: float, confidence: float = 0.95, power: float 
     if not math.isfinite(se_log):
         return math.nan
     z = norm_ppf(0.5 + confidence / 2) + norm_ppf(power)
-    return math.expm1(z * se_log)
+    x = z * se_log
+    return math.expm1(x) if x < 709.0 else math.inf  # past the float range: no change is detectable
