@@ -75,3 +75,14 @@ def test_bimodal_differences_note_gives_the_two_sizes():
     [note] = [x for x in r.notes if x.startswith("bimodal")]
     assert "JIT" not in note and "cache" not in note
     assert "in 8 blocks the change is about +0.0%" in note and "in 4 about +10.0%" in note
+
+
+def test_an_adjusted_ci_is_labelled_with_its_own_level():
+    """Holm's first step judges at 99.4% (2 comparisons, 98.8% per look): the label says 99.4%, not 98.8%."""
+    from pairbench.report.wording import verdict_sentence
+
+    c = Comparison("json", "work", "A", "B", 0.988, (0.952, 1.025), 0.4, 29, False, False, "same", None,
+                   threshold=0.05, confidence=0.9875, adjusted_ci=(0.950, 1.027), adjusted_p=0.41,
+                   adjusted_confidence=0.99375)
+    text = verdict_sentence(c, Metric("work", ""))
+    assert "99.4% CI adjusted for multiple comparisons" in text and "98.8%" not in text

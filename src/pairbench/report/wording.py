@@ -97,7 +97,8 @@ def _n_phrase(c: Comparison) -> str:
 def _verdict_ci(c: Comparison) -> tuple[tuple[float, float], str]:
     """The CI the verdict rests on, and how to name it."""
     if c.adjusted_ci is not None:
-        return c.adjusted_ci, f"{confidence_label(c.confidence)} CI adjusted for multiple comparisons"
+        level = c.adjusted_confidence if c.adjusted_confidence is not None else c.confidence
+        return c.adjusted_ci, f"{confidence_label(level)} CI adjusted for multiple comparisons"
     assert c.ci is not None
     return c.ci, f"{confidence_label(c.confidence)} CI"
 
