@@ -1,7 +1,13 @@
 """Entry point: parse, dispatch to a subcommand, turn user errors into one line and an exit code.
 
-Exit codes: 0 ok, 1 user error, 2 usage error (argparse), 3 a regression with
-`--fail-on-regression`, 130 interrupted by Ctrl-C (what was measured is kept).
+Exit codes:
+    0    ok
+    1    user error (one `error: ...` line on stderr), or nothing could be compared
+    2    usage error (argparse)
+    3    a regression, with `--fail-on-regression`
+    129  stopped by SIGHUP  } what was measured is analysed, printed and kept in the run file
+    130  stopped by SIGINT  } (status "interrupted"); a second signal cuts short the wait for
+    143  stopped by SIGTERM } the replicate in flight, never the analysis (pairbench.interrupts)
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ import importlib
 import sys
 from typing import Sequence
 
-from pairbench import __version__
+from pairbench import __version__, interrupts
 from pairbench.commands import COMMAND_MODULES
 from pairbench.errors import Interrupted, UserError
 
@@ -43,18 +49,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "handler", None):
-        parser.print_help()
-        return EXIT_USER_ERROR
+    """Run one command under the signal policy; the exit codes are in the module docstring."""
+    with interrupts.installed():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "handler", None):
+            parser.print_help()
+            return EXIT_USER_ERROR
         code: int = args.handler(args)
         return code
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     except (KeyboardInterrupt, Interrupted) as exc:
-        message = str(exc) if isinstance(exc, Interrupted) and str(exc) else "interrupted"
+        interrupts.shield()
+        message = str(exc) if isinstance(exc, Interrupted) and str(exc) else f"interrupted by {interrupts.signal_name()}"
         print(f"\n{message}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupts.exit_code()
+
