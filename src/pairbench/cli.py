@@ -8,12 +8,16 @@ Exit codes:
     129  stopped by SIGHUP  } what was measured is analysed, printed and kept in the run file
     130  stopped by SIGINT  } (status "interrupted"); a second signal cuts short the wait for
     143  stopped by SIGTERM } the replicate in flight, never the analysis (pairbench.interrupts)
+    141  the output pipe was closed (`pairbench history | head -1`): the rest is dropped quietly,
+         as a program killed by SIGPIPE would
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
 from typing import Sequence
 
@@ -27,6 +31,7 @@ EXIT_OK = 0
 EXIT_USER_ERROR = 1
 EXIT_REGRESSION = 3
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,7 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command under the signal policy; the exit codes are in the module docstring."""
     with interrupts.installed():
-        return _main(argv)
+        try:
+            return _main(argv)
+        except BrokenPipeError:
+            _drop_stdout()
+            return EXIT_BROKEN_PIPE
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -62,6 +71,7 @@ def _main(argv: Sequence[str] | None) -> int:
             parser.print_help()
             return EXIT_USER_ERROR
         code: int = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, not as a warning at exit
         return code
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -72,3 +82,15 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"\n{message}", file=sys.stderr)
         return interrupts.exit_code()
 
+
+def _drop_stdout() -> None:
+    """The reader went away: what is still buffered goes to /dev/null, so exit does not complain."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)

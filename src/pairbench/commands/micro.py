@@ -73,7 +73,13 @@ def variants_from_args(args: argparse.Namespace, language: str) -> list[Any]:
     from pairbench.errors import UserError
     from pairbench.model import Variant
 
+    flag = "--ruby" if language == "ruby" else "--python"
     commands = list(args.ruby if language == "ruby" else args.python)
+    if any(not c.strip() for c in commands):
+        raise UserError(f"{flag} {commands[[c.strip() for c in commands].index('')]!r}: empty interpreter command; "
+                        f"give one such as {'ruby' if language == 'ruby' else 'python3'}")
+    if any(not n.strip() for n in args.name):
+        raise UserError("--name '': a variant's name cannot be empty")
     if not commands:
         commands = ["ruby"] if language == "ruby" else ["python3"]
     if len(args.name) > len(commands):

@@ -1,0 +1,62 @@
+"""Bad input and closed pipes at the CLI boundary: one line or a quiet exit, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import cli_env
+from tests.unit.runs_by_hand import make_run
+
+from pairbench.store.runfile import write_run
+
+EXIT_BROKEN_PIPE = 141
+
+
+def _one_line_error(proc: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], proc.stderr
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (["cmd", "", "true"], ["command 1 is empty"]),
+    (["cmd", "true", "  "], ["empty command"]),
+    (["cmd", "-n", "", "true", "false"], ["-n/--command-name", "empty"]),
+    (["cmd", "--name", "", "true", "false"], ["--name", "empty"]),
+    (["micro", "--python", "", "x = 1"], ["--python", "empty"]),
+    (["micro", "--ruby", " ", "x = 1"], ["--ruby", "empty"]),
+    (["micro", "-n", "", "x = 1"], ["--name", "empty"]),
+    (["http", "--server", "", "--url", "/"], ["--server", "empty"]),
+    (["http", "--server", "true {port}", "--name", "", "--url", "/"], ["--name", "empty"]),
+], ids=lambda v: " ".join(map(repr, v)) if isinstance(v, list) and v and v[0] in ("cmd", "micro", "http") else "")
+def test_empty_commands_and_names_are_one_line(run_cli, argv: list[str], fragments: list[str]) -> None:
+    _one_line_error(run_cli(*argv, "--no-history", timeout=60), *fragments)
+
+
+def _with_reader_gone(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    """Run the CLI with its stdout a pipe whose reading end is already closed (`| head -0`)."""
+    proc = subprocess.Popen([sys.executable, "-m", "pairbench", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=cwd, env=cli_env(env))
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    with proc.stderr:
+        err = proc.stderr.read()
+    return proc.wait(timeout=120), err
+
+
+def test_history_and_compare_into_a_closed_pipe_exit_quietly(tmp_path: Path, run_cli) -> None:
+    env = {"PAIRBENCH_HISTORY": str(tmp_path / "h.sqlite")}
+    for i in range(3):
+        write_run(tmp_path / f"r{i}.json", make_run(seed=10 + i))
+    assert run_cli("import", "r0.json", "r1.json", "r2.json", env=env).returncode == 0
+    for args in (["history"], ["compare", "r0.json", "r1.json"], ["report", "r2.json"]):
+        code, err = _with_reader_gone(args, tmp_path, env)
+        assert err == "", (args, err)
+        assert code == EXIT_BROKEN_PIPE, (args, code)
