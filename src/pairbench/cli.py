@@ -3,7 +3,7 @@
 Exit codes:
     0    ok
     1    user error (one `error: ...` line on stderr), or nothing could be compared
-    2    usage error (argparse)
+    2    usage error (argparse), or no command given (the help is printed)
     3    a regression, with `--fail-on-regression`
     129  stopped by SIGHUP  } what was measured is analysed, printed and kept in the run file
     130  stopped by SIGINT  } (status "interrupted"); a second signal cuts short the wait for
@@ -29,6 +29,7 @@ __all__ = ["main", "build_parser"]
 
 EXIT_OK = 0
 EXIT_USER_ERROR = 1
+EXIT_USAGE = 2
 EXIT_REGRESSION = 3
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
@@ -69,7 +70,7 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):
             parser.print_help()
-            return EXIT_USER_ERROR
+            return EXIT_USAGE  # no command: a usage error, as argparse's own
         code: int = args.handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not as a warning at exit
         return code

@@ -27,7 +27,8 @@ def _one_line_error(proc: subprocess.CompletedProcess[str], *fragments: str) -> 
 
 @pytest.mark.parametrize("argv, fragments", [
     (["cmd", "", "true"], ["command 1 is empty"]),
-    (["cmd", "true", "  "], ["empty command"]),
+    (["cmd", "true", "  "], ["command 2 is empty"]),
+    (["cmd", "true", "false", ""], ["command 3 is empty"]),
     (["cmd", "-n", "", "true", "false"], ["-n/--command-name", "empty"]),
     (["cmd", "--name", "", "true", "false"], ["--name", "empty"]),
     (["micro", "--python", "", "x = 1"], ["--python", "empty"]),
@@ -60,3 +61,14 @@ def test_history_and_compare_into_a_closed_pipe_exit_quietly(tmp_path: Path, run
         code, err = _with_reader_gone(args, tmp_path, env)
         assert err == "", (args, err)
         assert code == EXIT_BROKEN_PIPE, (args, code)
+
+
+def test_run_file_with_a_list_where_a_table_was_is_one_line(tmp_path: Path, run_cli) -> None:
+    import json
+
+    from pairbench.store.runfile import dumps_run
+
+    doc = json.loads(dumps_run(make_run()))
+    doc["variants"] = ["head", "patched"]  # found by tests/e2e/test_cli_property.py
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    _one_line_error(run_cli("report", "bad.json"), "bad.json is damaged")

@@ -65,8 +65,9 @@ def build_command_run(args: argparse.Namespace) -> Any:
         commands.insert(0, args.reference)
     if len(args.command_name) > len(commands):
         raise UserError(f"{len(args.command_name)} names (-n) for {len(commands)} commands")
-    if commands and not commands[0].strip():
-        raise UserError("command 1 is empty: give the command line to run")
+    empty = [i for i, c in enumerate(commands, 1) if not c.strip()]
+    if empty:
+        raise UserError(f"command {empty[0]} is empty: give the command line to run")
     if any(not n.strip() for n in args.command_name):
         raise UserError("-n/--command-name '': a command's name cannot be empty")
     if not args.name.strip():
