@@ -72,3 +72,22 @@ def test_run_file_with_a_list_where_a_table_was_is_one_line(tmp_path: Path, run_
     doc["variants"] = ["head", "patched"]  # found by tests/e2e/test_cli_property.py
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     _one_line_error(run_cli("report", "bad.json"), "bad.json is damaged")
+
+
+def test_report_markdown_before_the_run_file_reads_it(tmp_path: Path, run_cli) -> None:
+    write_run(tmp_path / "run.json", make_run())
+    before = (tmp_path / "run.json").read_text()
+    proc = run_cli("report", "--markdown", "run.json")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("# pairbench report")
+    assert (tmp_path / "run.json").read_text() == before
+    write_run(tmp_path / "other.json", make_run(seed=3))
+    proc = run_cli("compare", "--markdown", "run.json", "other.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "# pairbench compare" in proc.stdout
+
+
+@pytest.mark.slow
+def test_micro_whose_baseline_cannot_run_compares_nothing(run_cli) -> None:
+    proc = run_cli("micro", "x = 1", "--python", "no-such-python-xyz", "--python", sys.executable, "--no-history")
+    _one_line_error(proc, "baseline", "no-such-python-xyz", "nothing can be compared")

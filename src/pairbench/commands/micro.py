@@ -150,6 +150,10 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
             meta["error"] = error
         probed.append(Variant(name=v.name, command=v.command, baseline=v.baseline, meta=meta))
     variants = probed
+    baseline = variants[0]
+    if baseline.meta.get("error"):
+        raise UserError(f"the baseline {baseline.name!r} cannot run ({baseline.meta['error']}), so nothing can be "
+                        "compared; fix it, or give a working interpreter first")
     metrics = micro_metrics(language)
     common = {"language": language, "samples": args.samples, "warmup": args.warmup_samples,
               "target_time": args.target_time, "clock": args.clock}

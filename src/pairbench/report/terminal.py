@@ -69,7 +69,7 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
     for bench in run.benchmarks:
         title = f"{bench.name}"
         if blocks is not None:
-            title += f"  ({blocks} blocks, {bench.kind})"
+            title += f"  ({blocks} block{'' if blocks == 1 else 's'}, {bench.kind})"
         candidates = [v.name for v in run.variants if v.name != baseline]
         if not candidates:
             # One variant (an ab-style run of one server): its figures are its kind's view; an
