@@ -56,12 +56,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command under the signal policy; the exit codes are in the module docstring."""
-    with interrupts.installed():
-        try:
-            return _main(argv)
-        except BrokenPipeError:
-            _drop_stdout()
-            return EXIT_BROKEN_PIPE
+    from pairbench.report.escape import VisibleStream
+
+    # Names with control characters (ESC, OSC, newlines) from flags or others' run files are shown
+    # escaped wherever they are printed (report/escape.py).
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = VisibleStream(stdout), VisibleStream(stderr, stderr=True)
+    try:
+        with interrupts.installed():
+            try:
+                return _main(argv)
+            except BrokenPipeError:
+                _drop_stdout()
+                return EXIT_BROKEN_PIPE
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -91,3 +91,39 @@ def test_report_markdown_before_the_run_file_reads_it(tmp_path: Path, run_cli) -
 def test_micro_whose_baseline_cannot_run_compares_nothing(run_cli) -> None:
     proc = run_cli("micro", "x = 1", "--python", "no-such-python-xyz", "--python", sys.executable, "--no-history")
     _one_line_error(proc, "baseline", "no-such-python-xyz", "nothing can be compared")
+
+
+OSC_TITLE = "\x1b]0;pwned\x07"
+
+
+def _no_raw_controls(text: str) -> None:
+    assert "\x1b" not in text and "\x07" not in text, repr(text)
+
+
+def test_names_from_someone_elses_run_file_are_escaped_by_compare_and_report(tmp_path: Path, run_cli) -> None:
+    from dataclasses import replace
+
+    run = make_run()
+    rename = {"head": f"head{OSC_TITLE}", "patched": "patched\nforged"}
+    run.variants = [replace(v, name=rename[v.name]) for v in run.variants]
+    run.samples = [replace(s, variant=rename[s.variant]) for s in run.samples]
+    run.comparisons = [replace(c, baseline=rename[c.baseline], candidate=rename[c.candidate]) for c in run.comparisons]
+    run.benchmarks = [replace(b, name=b.name + OSC_TITLE) if b.name == "startup" else b for b in run.benchmarks]
+    run.samples = [replace(s, benchmark=s.benchmark + OSC_TITLE) if s.benchmark == "startup" else s for s in run.samples]
+    run.comparisons = [replace(c, benchmark=c.benchmark + OSC_TITLE) if c.benchmark == "startup" else c
+                       for c in run.comparisons]
+    write_run(tmp_path / "evil.json", run)
+    write_run(tmp_path / "other.json", run)
+    for args in (["report", "evil.json"], ["compare", "evil.json", "other.json"]):
+        proc = run_cli(*args)
+        assert proc.returncode == 0, proc.stderr
+        _no_raw_controls(proc.stdout + proc.stderr)
+        assert "\\x1b" in proc.stdout and "pwned\\a" in proc.stdout  # Markdown may escape the "]" too
+
+
+@pytest.mark.slow
+def test_a_command_name_with_an_osc_sequence_is_printed_escaped(run_cli) -> None:
+    proc = run_cli("cmd", "true", "true # b", "-n", OSC_TITLE, "-n", "b\nforged", "-r", "2", "-w", "0", "--no-history")
+    assert proc.returncode == 0, proc.stderr
+    _no_raw_controls(proc.stdout + proc.stderr)
+    assert "\\x1b]0;pwned\\a" in proc.stdout and "b\\nforged" in proc.stdout

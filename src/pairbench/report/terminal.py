@@ -11,8 +11,9 @@ from rich.text import Text
 
 from pairbench.analysis.replicates import replicate_values, spread_of
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
-from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spread_text
+from pairbench.report.escape import visible
 from pairbench.report.format import format_delta
+from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spread_text
 from pairbench.report.wording import verdict_word
 
 __all__ = ["render_terminal", "variant_summary"]
@@ -67,23 +68,23 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
     for line in _executables(run):
         console.print(Text(line, style="dim"))
     for bench in run.benchmarks:
-        title = f"{bench.name}"
+        title = visible(bench.name)
         if blocks is not None:
             title += f"  ({blocks} block{'' if blocks == 1 else 's'}, {bench.kind})"
         candidates = [v.name for v in run.variants if v.name != baseline]
         if not candidates:
             # One variant (an ab-style run of one server): its figures are its kind's view; an
             # empty comparison table would only suggest that something is missing.
-            console.print(Text(f"{title}: one variant ({baseline}), nothing to compare"))
+            console.print(Text(f"{title}: one variant ({visible(baseline)}), nothing to compare"))
             continue
         single = len(candidates) == 1  # one candidate: name it in the header, not on every row
-        table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False, expand=False,
+        table = Table(title=Text(title), title_justify="left", show_edge=False, pad_edge=False, expand=False,
                       caption=VALUES_CAPTION, caption_justify="left")
         table.add_column("metric", overflow="fold")
-        table.add_column(f"{baseline} (baseline)", justify="right", overflow="fold")
+        table.add_column(Text(f"{visible(baseline)} (baseline)"), justify="right", overflow="fold")
         if not single:
             table.add_column("candidate", overflow="fold")
-        table.add_column(candidates[0] if single else "candidate value", justify="right", overflow="fold")
+        table.add_column(Text(visible(candidates[0])) if single else "candidate value", justify="right", overflow="fold")
         table.add_column("ratio", justify="right", no_wrap=True)
         shown = [c for c in run.comparisons if c.benchmark == bench.name]
         mixed = ci_mixed(shown)
@@ -97,7 +98,11 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
                 comp = by_key.get((bench.name, metric.name, name))
                 ratio, ci, verdict = _comparison_cells(comp, metric, mixed) if comp else ("–", "–", Text("–"))
                 value = variant_summary(run, bench, metric, name)
-                cells = [metric.name, base_cell] + ([] if single else [name]) + [value, ratio, ci]
+                # Names as Text: escaped, and never read as console markup ("[red]" is a valid name).
+                cells: list[str | Text] = [Text(visible(metric.name)), base_cell]
+                if not single:
+                    cells.append(Text(visible(name)))
+                cells += [value, ratio, ci]
                 table.add_row(*cells, verdict)
                 base_cell = ""
         console.print(table)
@@ -110,9 +115,10 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
                 if sentences == "primary" and c.metric != primary and c.metric in builtin:
                     continue
                 sentence = sentence_of(c, metric_of(run, c.benchmark, c.metric))
-                console.print(Text(f"  {c.metric}: {sentence}", style=_VERDICT_STYLE.get(c.verdict, "")))
+                console.print(Text(f"  {visible(c.metric)}: {visible(sentence)}",
+                                   style=_VERDICT_STYLE.get(c.verdict, "")))
                 for note in c.notes:
-                    console.print(Text(f"    note: {note}", style="dim"))
+                    console.print(Text(f"    note: {visible(note)}", style="dim"))
         console.print()
     for view in after:
         view(run, console)
@@ -122,15 +128,16 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
         counts[key] = counts.get(key, 0) + 1
     for (kind, message, hint_text, bench_name, variant_name), times in counts.items():
         notice = Notice(kind, message + (f" (×{times})" if times > 1 else ""), hint_text, bench_name, variant_name)
-        where = f" [{notice.benchmark}{' · ' + notice.variant if notice.variant else ''}]" if notice.benchmark else ""
-        hint = f" ({notice.hint})" if notice.hint else ""
+        where = f" [{visible(notice.benchmark)}{' · ' + visible(notice.variant) if notice.variant else ''}]" \
+            if notice.benchmark else ""
+        hint = f" ({visible(notice.hint)})" if notice.hint else ""
         label, style = ("note", "dim") if notice.kind in INFO_KINDS else ("warning", "yellow")
-        console.print(Text(f"{label}{where}: {notice.message}{hint}", style=style))
+        console.print(Text(f"{label}{where}: {visible(notice.message)}{hint}", style=style))
     if run.status != "complete":
         console.print(Text(f"run {run.status}: results above use the samples measured so far", style="bold yellow"))
     path = run.metadata.get("run_file")
     if path:
-        console.print(Text(f"run file: {path}", style="dim"))
+        console.print(Text(f"run file: {visible(str(path))}", style="dim"))
 
 
 def _executables(run: Run) -> list[str]:
@@ -144,7 +151,7 @@ def _executables(run: Run) -> list[str]:
         if v.meta.get("shim"):
             facts.append(f"{v.meta.get('shim_manager', 'version manager')} shim "
                          + ("unresolved" if v.meta.get("shim_unresolved") else "resolved"))
-        lines.append(f"{v.name}: {exe}" + (f" ({', '.join(facts)})" if facts else ""))
+        lines.append(visible(f"{v.name}: {exe}" + (f" ({', '.join(facts)})" if facts else "")))
     return lines
 
 
