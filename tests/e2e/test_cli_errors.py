@@ -127,3 +127,12 @@ def test_a_command_name_with_an_osc_sequence_is_printed_escaped(run_cli) -> None
     assert proc.returncode == 0, proc.stderr
     _no_raw_controls(proc.stdout + proc.stderr)
     assert "\\x1b]0;pwned\\a" in proc.stdout and "b\\nforged" in proc.stdout
+
+
+@pytest.mark.slow
+def test_warnings_go_to_stderr_and_the_piped_table_keeps_its_verdicts(run_cli) -> None:
+    proc = run_cli("cmd", "true", "true # b", "-r", "2", "-w", "0", "--no-history", env={"COLUMNS": "80"})
+    assert proc.returncode == 0, proc.stderr
+    assert "warning [command · true # b]: only 2 paired blocks, no verdict" in " ".join(proc.stderr.split())
+    assert "warning" not in proc.stdout and "run file:" not in proc.stdout
+    assert "insufficient" in proc.stdout and "…" not in proc.stdout

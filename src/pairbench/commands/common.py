@@ -138,20 +138,21 @@ def run_and_report(run: Run, runners: Mapping[str, Runner], options: RunOptions,
 
         observer = ProgressBar()
     console = Console()
+    diagnostics = Console(stderr=True)  # warnings and notes: `> results.txt` keeps the results only
     try:
         execute(run, runners, options, observer=observer)
     except (Interrupted, BenchmarkFailed):
         if observer is not None:
             observer.close()
         if run.comparisons:
-            render_terminal(run, console, after=after_reports)
+            render_terminal(run, console, after=after_reports, diagnostics=diagnostics)
         raise
     finally:
         if observer is not None:
             observer.close()
     for report in extra_reports:
         report(run, console)
-    render_terminal(run, console, after=after_reports)
+    render_terminal(run, console, after=after_reports, diagnostics=diagnostics)
     if options.fail_on_regression and any(c.verdict == "slower" and c.meaningful for c in run.comparisons):
         print("regression: a candidate is significantly slower beyond the noise band", file=sys.stderr)
         return EXIT_REGRESSION
