@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Protocol
 
+from pairbench import interrupts
 from pairbench.budget import Budget
 from pairbench.errors import BenchmarkFailed, Interrupted, UserError
 from pairbench.machine import machine_notices
@@ -163,6 +164,7 @@ def execute(
     start = clock()
     blocks_done = 0
     n_looks = 1
+    live = dict(runners)
     try:
         _save(writer, run)
         for bench in run.benchmarks:
@@ -230,14 +232,20 @@ def execute(
         run.notices.append(Notice({"settled": "adaptive", "fixed": "stop"}.get(stop, "budget"), reason))
         run.status = "complete"
         _save(writer, run)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        # SIGINT, SIGTERM or SIGHUP (pairbench.interrupts): from here on further signals are only
+        # counted, so stopping the children, the analysis and the run file are never cut off.
+        interrupts.shield()
+        _close(live)
         _stop(run, options, n_looks, writer, "interrupted", blocks_done)
+        signum = interrupts.first_signal() or getattr(exc, "signum", None)
         raise Interrupted(
-            f"interrupted after {blocks_done} complete blocks; {len(run.samples)} samples kept in {where}"
+            f"interrupted by {interrupts.signal_name(signum)} after {_plural(blocks_done, 'complete block')}; "
+            f"{_plural(len(run.samples), 'sample')} kept in {where}"
         ) from None
     except BenchmarkFailed as exc:
         _stop(run, options, n_looks, writer, "failed", blocks_done)
-        raise BenchmarkFailed(f"{exc} ({len(run.samples)} samples kept in {where})") from None
+        raise BenchmarkFailed(f"{exc} ({_plural(len(run.samples), 'sample')} kept in {where})") from None
     except Exception:
         # A user error found mid-run, or a bug: the file still gets every sample measured, and the
         # error goes on unchanged.
@@ -247,8 +255,7 @@ def execute(
             pass
         raise
     finally:
-        for runner in runners.values():
-            runner.close()
+        _close(live)
     _record_history(run, options)
     _save(writer, run, final=True)  # after the history, to keep its warning in the run file too
     obs.finished(run)
@@ -305,6 +312,16 @@ def _measure(run: Run, runners: Mapping[str, Runner], step: Step, warmup: bool, 
     run.notices.extend(replicate.notices)
     _add_new_metrics(run, replicate.samples)
     obs.step_done(step, replicate, warmup)
+
+
+def _close(live: dict[str, Runner]) -> None:
+    """Stop every runner's children, once: each closed runner leaves `live`."""
+    while live:
+        live.popitem()[1].close()
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _stop(run: Run, options: RunOptions, n_looks: int, writer: RunWriter, status: str, blocks_done: int) -> None:

@@ -78,7 +78,7 @@ def test_a_file_no_interpreter_can_load_is_a_notice_when_others_run(tmp_path: Pa
 
 
 def test_nothing_runnable_is_a_user_error() -> None:
-    with pytest.raises(UserError, match="no micro benchmark can run"):
+    with pytest.raises(UserError, match="baseline 'bad-py' cannot run .*nothing can be compared"):
         build_run(parse("pass", "--python", "bad-py"), fake_runner(failing=frozenset({"bad-py"})))
 
 

@@ -53,7 +53,7 @@ def test_drift_during_the_run_does_not_bias_the_paired_ratio(tmp_path):
 def test_ctrl_c_keeps_samples_and_closes_runners(tmp_path):
     run = make_run(2)
     runner = FakeRunner(fail_at=9, fail_with=KeyboardInterrupt)
-    with pytest.raises(Interrupted, match=r"interrupted after 4 complete blocks; 9 samples kept"):
+    with pytest.raises(Interrupted, match=r"interrupted by SIGINT after 4 complete blocks; 9 samples kept"):
         execute(run, {"command": runner}, options(tmp_path, runs=10, warmup=0))
     assert runner.closed == 1
     doc = json.loads((tmp_path / "run.json").read_text())

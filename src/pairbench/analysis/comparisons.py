@@ -171,9 +171,9 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                                                    threshold, level))
                     continue
                 if len(common) < MIN_PAIRS:
-                    notices.append(Notice("few-blocks", f"{bench.name} / {cand}: only {len(common)} paired blocks, "
-                                          "no verdict", f"run at least {MIN_PAIRS} blocks (10-20 recommended)",
-                                          bench.name, cand))
+                    n = len(common)
+                    notices.append(Notice("few-blocks", f"only {n} paired block{'' if n == 1 else 's'}, no verdict",
+                                          f"run at least {MIN_PAIRS} blocks (10-20 recommended)", bench.name, cand))
                 if mi == 0:
                     primary.append((len(comparisons), bench.name, metric.name, cand, bv, cv, metric.direction))
                     comparisons.append(None)

@@ -32,7 +32,11 @@ def register(sub: Any) -> None:
     p.add_argument("--reference", metavar="CMD", help="the baseline command (then every positional one is a candidate)")
     p.add_argument("-n", "--command-name", action="append", default=[], metavar="NAME",
                    help="name of a command, in order (repeatable)")
-    p.add_argument("--name", default="command", help="name of the benchmark in reports (default: command)")
+    # --benchmark as in `import` (--name names a variant in http, micro and import); --name is the
+    # earlier spelling, kept working but no longer shown.
+    p.add_argument("--benchmark", default="command", metavar="NAME",
+                   help="name of the benchmark in reports (default: command)")
+    p.add_argument("--name", dest="benchmark", help=argparse.SUPPRESS)
     p.add_argument("-L", "--parameter-list", nargs=2, action="append", default=[], metavar=("VAR", "VALUES"),
                    help="run each command once per comma-separated value, substituted for {VAR}")
     p.add_argument("--setup", metavar="CMD", help="run once per variant before any measurement")
@@ -65,6 +69,13 @@ def build_command_run(args: argparse.Namespace) -> Any:
         commands.insert(0, args.reference)
     if len(args.command_name) > len(commands):
         raise UserError(f"{len(args.command_name)} names (-n) for {len(commands)} commands")
+    empty = [i for i, c in enumerate(commands, 1) if not c.strip()]
+    if empty:
+        raise UserError(f"command {empty[0]} is empty: give the command line to run")
+    if any(not n.strip() for n in args.command_name):
+        raise UserError("-n/--command-name '': a command's name cannot be empty")
+    if not args.benchmark.strip():
+        raise UserError("--benchmark/--name '': the benchmark's name cannot be empty")
     params: list[tuple[str, list[str]]] = []
     for var, values in args.parameter_list:
         items = [v for v in values.split(",")]
@@ -89,7 +100,7 @@ def build_command_run(args: argparse.Namespace) -> Any:
         raise UserError("give at least two commands (or one command with -L VAR V1,V2) to compare")
     custom = tuple(Metric(name, "", "lower", description=f"regex {rx.pattern}") for name, rx in metrics.items())
     bench = Benchmark(
-        name=args.name,
+        name=args.benchmark,
         kind="command",
         metrics=BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:],
         options={

@@ -36,13 +36,23 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
 def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warmup: int | None = 1) -> None:
     """Add the measuring and reporting flags (hyperfine's spellings where it has them).
 
     Defaults of None leave the value unset, so a suite file's defaults can apply.
     """
     g = parser.add_argument_group("measurement")
-    g.add_argument("-r", "--runs", type=_non_negative_int, default=runs, metavar="N",
+    g.add_argument("-r", "--runs", type=_positive_int, default=runs, metavar="N",
                    help=f"blocks to measure; every variant runs once per block, in random order (default {runs or 10}; "
                         "the minimum with --max-time)")
     g.add_argument("-w", "--warmup", type=_non_negative_int, default=warmup, metavar="N",
@@ -51,7 +61,7 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
                    help="time budget for the whole run, warm-ups included; adds blocks until every comparison "
                         "is settled (looks are planned and their CIs widened, so stopping early keeps the error "
                         "rate); stops at once, saying the time needed, when the -r minimum cannot fit")
-    g.add_argument("--max-runs", type=_non_negative_int, metavar="N", help="most blocks with --max-time")
+    g.add_argument("--max-runs", type=_positive_int, metavar="N", help="most blocks with --max-time")
     g.add_argument("--seed", type=int, help="seed of the random order, to reproduce a plan")
     s = parser.add_argument_group("statistics")
     s.add_argument("--threshold", type=float, metavar="PCT", default=None,
@@ -131,20 +141,21 @@ def run_and_report(run: Run, runners: Mapping[str, Runner], options: RunOptions,
         observer = ProgressBar()
     # `--export-json -` makes standard output the run file's: the report moves to standard error
     console = Console(stderr=options.export_json == "-")
+    diagnostics = Console(stderr=True)  # warnings and notes: `> results.txt` keeps the results only
     try:
         execute(run, runners, options, observer=observer)
     except (Interrupted, BenchmarkFailed):
         if observer is not None:
             observer.close()
         if run.comparisons:
-            render_terminal(run, console, after=after_reports)
+            render_terminal(run, console, after=after_reports, diagnostics=diagnostics)
         raise
     finally:
         if observer is not None:
             observer.close()
     for report in extra_reports:
         report(run, console)
-    render_terminal(run, console, after=after_reports)
+    render_terminal(run, console, after=after_reports, diagnostics=diagnostics)
     if options.fail_on_regression and any(c.verdict == "slower" and c.meaningful for c in run.comparisons):
         print("regression: a candidate is significantly slower beyond the noise band", file=sys.stderr)
         return EXIT_REGRESSION

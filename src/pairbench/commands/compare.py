@@ -28,8 +28,9 @@ def register(subparsers: Any) -> None:
         description="Compare the baseline variant of BASE with that of CAND, benchmark by benchmark. "
                     "Run files, pyperf and hyperfine JSON files are accepted.",
     )
-    p.add_argument("base", metavar="BASE", help="run file of the reference")
-    p.add_argument("cand", metavar="CAND", help="run file of the candidate")
+    # Optional here only so that `--markdown BASE CAND` can be read as meant (reclaim_positionals).
+    p.add_argument("base", metavar="BASE", nargs="?", help="run file of the reference")
+    p.add_argument("cand", metavar="CAND", nargs="?", help="run file of the candidate")
     p.add_argument("--variant", metavar="NAME", help="compare this variant of each run instead of their baselines")
     p.add_argument("--threshold", type=float, default=1.0, metavar="PCT",
                    help="noise band ±PCT%% within which a change counts as no difference (default 1)")
@@ -108,12 +109,13 @@ def _unpaired(base: Run, cand: Run, threshold: float, confidence: float) -> tupl
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pairbench.commands.reading import load_results, warn, write_output
+    from pairbench.commands.reading import load_results, reclaim_positionals, warn, write_output
     from pairbench.errors import UserError
     from pairbench.report.markdown import UNPAIRED_LABEL
     from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
     from pairbench.report.summary import metric_of, sentence_of, spreads
 
+    reclaim_positionals(args, ["base", "cand"], ["BASE", "CAND"])
     if not 0 < args.confidence < 1:
         raise UserError(f"--confidence {args.confidence} must be between 0 and 1 (e.g. 0.95)")
     if args.threshold < 0:

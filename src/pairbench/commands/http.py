@@ -113,6 +113,10 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
     for flag, value in (("-n", args.requests), ("-c", args.concurrency)):
         if value is not None and value < 1:
             raise UserError(f"{flag} must be at least 1, not {value}")
+    if any(not c.strip() for c in args.server):
+        raise UserError("--server '': empty command; give the command that starts the server, with {port}")
+    if any(not n.strip() for n in args.name):
+        raise UserError("--name '': a variant's name cannot be empty")
     if args.name and len(args.name) != len(args.server):
         raise UserError(f"{len(args.name)} --name for {len(args.server)} --server: give one name per server")
     if args.body is not None and args.body_file is not None:

@@ -73,7 +73,13 @@ def variants_from_args(args: argparse.Namespace, language: str) -> list[Any]:
     from pairbench.errors import UserError
     from pairbench.model import Variant
 
+    flag = "--ruby" if language == "ruby" else "--python"
     commands = list(args.ruby if language == "ruby" else args.python)
+    if any(not c.strip() for c in commands):
+        raise UserError(f"{flag} {commands[[c.strip() for c in commands].index('')]!r}: empty interpreter command; "
+                        f"give one such as {'ruby' if language == 'ruby' else 'python3'}")
+    if any(not n.strip() for n in args.name):
+        raise UserError("--name '': a variant's name cannot be empty")
     if not commands:
         commands = ["ruby"] if language == "ruby" else ["python3"]
     if len(args.name) > len(commands):
@@ -144,6 +150,10 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
             meta["error"] = error
         probed.append(Variant(name=v.name, command=v.command, baseline=v.baseline, meta=meta))
     variants = probed
+    baseline = variants[0]
+    if baseline.meta.get("error"):
+        raise UserError(f"the baseline {baseline.name!r} cannot run ({baseline.meta['error']}), so nothing can be "
+                        "compared; fix it, or give a working interpreter first")
     metrics = micro_metrics(language)
     common = {"language": language, "samples": args.samples, "warmup": args.warmup_samples,
               "target_time": args.target_time, "clock": args.clock}

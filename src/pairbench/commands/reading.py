@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pairbench.model import Run
 
-__all__ = ["add_history_option", "load_results", "write_output", "warn"]
+__all__ = ["add_history_option", "load_results", "write_output", "warn", "reclaim_positionals"]
 
 
 def add_history_option(parser: argparse.ArgumentParser) -> None:
@@ -64,3 +64,23 @@ def write_output(target: str, text: str, inputs: list[str]) -> None:
             pass
     with open_output(where) as fh:
         fh.write(text)
+
+
+def reclaim_positionals(args: argparse.Namespace, names: list[str], labels: list[str]) -> None:
+    """`--markdown RUN`: argparse gives RUN to the optional FILE of --markdown; give it back.
+
+    The positionals are optional in the parser for this reason: when one is missing and
+    --markdown took a value, that value was the first input and the Markdown goes to stdout.
+    """
+    from pairbench.errors import UserError
+
+    values = [getattr(args, n) for n in names]
+    if None in values and args.markdown not in (None, "-"):
+        values = [args.markdown] + [v for v in values if v is not None]
+        args.markdown = "-"
+        values += [None] * (len(names) - len(values))
+    for name, value, label in zip(names, values, labels):
+        if value is None:
+            raise UserError(f"give {' and '.join(labels)}: the run file{'s' if len(labels) > 1 else ''} to read "
+                            f"({label} is missing); --markdown FILE goes after them, or as --markdown=FILE")
+        setattr(args, name, value)

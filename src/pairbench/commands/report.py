@@ -13,7 +13,8 @@ def register(subparsers: Any) -> None:
         "report", help="render a saved run as Markdown (for trackers) or HTML (with plots)",
         description="Render a run file. Without --markdown or --html, prints Markdown.",
     )
-    p.add_argument("run_file", metavar="RUN", help="a pairbench run file (or a pyperf/hyperfine JSON file)")
+    # Optional here only so that `--markdown RUN` can be read as meant (reclaim_positionals).
+    p.add_argument("run_file", metavar="RUN", nargs="?", help="a pairbench run file (or a pyperf/hyperfine JSON file)")
     p.add_argument("--markdown", nargs="?", const="-", metavar="FILE",
                    help="write Markdown to FILE (default: standard output)")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML page with plots to FILE")
@@ -22,8 +23,9 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pairbench.commands.reading import load_results, write_output
+    from pairbench.commands.reading import load_results, reclaim_positionals, write_output
 
+    reclaim_positionals(args, ["run_file"], ["RUN"])
     run = load_results(args.run_file)
     markdown = args.markdown if (args.markdown or args.html) else "-"
     if markdown:

@@ -3,6 +3,7 @@ with its CI and the verdict, then the verdicts in words and the noise warnings."
 
 from __future__ import annotations
 
+import io
 from typing import Callable, Sequence
 
 from rich.console import Console
@@ -11,8 +12,9 @@ from rich.text import Text
 
 from pairbench.analysis.replicates import replicate_values, spread_of
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
-from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spread_text
+from pairbench.report.escape import visible
 from pairbench.report.format import format_delta
+from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spread_text
 from pairbench.report.wording import verdict_word
 
 __all__ = ["render_terminal", "variant_summary"]
@@ -51,7 +53,8 @@ def _comparison_cells(c: Comparison, metric: Metric, mixed: bool = False) -> tup
 
 
 def render_terminal(run: Run, console: Console, sentences: str = "primary",
-                    after: Sequence[Callable[[Run, Console], None]] = ()) -> None:
+                    after: Sequence[Callable[[Run, Console], None]] = (),
+                    diagnostics: Console | None = None) -> None:
     """Print the results of `run`.
 
     Args:
@@ -60,77 +63,141 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
         sentences: "primary" prints the verdict sentence of each benchmark's first metric and of
             custom metrics; "all" of every comparison; "none" skips them.
         after: views printed after the tables and before the warnings (sweep tables, suite summary).
+        diagnostics: where warnings, notes and the run file's path go (the CLI passes stderr, so
+            that `pairbench cmd ... > results.txt` holds the results only); default `console`.
     """
-    baseline = run.baseline.name
-    by_key = {(c.benchmark, c.metric, c.candidate): c for c in run.comparisons}
-    blocks = run.metadata.get("blocks")
     for line in _executables(run):
         console.print(Text(line, style="dim"))
     for bench in run.benchmarks:
-        title = f"{bench.name}"
-        if blocks is not None:
-            title += f"  ({blocks} blocks, {bench.kind})"
-        candidates = [v.name for v in run.variants if v.name != baseline]
-        if not candidates:
+        if len(run.variants) < 2:
             # One variant (an ab-style run of one server): its figures are its kind's view; an
             # empty comparison table would only suggest that something is missing.
-            console.print(Text(f"{title}: one variant ({baseline}), nothing to compare"))
+            console.print(Text(f"{_title(run, bench)}: one variant ({visible(run.baseline.name)}), nothing to compare"))
             continue
-        single = len(candidates) == 1  # one candidate: name it in the header, not on every row
-        table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False, expand=False,
-                      caption=VALUES_CAPTION, caption_justify="left")
-        table.add_column("metric", overflow="fold")
-        table.add_column(f"{baseline} (baseline)", justify="right", overflow="fold")
-        if not single:
-            table.add_column("candidate", overflow="fold")
-        table.add_column(candidates[0] if single else "candidate value", justify="right", overflow="fold")
-        table.add_column("ratio", justify="right", no_wrap=True)
-        shown = [c for c in run.comparisons if c.benchmark == bench.name]
-        mixed = ci_mixed(shown)
-        table.add_column(ci_header(shown, _confidence(run)), justify="right", no_wrap=True)
-        table.add_column("verdict")
-        for metric in bench.metrics:
-            if metric.direction == "none":
-                continue
-            base_cell = variant_summary(run, bench, metric, baseline)
-            for name in candidates:
-                comp = by_key.get((bench.name, metric.name, name))
-                ratio, ci, verdict = _comparison_cells(comp, metric, mixed) if comp else ("–", "–", Text("–"))
-                value = variant_summary(run, bench, metric, name)
-                cells = [metric.name, base_cell] + ([] if single else [name]) + [value, ratio, ci]
-                table.add_row(*cells, verdict)
-                base_cell = ""
-        console.print(table)
+        _print_benchmark(run, bench, console)
         if sentences != "none":
-            primary = bench.metrics[0].name if bench.metrics else ""
-            builtin = {"user", "sys", "rss", "exit_code"}
-            for c in run.comparisons:
-                if c.benchmark != bench.name:
-                    continue
-                if sentences == "primary" and c.metric != primary and c.metric in builtin:
-                    continue
-                sentence = sentence_of(c, metric_of(run, c.benchmark, c.metric))
-                console.print(Text(f"  {c.metric}: {sentence}", style=_VERDICT_STYLE.get(c.verdict, "")))
-                for note in c.notes:
-                    console.print(Text(f"    note: {note}", style="dim"))
+            _print_sentences(run, bench, console, sentences)
         console.print()
     for view in after:
         view(run, console)
+    _print_notices(run, diagnostics or console)
+    if run.status != "complete":
+        console.print(Text(f"run {run.status}: results above use the samples measured so far", style="bold yellow"))
+    path = run.metadata.get("run_file")
+    if path:
+        (diagnostics or console).print(Text(f"run file: {visible(str(path))}", style="dim"))
+
+
+_Row = tuple[Text, str, Text, str, str, str, Text]
+"""metric, baseline value, candidate, candidate value, ratio, CI, verdict."""
+
+
+def _title(run: Run, bench: Benchmark) -> str:
+    blocks = run.metadata.get("blocks")
+    title = visible(bench.name)
+    if blocks is not None:
+        title += f"  ({blocks} block{'' if blocks == 1 else 's'}, {bench.kind})"
+    return title
+
+
+def _rows(run: Run, bench: Benchmark, mixed: bool) -> list[_Row]:
+    baseline = run.baseline.name
+    by_key = {(c.benchmark, c.metric, c.candidate): c for c in run.comparisons}
+    rows: list[_Row] = []
+    for metric in bench.metrics:
+        if metric.direction == "none":
+            continue
+        base_cell = variant_summary(run, bench, metric, baseline)
+        for v in run.variants:
+            if v.name == baseline:
+                continue
+            comp = by_key.get((bench.name, metric.name, v.name))
+            ratio, ci, verdict = _comparison_cells(comp, metric, mixed) if comp else ("–", "–", Text("–"))
+            # Names as Text: escaped, and never read as console markup ("[red]" is a valid name).
+            rows.append((Text(visible(metric.name)), base_cell, Text(visible(v.name)),
+                         variant_summary(run, bench, metric, v.name), ratio, ci, verdict))
+            base_cell = ""
+    return rows
+
+
+def _print_benchmark(run: Run, bench: Benchmark, console: Console) -> None:
+    """The table; or, when it cannot fit the width without cutting cells (a pipe is 80 columns
+    wide, names can be long), one line per comparison that wraps and never truncates a verdict."""
+    baseline = visible(run.baseline.name)
+    title = _title(run, bench)
+    shown = [c for c in run.comparisons if c.benchmark == bench.name]
+    mixed = ci_mixed(shown)
+    ci_label = ci_header(shown, _confidence(run))
+    rows = _rows(run, bench, mixed)
+    single = len(run.variants) == 2  # one candidate: name it in the header, not on every row
+    table = Table(title=Text(title), title_justify="left", show_edge=False, pad_edge=False, expand=False,
+                  caption=VALUES_CAPTION, caption_justify="left")
+    table.add_column("metric", overflow="fold")
+    table.add_column(Text(f"{baseline} (baseline)"), justify="right", overflow="fold")
+    if not single:
+        table.add_column("candidate", overflow="fold")
+    table.add_column(rows[0][2] if single and rows else "candidate value", justify="right", overflow="fold")
+    table.add_column("ratio", justify="right", no_wrap=True)
+    table.add_column(ci_label, justify="right", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    for metric, base, cand, value, ratio, ci, verdict in rows:
+        cells: list[str | Text] = [metric, base]
+        if not single:
+            cells.append(cand)
+        cells += [value, ratio, ci, verdict]
+        table.add_row(*cells)
+    if _fits(table, rows, console.width):
+        console.print(table)
+        return
+    console.print(Text(title))
+    last_base = ""
+    for metric, base, cand, value, ratio, ci, verdict in rows:
+        last_base = base or last_base
+        line = Text("  ")
+        line.append_text(metric)
+        line.append(" · ")
+        line.append_text(cand)
+        line.append(f": {value} vs {last_base} ({baseline}); ratio {ratio}, {ci_label} {ci}, ")
+        line.append_text(verdict)
+        console.print(line)
+    console.print(Text(VALUES_CAPTION))
+
+
+def _fits(table: Table, rows: list[_Row], width: int) -> bool:
+    """True when the table at `width` shows every ratio, CI and verdict whole (rich cuts cells with
+    "…" once the columns cannot shrink further)."""
+    scratch = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False, highlight=False)
+    scratch.print(table)
+    shown = scratch.file.getvalue()  # type: ignore[attr-defined]
+    return all(r[4] in shown and r[5] in shown and r[6].plain in shown for r in rows)
+
+
+def _print_sentences(run: Run, bench: Benchmark, console: Console, sentences: str) -> None:
+    primary = bench.metrics[0].name if bench.metrics else ""
+    builtin = {"user", "sys", "rss", "exit_code"}
+    for c in run.comparisons:
+        if c.benchmark != bench.name:
+            continue
+        if sentences == "primary" and c.metric != primary and c.metric in builtin:
+            continue
+        sentence = sentence_of(c, metric_of(run, c.benchmark, c.metric))
+        console.print(Text(f"  {visible(c.metric)}: {visible(sentence)}", style=_VERDICT_STYLE.get(c.verdict, "")))
+        for note in c.notes:
+            console.print(Text(f"    note: {visible(note)}", style="dim"))
+
+
+def _print_notices(run: Run, console: Console) -> None:
     counts: dict[tuple[str, str, str, str, str], int] = {}
     for n in run.notices:
         key = (n.kind, n.message, n.hint, n.benchmark, n.variant)
         counts[key] = counts.get(key, 0) + 1
     for (kind, message, hint_text, bench_name, variant_name), times in counts.items():
         notice = Notice(kind, message + (f" (×{times})" if times > 1 else ""), hint_text, bench_name, variant_name)
-        where = f" [{notice.benchmark}{' · ' + notice.variant if notice.variant else ''}]" if notice.benchmark else ""
-        hint = f" ({notice.hint})" if notice.hint else ""
+        where = f" [{visible(notice.benchmark)}{' · ' + visible(notice.variant) if notice.variant else ''}]" \
+            if notice.benchmark else ""
+        hint = f" ({visible(notice.hint)})" if notice.hint else ""
         label, style = ("note", "dim") if notice.kind in INFO_KINDS else ("warning", "yellow")
-        console.print(Text(f"{label}{where}: {notice.message}{hint}", style=style))
-    if run.status != "complete":
-        console.print(Text(f"run {run.status}: results above use the samples measured so far", style="bold yellow"))
-    path = run.metadata.get("run_file")
-    if path:
-        console.print(Text(f"run file: {path}", style="dim"))
+        console.print(Text(f"{label}{where}: {visible(notice.message)}{hint}", style=style))
 
 
 def _executables(run: Run) -> list[str]:
@@ -144,7 +211,7 @@ def _executables(run: Run) -> list[str]:
         if v.meta.get("shim"):
             facts.append(f"{v.meta.get('shim_manager', 'version manager')} shim "
                          + ("unresolved" if v.meta.get("shim_unresolved") else "resolved"))
-        lines.append(f"{v.name}: {exe}" + (f" ({', '.join(facts)})" if facts else ""))
+        lines.append(visible(f"{v.name}: {exe}" + (f" ({', '.join(facts)})" if facts else "")))
     return lines
 
 

@@ -132,7 +132,8 @@ def verdict_sentence(comparison: Comparison, metric: Metric) -> str:
         return _exact_sentence(c, metric)
     if c.verdict == "insufficient" or c.ratio is None or c.ci is None:
         need = c.n + (c.more_runs or 0)
-        what = "paired blocks" if c.paired else "runs per side"
+        what = ("paired block" if c.paired else "run per side") if c.n == 1 else \
+            ("paired blocks" if c.paired else "runs per side")
         text = f"no verdict: only {c.n} {what} (at least {need} needed)"
         if c.ratio is not None:
             text += f"; ratio {format_ratio(c.ratio)} so far"

@@ -214,7 +214,7 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
         sweeps = [_sweep_from_dict(t, by_key) for t in doc.get("sweeps", [])]
         summaries = [SuiteSummary(**{**_only_known(SuiteSummary, x), "ci": _pair(x["ci"])})
                      for x in doc.get("summaries", [])]
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # AttributeError: a list where a table was
         raise RunFileError(f"{source} is damaged: {exc}") from None
     return Run(
         metadata=doc.get("metadata", {}),

@@ -9,7 +9,7 @@ speaks the slice of asyncio's protocol interface the engine uses). docs/http.md 
 
 The socket's receive timeout (SO_RCVTIMEO) wakes the loop every `_WAKE_S` while no data comes,
 so the engine's timers (per-request timeout, time limit, progress) run during a stalled
-response; signal handlers turn Ctrl-C and SIGTERM into the engine's stop.
+response; signal handlers turn Ctrl-C, SIGTERM and SIGHUP into the engine's stop.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import threading
 import time
 from types import TracebackType
 from typing import Any, Callable, Protocol
+
+from pairbench import interrupts
 
 __all__ = ["BlockingLoop"]
 
@@ -180,7 +182,7 @@ class _Signals:
     def __enter__(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in interrupts.SIGNALS:
             self.previous[sig] = signal.signal(sig, _raise_stop)
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
@@ -194,4 +196,5 @@ class _Signals:
 
 
 def _raise_stop(signum: int, frame: object) -> None:
+    interrupts.record(signum)
     raise _Stop

@@ -32,6 +32,7 @@ import signal
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
+from pairbench import interrupts
 from pairbench.runners.http.blocking_loop import BlockingLoop
 from pairbench.runners.http.http1 import Connection
 from pairbench.runners.http.scheduler import Load, finish_load, start_load
@@ -87,20 +88,29 @@ class _AsyncioLoop:
         # Ctrl-C: a KeyboardInterrupt raised inside a protocol callback is swallowed by the loop
         # (uvloop reports it as a transport error), so SIGINT is turned into a stop here and
         # re-raised after.
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        previous = {sig: signal.getsignal(sig) for sig in interrupts.SIGNALS}
+        for sig in interrupts.SIGNALS:
             try:
-                self.aio.add_signal_handler(sig, load.interrupt)
+                self.aio.add_signal_handler(sig, _on_signal, load, sig)
             except (ValueError, RuntimeError, NotImplementedError):
                 pass
         try:
             await load.done
         finally:
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in interrupts.SIGNALS:
                 try:
                     self.aio.remove_signal_handler(sig)
+                    # remove_signal_handler leaves SIG_DFL: the CLI's policy comes back instead.
+                    if previous[sig] is not None:
+                        signal.signal(sig, previous[sig])
                 except (ValueError, RuntimeError, NotImplementedError):
                     pass
         finish_load(load)
+
+
+def _on_signal(load: Load, sig: int) -> None:
+    interrupts.record(sig)
+    load.interrupt()
 
 
 def _run_asyncio(spec: LoadSpec, progress: Callable[[float], None] | None) -> Load:

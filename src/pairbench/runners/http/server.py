@@ -3,8 +3,8 @@
 The server runs in its own session (process group), so that one signal reaches every process it
 spawns (passenger, unicorn and puma fork workers) and a Ctrl-C in pairbench's terminal does not
 reach it before pairbench has read what it needs. It is stopped by SIGTERM to the group, then
-SIGKILL after a grace period. The direct child also gets PR_SET_PDEATHSIG, and an atexit hook and a
-SIGTERM handler stop every live server, so that no server outlives pairbench.
+SIGKILL after a grace period. The direct child also gets PR_SET_PDEATHSIG, and an atexit hook stops every
+live server, so that no server outlives pairbench (signals: pairbench.interrupts).
 
 CPU time and peak RSS come from the kernel: /proc/<pid>/stat (utime + stime) and
 /proc/<pid>/status (VmHWM), summed over the processes of the group.
@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
+
+from pairbench import interrupts
 
 __all__ = ["ServerSpec", "Server", "ServerFailed", "free_port", "port_in_use", "stop_all_servers",
            "group_processes"]
@@ -268,7 +270,8 @@ class Server:
         except ProcessLookupError:
             pass
         deadline = time.monotonic() + self.spec.grace
-        while time.monotonic() < deadline:
+        # After a second stop signal the user wants out now: no grace period (pairbench.interrupts).
+        while time.monotonic() < deadline and not interrupts.hurried():
             if proc.poll() is not None and not group_processes(pgid):
                 break
             time.sleep(0.02)
@@ -338,21 +341,13 @@ _installed = False
 
 
 def _install_handlers() -> None:
-    """atexit and SIGTERM/SIGHUP cleanup, installed once, on the first server start."""
+    """atexit cleanup, installed once, on the first server start.
+
+    Signals are the CLI's (pairbench.interrupts): they raise into the measuring code, whose
+    cleanup and the runner's close() stop the servers.
+    """
     global _installed
     if _installed:
         return
     _installed = True
     atexit.register(stop_all_servers)
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        previous = signal.getsignal(sig)
-        if previous not in (signal.SIG_DFL, None):
-            continue
-
-        def _handler(signum: int, frame: object, _sig: int = sig) -> None:
-            stop_all_servers()
-            raise SystemExit(128 + _sig)
-
-        signal.signal(sig, _handler)

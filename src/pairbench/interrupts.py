@@ -1,0 +1,110 @@
+"""One signal policy for the whole process: SIGINT, SIGTERM and SIGHUP stop a run the same way.
+
+Why one place: a run stopped by Ctrl-C, by `kill` or by a closed terminal must keep what it
+measured, analyse it and say so; handlers scattered over runners each did one of these for one
+signal. `cli.main` installs the policy (`installed()`); below it:
+
+- the first signal raises `Stopped` (a KeyboardInterrupt) in the main thread, wherever it is, so
+  the runner stops the replicate in flight and the session saves what was measured;
+- a second signal raises again: it cuts short the wait for the replicate in flight (a server's
+  grace period, a child's exit), and `hurried()` tells the code that stops children to kill them
+  without a grace period from then on;
+- once the session starts saving (`shield()`), signals are only counted, so the analysis, the
+  run file and the printed results are never cut off.
+
+Loops that must turn a signal into their own stop (an event loop swallows exceptions raised in
+its callbacks) install their own handlers for `SIGNALS` and call `record` from them.
+
+The exit code is 128 + the first signal's number (130 SIGINT, 143 SIGTERM, 129 SIGHUP), as a shell
+reports a process killed by that signal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from types import FrameType
+from typing import Any, Iterator
+
+__all__ = ["SIGNALS", "Stopped", "installed", "record", "shield", "hurried", "first_signal", "exit_code",
+           "signal_name"]
+
+SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Stopped(KeyboardInterrupt):
+    """A stop signal arrived; every `except KeyboardInterrupt` cleanup applies to it too."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _State:
+    __slots__ = ("received", "shielded")
+
+    def __init__(self) -> None:
+        self.received: list[int] = []
+        self.shielded = False
+
+
+_state = _State()
+
+
+def _handle(signum: int, frame: FrameType | None) -> None:
+    _state.received.append(signum)
+    if not _state.shielded:
+        raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def installed() -> Iterator[None]:
+    """Apply the policy inside the block (main thread only); the previous handlers come back after."""
+    global _state
+    outer, _state = _state, _State()
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in SIGNALS:
+            previous[sig] = signal.signal(sig, _handle)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        _state = outer
+
+
+def record(signum: int) -> None:
+    """Count a signal that another handler turned into its own stop."""
+    _state.received.append(signum)
+
+
+def shield() -> None:
+    """From now on signals are counted, never raised: what is being saved and printed is kept whole."""
+    _state.shielded = True
+
+
+def hurried() -> bool:
+    """True after a second signal: stop children at once, without their grace period."""
+    return len(_state.received) >= 2
+
+
+def first_signal() -> int | None:
+    """The signal that stopped the run, if one did."""
+    return _state.received[0] if _state.received else None
+
+
+def exit_code(default: int = 128 + signal.SIGINT) -> int:
+    """128 + the first signal's number; `default` (Ctrl-C's 130) when no signal was seen."""
+    first = first_signal()
+    return 128 + first if first is not None else default
+
+
+def signal_name(signum: int | None = None) -> str:
+    """`SIGTERM` for the signal that stopped the run (SIGINT when none was seen: a plain Ctrl-C)."""
+    number = signum if signum is not None else (first_signal() or signal.SIGINT)
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

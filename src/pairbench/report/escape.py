@@ -1,0 +1,77 @@
+"""Control characters in names shown visibly escaped, never sent to the terminal raw.
+
+Why: variant, benchmark and metric names come from the command line and from other people's run
+files. A name holding ESC, an OSC sequence or a newline (`-n $'\\e]0;pwned\\a'`) would retitle or
+recolour the user's terminal, or forge lines of output. `visible` is the one escaping function:
+the terminal renderers apply it to every name and message before layout (so tables stay
+aligned), and `VisibleStream`, put over stdout and stderr by the CLI, applies it to whatever else
+is printed, letting through only the styling sequences pairbench's own renderer emits.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any, TextIO
+
+__all__ = ["visible", "VisibleStream"]
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x07": "\\a", "\x08": "\\b", "\x1b": "\\x1b"}
+
+
+def _escape_char(ch: str) -> str:
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _unsafe(ch: str) -> bool:
+    # Cc: C0 and C1 controls and DEL; Cf: format characters such as the bidi overrides (U+202E)
+    # that reorder what the terminal shows.
+    return unicodedata.category(ch) in ("Cc", "Cf")
+
+
+def visible(text: str, keep_newlines: bool = False) -> str:
+    """`text` with every control and format character written as an escape (`\\x1b`, `\\n`, `\\u202e`).
+
+    Args:
+        text: a name or message to show.
+        keep_newlines: keep line breaks and tabs (whole messages and documents); names never do.
+    """
+    if text.isprintable() and (keep_newlines or "\n" not in text):
+        return text
+    keep = ("\n", "\t") if keep_newlines else ()
+    return "".join(_escape_char(ch) if _unsafe(ch) and ch not in keep else ch for ch in text)
+
+
+# What pairbench's own console output may contain: SGR styling on stdout; on stderr also what the
+# live progress bar needs (carriage return, erase line, cursor up, cursor shown/hidden).
+_STDOUT_ALLOWED = re.compile(r"\x1b\[[0-9;]*m")
+_STDERR_ALLOWED = re.compile(r"\x1b\[[0-9;]*[mKAG]|\x1b\[\?25[hl]|\r")
+
+
+class VisibleStream:
+    """A text stream that escapes control sequences on their way out, except its own styling ones."""
+
+    def __init__(self, stream: TextIO, stderr: bool = False) -> None:
+        self._stream = stream
+        self._allowed = _STDERR_ALLOWED if stderr else _STDOUT_ALLOWED
+
+    def write(self, text: str) -> int:
+        if not text.isprintable():
+            parts, last = [], 0
+            for m in self._allowed.finditer(text):
+                parts.append(visible(text[last:m.start()], keep_newlines=True))
+                parts.append(m.group())
+                last = m.end()
+            parts.append(visible(text[last:], keep_newlines=True))
+            text = "".join(parts)
+        return self._stream.write(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

@@ -1,0 +1,138 @@
+"""Bad input and closed pipes at the CLI boundary: one line or a quiet exit, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import cli_env
+from tests.unit.runs_by_hand import make_run
+
+from pairbench.store.runfile import write_run
+
+EXIT_BROKEN_PIPE = 141
+
+
+def _one_line_error(proc: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], proc.stderr
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (["cmd", "", "true"], ["command 1 is empty"]),
+    (["cmd", "true", "  "], ["command 2 is empty"]),
+    (["cmd", "true", "false", ""], ["command 3 is empty"]),
+    (["cmd", "-n", "", "true", "false"], ["-n/--command-name", "empty"]),
+    (["cmd", "--name", "", "true", "false"], ["--name", "empty"]),
+    (["micro", "--python", "", "x = 1"], ["--python", "empty"]),
+    (["micro", "--ruby", " ", "x = 1"], ["--ruby", "empty"]),
+    (["micro", "-n", "", "x = 1"], ["--name", "empty"]),
+    (["http", "--server", "", "--url", "/"], ["--server", "empty"]),
+    (["http", "--server", "true {port}", "--name", "", "--url", "/"], ["--name", "empty"]),
+], ids=lambda v: " ".join(map(repr, v)) if isinstance(v, list) and v and v[0] in ("cmd", "micro", "http") else "")
+def test_empty_commands_and_names_are_one_line(run_cli, argv: list[str], fragments: list[str]) -> None:
+    _one_line_error(run_cli(*argv, "--no-history", timeout=60), *fragments)
+
+
+def _with_reader_gone(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    """Run the CLI with its stdout a pipe whose reading end is already closed (`| head -0`)."""
+    proc = subprocess.Popen([sys.executable, "-m", "pairbench", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=cwd, env=cli_env(env))
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    with proc.stderr:
+        err = proc.stderr.read()
+    return proc.wait(timeout=120), err
+
+
+def test_history_and_compare_into_a_closed_pipe_exit_quietly(tmp_path: Path, run_cli) -> None:
+    env = {"PAIRBENCH_HISTORY": str(tmp_path / "h.sqlite")}
+    for i in range(3):
+        write_run(tmp_path / f"r{i}.json", make_run(seed=10 + i))
+    assert run_cli("import", "r0.json", "r1.json", "r2.json", env=env).returncode == 0
+    for args in (["history"], ["compare", "r0.json", "r1.json"], ["report", "r2.json"]):
+        code, err = _with_reader_gone(args, tmp_path, env)
+        assert err == "", (args, err)
+        assert code == EXIT_BROKEN_PIPE, (args, code)
+
+
+def test_run_file_with_a_list_where_a_table_was_is_one_line(tmp_path: Path, run_cli) -> None:
+    import json
+
+    from pairbench.store.runfile import dumps_run
+
+    doc = json.loads(dumps_run(make_run()))
+    doc["variants"] = ["head", "patched"]  # found by tests/e2e/test_cli_property.py
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    _one_line_error(run_cli("report", "bad.json"), "bad.json is damaged")
+
+
+def test_report_markdown_before_the_run_file_reads_it(tmp_path: Path, run_cli) -> None:
+    write_run(tmp_path / "run.json", make_run())
+    before = (tmp_path / "run.json").read_text()
+    proc = run_cli("report", "--markdown", "run.json")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("# pairbench report")
+    assert (tmp_path / "run.json").read_text() == before
+    write_run(tmp_path / "other.json", make_run(seed=3))
+    proc = run_cli("compare", "--markdown", "run.json", "other.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "# pairbench compare" in proc.stdout
+
+
+@pytest.mark.slow
+def test_micro_whose_baseline_cannot_run_compares_nothing(run_cli) -> None:
+    proc = run_cli("micro", "x = 1", "--python", "no-such-python-xyz", "--python", sys.executable, "--no-history")
+    _one_line_error(proc, "baseline", "no-such-python-xyz", "nothing can be compared")
+
+
+OSC_TITLE = "\x1b]0;pwned\x07"
+
+
+def _no_raw_controls(text: str) -> None:
+    assert "\x1b" not in text and "\x07" not in text, repr(text)
+
+
+def test_names_from_someone_elses_run_file_are_escaped_by_compare_and_report(tmp_path: Path, run_cli) -> None:
+    from dataclasses import replace
+
+    run = make_run()
+    rename = {"head": f"head{OSC_TITLE}", "patched": "patched\nforged"}
+    run.variants = [replace(v, name=rename[v.name]) for v in run.variants]
+    run.samples = [replace(s, variant=rename[s.variant]) for s in run.samples]
+    run.comparisons = [replace(c, baseline=rename[c.baseline], candidate=rename[c.candidate]) for c in run.comparisons]
+    run.benchmarks = [replace(b, name=b.name + OSC_TITLE) if b.name == "startup" else b for b in run.benchmarks]
+    run.samples = [replace(s, benchmark=s.benchmark + OSC_TITLE) if s.benchmark == "startup" else s for s in run.samples]
+    run.comparisons = [replace(c, benchmark=c.benchmark + OSC_TITLE) if c.benchmark == "startup" else c
+                       for c in run.comparisons]
+    write_run(tmp_path / "evil.json", run)
+    write_run(tmp_path / "other.json", run)
+    for args in (["report", "evil.json"], ["compare", "evil.json", "other.json"]):
+        proc = run_cli(*args)
+        assert proc.returncode == 0, proc.stderr
+        _no_raw_controls(proc.stdout + proc.stderr)
+        assert "\\x1b" in proc.stdout and "pwned\\a" in proc.stdout  # Markdown may escape the "]" too
+
+
+@pytest.mark.slow
+def test_a_command_name_with_an_osc_sequence_is_printed_escaped(run_cli) -> None:
+    proc = run_cli("cmd", "true", "true # b", "-n", OSC_TITLE, "-n", "b\nforged", "-r", "2", "-w", "0", "--no-history")
+    assert proc.returncode == 0, proc.stderr
+    _no_raw_controls(proc.stdout + proc.stderr)
+    assert "\\x1b]0;pwned\\a" in proc.stdout and "b\\nforged" in proc.stdout
+
+
+@pytest.mark.slow
+def test_warnings_go_to_stderr_and_the_piped_table_keeps_its_verdicts(run_cli) -> None:
+    proc = run_cli("cmd", "true", "true # b", "-r", "2", "-w", "0", "--no-history", env={"COLUMNS": "80"})
+    assert proc.returncode == 0, proc.stderr
+    assert "warning [command · true # b]: only 2 paired blocks, no verdict" in " ".join(proc.stderr.split())
+    assert "warning" not in proc.stdout and "run file:" not in proc.stdout
+    assert "insufficient" in proc.stdout and "…" not in proc.stdout

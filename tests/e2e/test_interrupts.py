@@ -1,0 +1,201 @@
+"""SIGINT, SIGTERM, SIGHUP and a second signal mid-run, for cmd, http and micro, on real processes.
+
+Each run is stopped while it measures (at least two blocks done). What must hold: the documented
+exit code (128 + the signal), one clear line on stderr and no traceback, the results printed, the
+run file "interrupted" with its comparisons, and no process of the run left: none in pairbench's
+own process group, and none carrying the run's environment marker (the commands and servers start
+their own sessions, so the marker is what finds them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import cli_env
+
+pytestmark = pytest.mark.slow
+
+MARK = "PAIRBENCH_TEST_RUN_MARK"
+
+# A keep-alive HTTP/1.1 server (a thread per connection) that appends its pid to a file when it starts serving.
+APP = r"""
+import os, sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    def do_GET(self):
+        self.send_response(200); self.send_header("Content-Length", "3"); self.end_headers(); self.wfile.write(b"ok\n")
+    def log_message(self, *a): pass
+server = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
+with open(sys.argv[2], "a") as f:
+    f.write(f"{os.getpid()}\n")
+server.serve_forever()
+"""
+
+
+def _marked_processes(mark: str) -> list[int]:
+    """Live processes whose environment carries `mark` (every descendant of the run inherits it)."""
+    needle = f"{MARK}={mark}".encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                env = f.read()
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if needle in env.split(b"\0") and stat[stat.rfind(b")") + 2:].split()[0] != b"Z":
+            found.append(int(name))
+    return found
+
+
+def _group_processes(pgid: int) -> list[int]:
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if int(fields[2]) == pgid and fields[0] != b"Z":
+            pids.append(int(name))
+    return pids
+
+
+def _start(args: list[str], tmp_path: Path) -> tuple[subprocess.Popen[str], str]:
+    mark = uuid.uuid4().hex
+    env = cli_env({MARK: mark, "PAIRBENCH_HISTORY": str(tmp_path / "history.sqlite")})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pairbench", *args, "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+        start_new_session=True,
+    )
+    return proc, mark
+
+
+def _wait_lines(path: Path, n: int, proc: subprocess.Popen[str], timeout: float = 120) -> None:
+    """Wait until `path` lists `n` distinct process ids (starts of commands, servers or workers)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and len(set(path.read_text().split())) >= n:
+            return
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    out, err = proc.communicate(timeout=30) if proc.poll() is None else (proc.stdout.read(), proc.stderr.read())
+    raise AssertionError(f"the run never reached {n} starts: {out}\n{err}")
+
+
+def _stop(proc: subprocess.Popen[str], signals: list[int], mark: str) -> tuple[str, str]:
+    try:
+        for i, sig in enumerate(signals):
+            if i:
+                time.sleep(0.15)
+            proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    deadline = time.monotonic() + 10  # a SIGKILLed group member may take a moment to be reaped
+    while time.monotonic() < deadline and (_marked_processes(mark) or _group_processes(proc.pid)):
+        time.sleep(0.05)
+    assert _group_processes(proc.pid) == []
+    assert _marked_processes(mark) == []
+    return out, err
+
+
+def _assert_interrupted(proc: subprocess.Popen[str], out: str, err: str, sig: int, run_file: Path) -> dict:
+    assert proc.returncode == 128 + sig, (out, err)
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines[-1].startswith(f"interrupted by {signal.Signals(sig).name} after "), err
+    assert "samples kept in" in lines[-1]
+    doc = json.loads(run_file.read_text())
+    assert doc["status"] == "interrupted"
+    assert doc["comparisons"], "the interrupted run was not analysed"
+    assert "run interrupted" in out  # the results were printed, marked as partial
+    return doc
+
+
+def _cmd_args(tmp_path: Path, starts: Path, run_file: Path) -> list[str]:
+    # Runs 1-7 are quick; from the 8th (two blocks and the warm-ups done) every run sleeps long.
+    cmd = (f"echo $$ >> {starts}; n=$(wc -l < {starts}); "
+           "if [ $n -ge 8 ]; then sleep 120; else sleep 0.02; fi")
+    return ["cmd", cmd, f"{cmd} # b", "-r", "20", "-w", "1", "--export-json", str(run_file), "--no-history"]
+
+
+@pytest.mark.parametrize("signals", [[signal.SIGTERM], [signal.SIGINT, signal.SIGINT], [signal.SIGHUP]],
+                         ids=["sigterm", "double-sigint", "sighup"])
+def test_cmd_stopped_by_a_signal_keeps_and_analyses_what_was_measured(tmp_path: Path, signals: list[int]) -> None:
+    starts, run_file = tmp_path / "starts", tmp_path / "run.json"
+    proc, mark = _start(_cmd_args(tmp_path, starts, run_file), tmp_path)
+    _wait_lines(starts, 8, proc)
+    time.sleep(0.3)  # inside the long run
+    out, err = _stop(proc, signals, mark)
+    doc = _assert_interrupted(proc, out, err, signals[0], run_file)
+    blocks = {s["block"] for s in doc["samples"] if s["metric"] == "time" and not s.get("warmup")}
+    assert len(blocks) >= 2
+
+
+def test_second_signal_while_a_server_ignores_sigterm_still_analyses(tmp_path: Path) -> None:
+    """The first SIGTERM stops the load; the server ignores its own SIGTERM, so stopping it waits out
+    the grace period; a second signal cuts that wait short, and the analysis still happens."""
+    app, starts, run_file = tmp_path / "app.py", tmp_path / "starts", tmp_path / "run.json"
+    # From its 5th start on (two blocks done), the server ignores SIGTERM.
+    app.write_text("import os, signal, sys\n"
+                   "if os.path.exists(sys.argv[2]) and len(open(sys.argv[2]).read().split()) >= 4:\n"
+                   "    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" + APP)
+    server = f"{sys.executable} {app} {{port}} {starts}"
+    proc, mark = _start(["http", "--server", server, "--server", server + " #2", "--name", "a", "--name", "b",
+                         "--url", "/", "--duration", "0.4", "--warmup-time", "0", "-r", "30", "--grace", "30",
+                         "--export-json", str(run_file), "--no-history"], tmp_path)
+    _wait_lines(starts, 5, proc)
+    time.sleep(0.2)
+    started = time.monotonic()
+    out, err = _stop(proc, [signal.SIGTERM, signal.SIGTERM], mark)
+    assert time.monotonic() - started < 25, "the second signal did not cut the 30 s grace period"
+    _assert_interrupted(proc, out, err, signal.SIGTERM, run_file)
+
+
+def test_http_on_the_event_loop_stopped_by_sigterm(tmp_path: Path) -> None:
+    """Two connections run on the event loop, whose own handlers must hand the signal back."""
+    app, starts, run_file = tmp_path / "app.py", tmp_path / "starts", tmp_path / "run.json"
+    app.write_text(APP)
+    server = f"{sys.executable} {app} {{port}} {starts}"
+    proc, mark = _start(["http", "--server", server, "--server", server + " #2", "--name", "a", "--name", "b",
+                         "--url", "/", "--duration", "0.4", "--warmup-time", "0", "-c", "2", "-r", "30",
+                         "--export-json", str(run_file), "--no-history"], tmp_path)
+    _wait_lines(starts, 5, proc)
+    time.sleep(0.2)
+    out, err = _stop(proc, [signal.SIGTERM], mark)
+    _assert_interrupted(proc, out, err, signal.SIGTERM, run_file)
+
+
+@pytest.mark.parametrize("signals", [[signal.SIGTERM], [signal.SIGINT, signal.SIGINT]], ids=["sigterm", "double-sigint"])
+def test_micro_stopped_by_a_signal(tmp_path: Path, signals: list[int]) -> None:
+    starts, run_file = tmp_path / "starts", tmp_path / "run.json"
+    # Each worker process appends its pid (once per sample): one calibration process, then two per block.
+    setup = f"import os; open({str(starts)!r}, 'a').write(f'{{os.getpid()}}\\n')"
+    proc, mark = _start(["micro", "-s", setup, "sum(range(50))", "--python", sys.executable, "--python",
+                         f"{sys.executable} -E", "--samples", "2", "--warmup-samples", "1", "--target-time", "0.02",
+                         "--no-alloc", "-r", "200", "--export-json", str(run_file), "--no-history"], tmp_path)
+    _wait_lines(starts, 6, proc)
+    out, err = _stop(proc, signals, mark)
+    _assert_interrupted(proc, out, err, signals[0], run_file)
