@@ -256,10 +256,13 @@ class CommandRunner:
             )
         over = self._shell_overhead.get(benchmark.name, (0.0, 0.0, 0.0))
         now = time.time()
+        # Not clamped at 0: a command shorter than the shell's start-up reads below 0, and clamping
+        # erased its differences (a 24x slower `sleep 0.005` read 0 like `true` under load); the
+        # analysis tests values <= 0 on their paired differences.
         values: dict[str, float] = {
-            "time": max(outcome.wall - over[0], 0.0),
-            "user": max(outcome.user - over[1], 0.0),
-            "sys": max(outcome.sys - over[2], 0.0),
+            "time": outcome.wall - over[0],
+            "user": outcome.user - over[1],
+            "sys": outcome.sys - over[2],
             "rss": outcome.rss,
             "exit_code": float(outcome.exit_code),
         }
