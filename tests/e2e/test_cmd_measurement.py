@@ -60,7 +60,7 @@ def test_the_real_pyenv_shim_is_resolved_as_pyenv_which_does_and_not_measured(ru
     doc = json.loads(run_file.read_text())
     for v in doc["variants"]:
         assert v["meta"]["executable"] == expected and v["meta"]["shim_manager"] == "pyenv"
-    text = " ".join(out.stdout.split())
+    text = " ".join((out.stdout + out.stderr).split())
     assert f"is a pyenv shim: running {expected}" in text
     assert f"{doc['variants'][0]['name']}: {expected} (" in text  # the header names the executable
     # Through the shim, bash and pyenv cost ~170 ms a run; the interpreter alone ~10-30 ms.
@@ -101,7 +101,7 @@ def test_a_shim_tree_made_here_runs_its_version_and_never_the_shim(run_cli, tmp_
     doc = json.loads(run_file.read_text())
     assert [v["meta"]["executable"] for v in doc["variants"]] == [str(bin_dir / "pbpython")] * 2
     assert [v["meta"]["version"] for v in doc["variants"]] == ["9.9", "9.9"]
-    text = " ".join(out.stdout.split())
+    text = " ".join((out.stdout + out.stderr).split())
     assert text.count(f"`pbpython` is a pyenv shim: running {bin_dir / 'pbpython'} (9.9)") == 2
     assert f"pbpython -c pass: {bin_dir / 'pbpython'} (9.9, pyenv shim resolved)" in text
 
@@ -149,7 +149,7 @@ def test_without_a_compiler_rss_falls_back_to_the_launcher_and_says_so(run_cli, 
     doc = json.loads(run_file.read_text())
     assert {v["meta"]["rss_method"] for v in doc["variants"]} == {"launcher-rusage"}
     assert any(n["kind"] == "rss-floor" for n in doc["notices"])
-    assert "rss includes the launcher's own" in " ".join(out.stdout.split())
+    assert "rss includes the launcher's own" in " ".join(out.stderr.split())
 
 
 STDOUT_KIND = ("import os, sys; open(sys.argv[1], 'a').write(os.readlink('/proc/self/fd/1') + chr(10)); "
