@@ -22,8 +22,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from pairbench.errors import SuiteError
-from pairbench.model import KINDS, Benchmark, Metric, Variant
+from pairbench.errors import SuiteError, UserError
+from pairbench.model import Benchmark, Metric, Variant
+from pairbench.runners.kinds import KindSpec, get_kind, kind_names
+from pairbench.runners.options import as_mapping
 from pairbench.tomlcheck import KeyPath, Reader, choices, number_text, suggest, type_name
 
 if sys.version_info >= (3, 11):
@@ -518,21 +520,37 @@ def _benchmarks(r: Reader, doc: dict[str, Any], defaults: Defaults) -> tuple[Ben
             raise r.fail(w, f"benchmark name {bname!r} may hold only letters, digits and . _ + -")
         spec = r.table(spec, w)
         kind = r.string(spec.get("kind", "command"), (*w, "kind"))
-        if kind not in KINDS:
-            raise r.fail((*w, "kind"), f"benchmark {bname!r}: unknown kind {kind!r}{suggest(kind, KINDS)}; "
-                                       f"valid: {', '.join(KINDS)}")
+        try:
+            kind_spec = get_kind(kind)
+        except UserError:
+            names = kind_names()
+            raise r.fail((*w, "kind"), f"benchmark {bname!r}: unknown kind {kind!r}{suggest(kind, names)}; "
+                                       f"valid: {', '.join(names)}") from None
         if kind == "command":
             out.append(_command_benchmark(r, bname, spec, w, defaults))
         else:
-            # The http and micro runners validate their own options in prepare(); keep them as written.
             options = {k: v for k, v in spec.items() if k != "kind"}
-            metrics: tuple[Metric, ...] = ()
-            if "metrics" in spec and isinstance(spec["metrics"], dict):
-                ms, regexes = _metrics(r, spec["metrics"], (*w, "metrics"))
-                metrics = tuple(ms.values())
-                options["metrics"] = regexes
-            out.append(Benchmark(bname, kind, metrics, _json_safe(options)))  # type: ignore[arg-type]
+            out.append(_kind_benchmark(kind_spec, bname, _json_safe(options), _InSuite(r, w, bname), ()))
     return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _InSuite:
+    """Where a benchmark's options were written: errors name the file, the key's line and the benchmark."""
+
+    reader: Reader
+    where: KeyPath
+    benchmark: str
+
+    def fail(self, key: str | None, message: str) -> SuiteError:
+        return self.reader.fail((*self.where, key) if key else self.where, f"benchmark {self.benchmark!r}: {message}")
+
+
+def _kind_benchmark(kind: KindSpec, name: str, options: Mapping[str, Any], where: _InSuite,
+                    declared: tuple[Metric, ...]) -> Benchmark:
+    """A benchmark whose options went through its kind's parser, with the metrics the kind yields."""
+    typed = kind.parse_options(options, where)
+    return Benchmark(name, kind.name, kind.metrics(typed, declared), as_mapping(typed))
 
 
 def _command_benchmark(r: Reader, bname: str, spec: dict[str, Any], w: KeyPath, defaults: Defaults) -> Benchmark:
@@ -558,7 +576,7 @@ def _command_benchmark(r: Reader, bname: str, spec: dict[str, Any], w: KeyPath, 
         regexes.update(rs)
     if regexes:
         options["metrics"] = regexes
-    return Benchmark(bname, "command", (DEFAULT_COMMAND_METRIC, *metrics.values()), options)
+    return _kind_benchmark(get_kind("command"), bname, options, _InSuite(r, w, bname), tuple(metrics.values()))
 
 
 def _exclude(r: Reader, value: Any, sweeps: tuple[Sweep, ...]) -> list[tuple[int, dict[str, tuple[str, ...]]]]:

@@ -1,19 +1,17 @@
-"""Flags shared by every measuring subcommand, defined once, and the run-and-report tail they share."""
+"""Flags shared by every measuring subcommand, defined once, and the call into the one pipeline."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pairbench.model import Run
-    from pairbench.runners.base import Runner
-    from pairbench.session import RunOptions
+    from pairbench.pipeline import Reports
+    from pairbench.session import Observer, RunOptions
 
-__all__ = ["add_run_options", "options_from_args", "run_and_report", "new_run", "positive_float"]
-
-EXIT_REGRESSION = 3
+__all__ = ["add_run_options", "options_from_args", "observer_for", "run_measured", "new_run", "positive_float"]
 
 
 def positive_float(text: str) -> float:
@@ -120,43 +118,19 @@ def new_run(variants: list, benchmarks: list, suite: dict | None = None) -> Run:
     return Run(metadata=machine_metadata(), variants=variants, benchmarks=benchmarks, suite=suite)
 
 
-def run_and_report(run: Run, runners: Mapping[str, Runner], options: RunOptions, progress: bool = True,
-                   extra_reports: tuple = (), after_reports: tuple = ()) -> int:  # type: ignore[type-arg]
-    """Execute the run, print its results, and return the exit code (3 on a regression if asked).
+def observer_for(args: argparse.Namespace) -> Observer | None:
+    """The live progress bar on a terminal's stderr, unless --no-progress."""
+    if getattr(args, "no_progress", False) or not sys.stderr.isatty():
+        return None
+    from pairbench.report.progress import ProgressBar
 
-    `extra_reports` are callables `(run, console) -> None` printed before the comparison table
-    (kind-specific views such as ab-style HTTP figures); `after_reports` after it (sweep tables,
-    the suite summary), before the warnings.
-    """
-    from rich.console import Console
+    return ProgressBar()
 
-    from pairbench.errors import BenchmarkFailed, Interrupted
-    from pairbench.report.terminal import render_terminal
-    from pairbench.session import execute
 
-    observer = None
-    if progress and sys.stderr.isatty():
-        from pairbench.report.progress import ProgressBar
+def run_measured(run: Run, options: RunOptions, args: argparse.Namespace, reports: Reports | None = None,
+                 **kwargs: Any) -> int:
+    """`pipeline.run_pipeline` with the flags every measuring subcommand shares (the progress bar)."""
+    from pairbench.pipeline import Reports as ReportsT
+    from pairbench.pipeline import run_pipeline
 
-        observer = ProgressBar()
-    # `--export-json -` makes standard output the run file's: the report moves to standard error
-    console = Console(stderr=options.export_json == "-")
-    diagnostics = Console(stderr=True)  # warnings and notes: `> results.txt` keeps the results only
-    try:
-        execute(run, runners, options, observer=observer)
-    except (Interrupted, BenchmarkFailed):
-        if observer is not None:
-            observer.close()
-        if run.comparisons:
-            render_terminal(run, console, after=after_reports, diagnostics=diagnostics)
-        raise
-    finally:
-        if observer is not None:
-            observer.close()
-    for report in extra_reports:
-        report(run, console)
-    render_terminal(run, console, after=after_reports, diagnostics=diagnostics)
-    if options.fail_on_regression and any(c.verdict == "slower" and c.meaningful for c in run.comparisons):
-        print("regression: a candidate is significantly slower beyond the noise band", file=sys.stderr)
-        return EXIT_REGRESSION
-    return 0
+    return run_pipeline(run, options, reports or ReportsT(), observer=observer_for(args), **kwargs)
