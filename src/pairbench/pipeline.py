@@ -2,8 +2,8 @@
 
 Every measuring subcommand only turns its flags into a Run (variants and benchmarks), RunOptions
 and Reports, then calls `run_pipeline`. The runners come from the kinds table (one construction
-for every subcommand, seeded alike) and each kind's own figures are printed before the
-comparisons, so `pairbench run`, `cmd`, `http` and `micro` cannot drift apart.
+for every subcommand, seeded alike), each kind's own figures are printed before the comparisons,
+and the export formats go through the exporter table (report/exporters.py), so `pairbench run`, `cmd`, `http` and `micro` cannot drift apart.
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ class Reports:
     """The sweep tables (a suite with sweeps)."""
     suite_summary: bool = False
     """The one-line-per-benchmark summary (several benchmarks)."""
+    exports: tuple[tuple[str, str], ...] = ()
+    """(format, target) written after the terminal report: ("markdown", "-"), ("html", "r.html")."""
+    title: str = "pairbench report"
 
 
 def make_runners(run: Run, seed: int | None, kind_options: Mapping[str, Any] | None = None,
@@ -90,7 +93,7 @@ def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
                  runners: Mapping[str, Runner] | None = None, kind_options: Mapping[str, Any] | None = None,
                  fake: FakeOptions | None = None, observer: Observer | None = None,
                  console: Console | None = None) -> int:
-    """Measure `run`, print its figures and comparisons; return the exit code.
+    """Measure `run`, print its figures and comparisons, write the exports; return the exit code.
 
     `runners` are used as given (a subcommand that calibrated its runner before the run), else
     made by the kinds. An interrupted or failed run prints what it has, then the error goes on.
@@ -119,6 +122,11 @@ def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
     for text in kind_figures(run):
         out.print(text, markup=False, highlight=False, soft_wrap=True)
     render_terminal(run, out, after=after, diagnostics=diagnostics)
+    if reports.exports:
+        from pairbench.report.exporters import ExportOptions, export
+
+        for fmt, target in reports.exports:
+            export(run, fmt, target, ExportOptions(title=reports.title), inputs=[str(run.metadata.get("run_file", ""))])
     if options.fail_on_regression and any(c.verdict == "slower" and c.meaningful for c in run.comparisons):
         print("regression: a candidate is significantly slower beyond the noise band", file=sys.stderr)
         return EXIT_REGRESSION

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pairbench.model import Run
     from pairbench.pipeline import Reports
+    from pairbench.runners.options import FakeOptions
     from pairbench.session import Observer, RunOptions
 
-__all__ = ["add_run_options", "options_from_args", "observer_for", "run_measured", "new_run", "positive_float"]
+__all__ = ["add_run_options", "options_from_args", "observer_for", "fake_from", "reports_from", "run_measured",
+           "new_run", "positive_float", "DEBUG_FAKE_ENV"]
+
+DEBUG_FAKE_ENV = "PAIRBENCH_DEBUG_FAKE"
 
 
 def positive_float(text: str) -> float:
@@ -75,7 +80,12 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
                    help="exit with code 3 when a candidate is significantly slower beyond the noise band")
     o.add_argument("--history", metavar="PATH_OR_URL", help="history store (SQLite path or postgresql:// URL)")
     o.add_argument("--no-history", action="store_true", help="do not record this run in the history store")
+    o.add_argument("--export-markdown", metavar="FILE", help="also write a Markdown report ('-' for standard output)")
+    o.add_argument("--export-html", metavar="FILE", help="also write an HTML report with plots")
+    o.add_argument("--export-csv", metavar="FILE", help="also write every sample as CSV")
     o.add_argument("--no-progress", action="store_true", help="no live progress bar")
+    # Hidden: scripted timings instead of real processes, so CLI tests run in milliseconds.
+    o.add_argument("--debug-fake", nargs="?", const="", default=None, metavar="FACTORS", help=argparse.SUPPRESS)
 
 
 def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOptions:
@@ -122,15 +132,51 @@ def observer_for(args: argparse.Namespace) -> Observer | None:
     """The live progress bar on a terminal's stderr, unless --no-progress."""
     if getattr(args, "no_progress", False) or not sys.stderr.isatty():
         return None
-    from pairbench.report.progress import ProgressBar
+    from pairbench.commands.progress import ProgressBar
 
     return ProgressBar()
 
 
+def fake_from(args: argparse.Namespace) -> FakeOptions | None:
+    """`--debug-fake[=F1,F2,...]` or PAIRBENCH_DEBUG_FAKE: scripted timings, no process runs.
+
+    Like hyperfine's --debug-mode, with an effect to find: variant i takes Fi times the first
+    one's time (missing factors are 1). For tests of the CLI's plumbing.
+    """
+    spec = getattr(args, "debug_fake", None)
+    if spec is None:
+        spec = os.environ.get(DEBUG_FAKE_ENV)
+    if spec is None:
+        return None
+    from pairbench.errors import UserError
+    from pairbench.runners.options import FakeOptions
+
+    try:
+        factors = tuple(float(x) for x in spec.split(",") if x.strip())
+    except ValueError:
+        raise UserError(f"--debug-fake {spec!r}: expected factors such as 1,1.2") from None
+    if any(not f > 0 for f in factors):
+        raise UserError(f"--debug-fake {spec!r}: the factors must be positive numbers")
+    return FakeOptions(factors=factors)
+
+
+def reports_from(args: argparse.Namespace, **choices: Any) -> Reports:
+    """The report choices of the shared flags (--export-markdown, --export-html, --export-csv)."""
+    from pairbench.pipeline import Reports as ReportsT
+
+    exports = tuple((fmt, getattr(args, f"export_{fmt}")) for fmt in ("markdown", "html", "csv")
+                    if getattr(args, f"export_{fmt}", None))
+    return ReportsT(exports=exports, **choices)
+
+
 def run_measured(run: Run, options: RunOptions, args: argparse.Namespace, reports: Reports | None = None,
                  **kwargs: Any) -> int:
-    """`pipeline.run_pipeline` with the flags every measuring subcommand shares (the progress bar)."""
-    from pairbench.pipeline import Reports as ReportsT
+    """`pipeline.run_pipeline` with the flags every measuring subcommand shares (progress, exports,
+    --debug-fake, which replaces any runner given)."""
     from pairbench.pipeline import run_pipeline
 
-    return run_pipeline(run, options, reports or ReportsT(), observer=observer_for(args), **kwargs)
+    fake = fake_from(args)
+    if fake is not None:
+        kwargs.pop("runners", None)
+    return run_pipeline(run, options, reports or reports_from(args), observer=observer_for(args), fake=fake,
+                        **kwargs)

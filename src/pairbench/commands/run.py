@@ -131,8 +131,7 @@ def _print_check(suite: Any, variants: list[Any]) -> None:
 
 
 def _handle(args: argparse.Namespace) -> int:
-    from pairbench.commands.common import options_from_args, run_measured
-    from pairbench.pipeline import Reports
+    from pairbench.commands.common import options_from_args, reports_from, run_measured
 
     if args.check:
         suite = _load(args)
@@ -144,5 +143,5 @@ def _handle(args: argparse.Namespace) -> int:
 
     run, suite = build_suite_run(args, say)
     options = options_from_args(args, **_suite_defaults(suite))
-    reports = Reports(sweeps=bool(suite.sweeps), suite_summary=len(run.benchmarks) > 1)
+    reports = reports_from(args, sweeps=bool(suite.sweeps), suite_summary=len(run.benchmarks) > 1)
     return run_measured(run, options, args, reports)
