@@ -27,7 +27,6 @@ __all__ = [
     "SuiteSummary",
     "Notice",
     "Run",
-    "WorkUnit",
     "VERDICTS",
 ]
 
@@ -323,17 +322,6 @@ class Notice:
     hint: str = ""
     benchmark: str = ""
     variant: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class WorkUnit:
-    """One benchmark with all its variants, interleaved: the unit that can move to another machine."""
-
-    benchmark: Benchmark
-    variants: tuple[Variant, ...]
-    blocks: int
-    warmup: int = 0
-    seed: int = 0
 
 
 @dataclass(slots=True)

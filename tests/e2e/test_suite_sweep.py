@@ -112,7 +112,6 @@ def test_bad_suite_is_one_error_line_before_anything_runs(run_cli, tmp_path: Pat
 
 @pytest.mark.slow
 def test_init_writes_a_suite_that_runs_as_written(run_cli, tmp_path: Path) -> None:
-    pytest.importorskip("pairbench.session")
     proc = run_cli("init")
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "pairbench.toml").read_text().startswith("# pairbench suite")
