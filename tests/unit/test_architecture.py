@@ -14,7 +14,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "pairbench"
 LAYERS: dict[str, tuple[str, ...]] = {
     # layer -> the module prefixes (under pairbench) that belong to it, the most specific first
     "base": ("model", "errors", "__init__"),
-    "helpers": ("tomlcheck", "plan", "machine", "builds", "importers"),
+    "helpers": ("plan", "machine", "builds", "importers"),
     "stats": ("stats",),
     "runners": ("runners", "harness"),
     "store": ("store",),

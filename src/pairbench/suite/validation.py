@@ -1,64 +1,30 @@
-"""Suite files: a whole experiment (variants, sweeps, builds, benchmarks, defaults) in one TOML file.
+"""Validation: each part of a parsed suite document checked and turned into the schema's types.
 
-`load_suite(path)` reads and validates the file and expands the sweeps into the variant matrix, so
-that every mistake (a typo in a key, an unknown variant, an empty sweep, an unknown kind, a
-duplicated name) is refused before anything runs, as one SuiteError naming the file, the line and
-the valid choices. The format is documented in docs/suite.md.
-
-tomlcheck.Locator finds the line of a key, since tomllib gives none.
+Every mistake is one SuiteError naming the file, the line (tomlcheck.Reader) and the valid
+choices. Benchmark options go through their kind's parser (runners/options.py), the same one the
+subcommands' flags use.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import itertools
-import json
 import math
 import re
-import shlex
-import sys
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from pairbench.errors import SuiteError, UserError
 from pairbench.model import Benchmark, Metric, Variant
 from pairbench.runners.kinds import KindSpec, get_kind, kind_names
 from pairbench.runners.options import as_mapping
-from pairbench.tomlcheck import KeyPath, Reader, choices, number_text, suggest, type_name
+from pairbench.suite.record import json_safe
+from pairbench.suite.schema import RESERVED_METRICS, SWEEP_AS, MAX_RANGE, Defaults, GitSource, Sweep, VariantSpec
+from pairbench.suite.tomlcheck import KeyPath, Reader, choices, number_text, suggest, type_name
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 needs the backport
-    import tomli as tomllib
+__all__ = ["read_defaults", "read_metrics", "read_variants", "read_sweeps", "read_benchmarks", "read_exclude",
+           "check_placeholders"]
 
-__all__ = [
-    "Defaults",
-    "GitSource",
-    "VariantSpec",
-    "Sweep",
-    "Suite",
-    "SWEEP_AS",
-    "load_suite",
-    "parse_suite",
-    "expand_matrix",
-    "select_benchmarks",
-    "suite_record",
-    "DEFAULT_COMMAND_METRIC",
-]
-
-SWEEP_AS: tuple[str, ...] = ("env", "arg", "placeholder")
-MAX_MATRIX = 5000
-"""More points than this is almost surely a mistake (and would run for days)."""
-MAX_RANGE = 10000
-
-DEFAULT_COMMAND_METRIC = Metric("time", "s", "lower", description="wall-clock time of the command")
-"""What every command benchmark measures; regex metrics are added after it."""
-RESERVED_METRICS: tuple[str, ...] = ("time", "user", "sys", "rss", "exit_code")
-"""Names the command runner measures by itself (runners.command.BUILTIN_METRICS)."""
-
-_TOP_KEYS = ("name", "description", "baseline", "defaults", "variants", "sweeps", "exclude", "benchmarks")
 _DEFAULT_KEYS = ("runs", "warmup", "threshold", "max_time", "confidence", "seed", "timeout", "metrics")
 _VARIANT_KEYS = ("command", "args", "env", "unset_env", "cwd", "baseline", "params", "git", "description")
 _GIT_KEYS = ("repo", "ref", "build", "timeout")
@@ -76,189 +42,7 @@ _SWEEP_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 _PLACEHOLDER_RE = re.compile(r"(?<![$\\{])\{([A-Za-z_][A-Za-z0-9_-]*)\}(?!\})")
 
 
-
-@dataclass(frozen=True, slots=True)
-class Defaults:
-    """Run settings from `[defaults]`; None means "not said here" (the CLI or built-in default wins)."""
-
-    runs: int | None = None
-    """Blocks."""
-    warmup: int | None = None
-    threshold: float | None = None
-    """The noise band δ in percent (1.0 = ±1%)."""
-    max_time: float | None = None
-    """Seconds for the whole suite."""
-    confidence: float | None = None
-    seed: int | None = None
-    timeout: float | None = None
-    """Per-command timeout in seconds, for benchmarks that set none."""
-    metrics: Mapping[str, Metric] = field(default_factory=dict)
-    """Regex metrics every command benchmark gets (a benchmark's own of the same name win)."""
-    metric_regexes: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class GitSource:
-    """A variant built from a git ref in its own worktree."""
-
-    repo: str
-    """Path of the repository (`~` expanded, relative to the suite file's folder)."""
-    ref: str
-    build: str = ""
-    """Shell command run once in the worktree (cached by commit and command); empty = no build."""
-    timeout: float | None = None
-    """Seconds the build may take before it is stopped and reported failed (None: no limit)."""
-
-
-@dataclass(frozen=True, slots=True)
-class VariantSpec:
-    """A variant as written, before sweeps multiply it."""
-
-    name: str
-    command: str = ""
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    unset_env: tuple[str, ...] = ()
-    cwd: str | None = None
-    baseline: bool = False
-    params: Mapping[str, str] = field(default_factory=dict)
-    git: GitSource | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Sweep:
-    """A parameter and its values; multiplies the variants it applies to."""
-
-    name: str
-    values: tuple[str, ...]
-    """Values as strings, in the order written (that is the order of report rows)."""
-    as_: str = "env"
-    """`env` (an environment variable), `arg` (arguments after the variant's command) or
-    `placeholder` (only `{name}` in commands)."""
-    arg: str | Mapping[str, str] = "--{name}={value}"
-    """For `as = "arg"`: a template, or a table from value to the argument(s) it means."""
-    variants: tuple[str, ...] = ()
-    """Base variants it applies to (all when the file names none)."""
-    numeric: bool = False
-    """Every value is a number: the report fits a trend over it."""
-
-    def args_for(self, value: str) -> tuple[str, ...]:
-        if isinstance(self.arg, str):
-            text = self.arg.replace("{name}", self.name).replace("{value}", value)
-        else:
-            text = self.arg.get(value, "")
-        return tuple(shlex.split(text))
-
-
-@dataclass(frozen=True, slots=True)
-class Suite:
-    """A validated suite file with its matrix expanded."""
-
-    path: str
-    defaults: Defaults
-    variants: tuple[VariantSpec, ...]
-    sweeps: tuple[Sweep, ...]
-    benchmarks: tuple[Benchmark, ...]
-    matrix: tuple[Variant, ...]
-    """Every point of the matrix as a Variant (`patched/RUBY_MAX_PACKED_HASH=9/jit=on`); exactly one
-    is the baseline. Built variants still hold `{worktree}` until builds.resolve_builds fills it."""
-    document: Mapping[str, Any] = field(default_factory=dict)
-    """The parsed file, as written."""
-    text: str = ""
-    name: str = ""
-
-    @property
-    def baseline(self) -> Variant:
-        return next(v for v in self.matrix if v.baseline)
-
-    def spec(self, base: str) -> VariantSpec:
-        return next(s for s in self.variants if s.name == base)
-
-
-# --- parsing --------------------------------------------------------------------------------------
-
-
-def apply_overrides(doc: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
-    """Merge `--set KEY=VALUE` flags into a parsed suite document (the flags win).
-
-    KEY is a dotted TOML key (`variants.head.command`, `defaults.runs`), VALUE a TOML value
-    (`"ruby-head"`, `10`, `[0, 3, 6]`, `{ RAILS_ENV = "production" }`, or an array of inline tables
-    for `sweeps`); a bare word that is not valid TOML is taken as a string. Tables merge key by key;
-    anything else replaces what the file said.
-    """
-    for item in overrides:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise SuiteError(f"--set {item!r}: expected KEY=VALUE, e.g. --set 'variants.head.command=\"ruby\"'")
-        try:
-            piece = tomllib.loads(f"{key} = {value.strip()}")
-        except tomllib.TOMLDecodeError:
-            try:
-                piece = tomllib.loads(f"{key} = {json.dumps(value.strip())}")
-            except tomllib.TOMLDecodeError as exc:
-                raise SuiteError(f"--set {item!r}: {key!r} is not a TOML key ({exc})") from None
-        _merge(doc, piece)
-    return doc
-
-
-def _merge(into: dict[str, Any], new: Mapping[str, Any]) -> None:
-    for k, v in new.items():
-        if isinstance(v, dict) and isinstance(into.get(k), dict):
-            _merge(into[k], v)
-        else:
-            into[k] = v
-
-
-def load_suite(path: str | Path, overrides: Sequence[str] = ()) -> Suite:
-    """Read, validate and expand a suite file; every problem is one SuiteError with file:line."""
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise SuiteError(f"{path}:1: cannot read the suite file: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise SuiteError(f"{path}:{line}: the suite file is not UTF-8 text") from None
-    return parse_suite(text, str(path), overrides)
-
-
-def parse_suite(text: str, path: str = "<suite>", overrides: Sequence[str] = ()) -> Suite:
-    """Validate TOML text as a suite (`path` is used in messages and to resolve relative repos)."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        msg = str(exc)
-        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
-        line = m.group(1) if m else "1"
-        msg = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", msg)
-        raise SuiteError(f"{path}:{line}: not valid TOML: {msg}") from None
-    except (ValueError, RecursionError) as exc:  # pragma: no cover - tomllib edge cases
-        raise SuiteError(f"{path}:1: not valid TOML: {exc}") from None
-    return _build(apply_overrides(doc, overrides), text, path)
-
-
-def _build(doc: dict[str, Any], text: str, path: str) -> Suite:
-    r = Reader(path, text)
-    r.keys(doc, _TOP_KEYS, (), "the suite (top level)")
-    name = r.string(doc["name"], ("name",)) if "name" in doc else ""
-    if "description" in doc:
-        r.string(doc["description"], ("description",), empty=True)
-    defaults = _defaults(r, doc.get("defaults", {}))
-    variants = _variants(r, doc, path)
-    sweeps = _sweeps(r, doc.get("sweeps", []), variants)
-    benchmarks = _benchmarks(r, doc, defaults)
-    exclude = _exclude(r, doc.get("exclude", []), sweeps)
-    matrix = _expand(r, variants, sweeps, exclude)
-    matrix = _pick_baseline(r, doc, variants, matrix)
-    _check_placeholders(r, benchmarks, matrix)
-    return Suite(path=path, defaults=defaults, variants=variants, sweeps=sweeps, benchmarks=benchmarks,
-                 matrix=tuple(matrix), document=doc, text=text, name=name)
-
-
-def _defaults(r: Reader, value: Any) -> Defaults:
+def read_defaults(r: Reader, value: Any) -> Defaults:
     where: KeyPath = ("defaults",)
     d = r.table(value, where)
     r.keys(d, _DEFAULT_KEYS, where, "[defaults]")
@@ -279,12 +63,12 @@ def _defaults(r: Reader, value: Any) -> Defaults:
     if "timeout" in d:
         out["timeout"] = r.number(d["timeout"], (*where, "timeout"), positive=True)
     if "metrics" in d:
-        metrics, regexes = _metrics(r, d["metrics"], (*where, "metrics"))
+        metrics, regexes = read_metrics(r, d["metrics"], (*where, "metrics"))
         out["metrics"], out["metric_regexes"] = metrics, regexes
     return Defaults(**out)
 
 
-def _metrics(r: Reader, value: Any, where: KeyPath) -> tuple[dict[str, Metric], dict[str, str]]:
+def read_metrics(r: Reader, value: Any, where: KeyPath) -> tuple[dict[str, Metric], dict[str, str]]:
     table = r.table(value, where)
     metrics: dict[str, Metric] = {}
     regexes: dict[str, str] = {}
@@ -326,7 +110,7 @@ def _metrics(r: Reader, value: Any, where: KeyPath) -> tuple[dict[str, Metric], 
     return metrics, regexes
 
 
-def _variants(r: Reader, doc: dict[str, Any], path: str) -> tuple[VariantSpec, ...]:
+def read_variants(r: Reader, doc: dict[str, Any], path: str) -> tuple[VariantSpec, ...]:
     if "variants" not in doc:
         raise r.fail((), "the suite declares no variants; add at least one [variants.NAME] with a command")
     table = r.table(doc["variants"], ("variants",))
@@ -399,7 +183,7 @@ def _variants(r: Reader, doc: dict[str, Any], path: str) -> tuple[VariantSpec, .
     return tuple(out)
 
 
-def _sweeps(r: Reader, value: Any, variants: tuple[VariantSpec, ...]) -> tuple[Sweep, ...]:
+def read_sweeps(r: Reader, value: Any, variants: tuple[VariantSpec, ...]) -> tuple[Sweep, ...]:
     if isinstance(value, dict):
         raise r.fail(("sweeps",), "sweeps are written as [[sweeps]] (an array of tables), not [sweeps]")
     if not isinstance(value, list):
@@ -445,30 +229,7 @@ def _sweeps(r: Reader, value: Any, variants: tuple[VariantSpec, ...]) -> tuple[S
             if as_ == "env" and "\0" in v:
                 raise r.fail((*w, "values"), f"sweep {name!r}: value {v!r} cannot be an environment value")
             seen.add(v)
-        arg: str | dict[str, str] = "--{name}={value}"
-        if "arg" in spec:
-            aw = (*w, "arg")
-            if as_ != "arg":
-                raise r.fail(aw, f"sweep {name!r}: arg only applies with as = \"arg\"")
-            if isinstance(spec["arg"], dict):
-                arg = {}
-                for k, v in spec["arg"].items():
-                    if k not in values:
-                        raise r.fail((*aw, k), f"sweep {name!r}: arg names value {k!r}, which is not one of its values: {choices(list(values))}")
-                    arg[k] = r.string(v, (*aw, k), empty=True)
-                missing = [v for v in values if v not in arg]
-                if missing:
-                    raise r.fail(aw, f"sweep {name!r}: arg gives no argument for {', '.join(map(repr, missing))}; "
-                                     "map every value (\"\" for none)")
-            else:
-                arg = r.string(spec["arg"], aw)
-        if as_ == "arg":
-            probe = Sweep(name, values, as_, arg)
-            for v in values:
-                try:
-                    probe.args_for(v)
-                except ValueError as exc:
-                    raise r.fail((*w, "arg"), f"sweep {name!r}: the argument for {v!r} cannot be split: {exc}") from None
+        arg = _sweep_arg(r, spec, w, name, as_, values)
         targets: tuple[str, ...] = tuple(base_names)
         if "variants" in spec:
             targets = r.strings(spec["variants"], (*w, "variants"))
@@ -483,6 +244,36 @@ def _sweeps(r: Reader, value: Any, variants: tuple[VariantSpec, ...]) -> tuple[S
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw_values)
         out.append(Sweep(name, values, as_, arg, targets, numeric))
     return tuple(out)
+
+
+def _sweep_arg(r: Reader, spec: Mapping[str, Any], w: KeyPath, name: str, as_: str,
+               values: tuple[str, ...]) -> str | dict[str, str]:
+    """The argument template (or value -> argument table) of an `as = "arg"` sweep, checked."""
+    arg: str | dict[str, str] = "--{name}={value}"
+    if "arg" in spec:
+        aw = (*w, "arg")
+        if as_ != "arg":
+            raise r.fail(aw, f"sweep {name!r}: arg only applies with as = \"arg\"")
+        if isinstance(spec["arg"], dict):
+            arg = {}
+            for k, v in spec["arg"].items():
+                if k not in values:
+                    raise r.fail((*aw, k), f"sweep {name!r}: arg names value {k!r}, which is not one of its values: {choices(list(values))}")
+                arg[k] = r.string(v, (*aw, k), empty=True)
+            missing = [v for v in values if v not in arg]
+            if missing:
+                raise r.fail(aw, f"sweep {name!r}: arg gives no argument for {', '.join(map(repr, missing))}; "
+                                 "map every value (\"\" for none)")
+        else:
+            arg = r.string(spec["arg"], aw)
+    if as_ == "arg":
+        probe = Sweep(name, values, as_, arg)
+        for v in values:
+            try:
+                probe.args_for(v)
+            except ValueError as exc:
+                raise r.fail((*w, "arg"), f"sweep {name!r}: the argument for {v!r} cannot be split: {exc}") from None
+    return arg
 
 
 def _range(r: Reader, value: Any, where: KeyPath, name: str) -> tuple[list[Any], tuple[str, ...]]:
@@ -507,7 +298,7 @@ def _range(r: Reader, value: Any, where: KeyPath, name: str) -> tuple[list[Any],
     return raw, tuple(str(x) if isinstance(x, int) else number_text(x) for x in raw)
 
 
-def _benchmarks(r: Reader, doc: dict[str, Any], defaults: Defaults) -> tuple[Benchmark, ...]:
+def read_benchmarks(r: Reader, doc: dict[str, Any], defaults: Defaults) -> tuple[Benchmark, ...]:
     if "benchmarks" not in doc:
         raise r.fail((), "the suite declares no benchmarks; add at least one [benchmarks.NAME] with a command")
     table = r.table(doc["benchmarks"], ("benchmarks",))
@@ -530,7 +321,7 @@ def _benchmarks(r: Reader, doc: dict[str, Any], defaults: Defaults) -> tuple[Ben
             out.append(_command_benchmark(r, bname, spec, w, defaults))
         else:
             options = {k: v for k, v in spec.items() if k != "kind"}
-            out.append(_kind_benchmark(kind_spec, bname, _json_safe(options), _InSuite(r, w, bname), ()))
+            out.append(_kind_benchmark(kind_spec, bname, json_safe(options), _InSuite(r, w, bname), ()))
     return tuple(out)
 
 
@@ -571,7 +362,7 @@ def _command_benchmark(r: Reader, bname: str, spec: dict[str, Any], w: KeyPath, 
     metrics = dict(defaults.metrics)
     regexes = dict(defaults.metric_regexes)
     if "metrics" in spec:
-        ms, rs = _metrics(r, spec["metrics"], (*w, "metrics"))
+        ms, rs = read_metrics(r, spec["metrics"], (*w, "metrics"))
         metrics.update(ms)
         regexes.update(rs)
     if regexes:
@@ -579,7 +370,7 @@ def _command_benchmark(r: Reader, bname: str, spec: dict[str, Any], w: KeyPath, 
     return _kind_benchmark(get_kind("command"), bname, options, _InSuite(r, w, bname), tuple(metrics.values()))
 
 
-def _exclude(r: Reader, value: Any, sweeps: tuple[Sweep, ...]) -> list[tuple[int, dict[str, tuple[str, ...]]]]:
+def read_exclude(r: Reader, value: Any, sweeps: tuple[Sweep, ...]) -> list[tuple[int, dict[str, tuple[str, ...]]]]:
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, list):
@@ -602,97 +393,7 @@ def _exclude(r: Reader, value: Any, sweeps: tuple[Sweep, ...]) -> list[tuple[int
     return out
 
 
-def _expand(r: Reader, variants: tuple[VariantSpec, ...], sweeps: tuple[Sweep, ...],
-            exclude: list[tuple[int, dict[str, tuple[str, ...]]]]) -> list[Variant]:
-    total = sum(math.prod(len(s.values) for s in sweeps if v.name in s.variants) for v in variants)
-    if total > MAX_MATRIX:
-        raise r.fail(("sweeps",), f"the matrix has {total} points, more than {MAX_MATRIX}; "
-                                  "narrow the sweeps or exclude combinations")
-    used = [False] * len(exclude)
-    points: list[Variant] = []
-    for spec in variants:
-        mine = [s for s in sweeps if spec.name in s.variants]
-        for combo in itertools.product(*(s.values for s in mine)):
-            coords = {"variant": spec.name, **{s.name: val for s, val in zip(mine, combo)}}
-            hit = False
-            for j, (_, cond) in enumerate(exclude):
-                if all(coords.get(k) is not None and any(fnmatch.fnmatchcase(coords[k], pat) for pat in pats)
-                       for k, pats in cond.items()):
-                    used[j] = hit = True
-            if hit:
-                continue
-            points.append(expand_point(spec, mine, combo))
-    for j, (i, cond) in enumerate(exclude):
-        if not used[j]:
-            shown = ", ".join(f"{k} = {list(v) if len(v) > 1 else v[0]!r}" for k, v in cond.items())
-            raise r.fail(("exclude", i), f"exclude #{i + 1} ({shown}) matches no point of the matrix; check the names and values")
-    if not points:
-        raise r.fail(("exclude",), "exclude removes every point of the matrix; nothing is left to run")
-    names = [p.name for p in points]
-    dup = next((n for n in names if names.count(n) > 1), None)
-    if dup:
-        raise r.fail(("variants",), f"duplicated variant name {dup!r} in the matrix")
-    return points
-
-
-def expand_point(spec: VariantSpec, sweeps: Sequence[Sweep], combo: Sequence[str]) -> Variant:
-    """One point of the matrix: the base variant with each sweep's value applied."""
-    env = dict(spec.env)
-    args = list(spec.args)
-    params = dict(spec.params)
-    name = spec.name
-    for s, value in zip(sweeps, combo):
-        name += f"/{s.name}={value}"
-        params[s.name] = value
-        if s.as_ == "env":
-            env[s.name] = value
-        elif s.as_ == "arg":
-            args.extend(s.args_for(value))
-    meta: dict[str, Any] = {"base": spec.name}
-    if spec.git:
-        meta["git"] = {"repo": spec.git.repo, "ref": spec.git.ref, "build": spec.git.build,
-                       **({"timeout": spec.git.timeout} if spec.git.timeout is not None else {})}
-    return Variant(name=name, command=spec.command, args=tuple(args), env=env,
-                   unset_env=tuple(u for u in spec.unset_env if u not in env), cwd=spec.cwd, baseline=False,
-                   params=params, meta=meta)
-
-
-def expand_matrix(variants: Sequence[VariantSpec], sweeps: Sequence[Sweep]) -> list[Variant]:
-    """Every point of variants × sweeps (no exclusions, first point of the first variant as baseline)."""
-    r = Reader("<matrix>", "")
-    points = _expand(r, tuple(variants), tuple(sweeps), [])
-    return _pick_baseline(r, {}, tuple(variants), points)
-
-
-def _pick_baseline(r: Reader, doc: Mapping[str, Any], variants: tuple[VariantSpec, ...],
-                   points: list[Variant]) -> list[Variant]:
-    names = [p.name for p in points]
-    if "baseline" in doc:
-        wanted = r.string(doc["baseline"], ("baseline",))
-        chosen = next((p for p in points if p.name == wanted), None) or next(
-            (p for p in points if p.meta.get("base") == wanted), None)
-        if chosen is None:
-            valid = [v.name for v in variants] + [n for n in names if "/" in n]
-            raise r.fail(("baseline",), f"baseline {wanted!r} is not a variant{suggest(wanted, valid)}; "
-                                        f"valid: {choices(valid)}")
-        flagged = [v.name for v in variants if v.baseline]
-        if flagged and chosen.meta.get("base") != flagged[0]:
-            raise r.fail(("baseline",), f"baseline = {wanted!r} disagrees with variant {flagged[0]!r}, "
-                                        "which says baseline = true; keep one of them")
-    else:
-        flagged = [v.name for v in variants if v.baseline]
-        base = flagged[0] if flagged else variants[0].name
-        chosen = next((p for p in points if p.meta.get("base") == base), None)
-        if chosen is None:
-            raise r.fail(("variants", base), f"every point of baseline variant {base!r} is excluded; "
-                                              "set baseline = \"...\" at the top of the file to another variant")
-    if len(points) < 2:
-        raise r.fail(("variants",), f"the suite has one variant ({points[0].name}) and nothing to compare it with; "
-                                    "add a variant or a sweep")
-    return [replace(p, baseline=(p is chosen)) for p in points]
-
-
-def _check_placeholders(r: Reader, benchmarks: tuple[Benchmark, ...], matrix: list[Variant]) -> None:
+def check_placeholders(r: Reader, benchmarks: tuple[Benchmark, ...], matrix: list[Variant]) -> None:
     everywhere = set.intersection(*(set(v.params) for v in matrix))
     anywhere = set.union(*(set(v.params) for v in matrix))
     # {worktree} is filled by builds.resolve_builds for variants built from git refs.
@@ -724,46 +425,3 @@ def _check_placeholders(r: Reader, benchmarks: tuple[Benchmark, ...], matrix: li
                 valid = ["variant", *sorted(everywhere)]
                 raise r.fail(w, f"benchmark {b.name!r}: unknown placeholder {{{ph}}}{suggest(ph, valid)}; "
                                 f"valid: {', '.join('{' + v + '}' for v in valid)}")
-
-
-def _json_safe(value: Any) -> Any:
-    """TOML dates and times become strings, so the document can go into the run file."""
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return str(value)
-
-
-# --- after loading --------------------------------------------------------------------------------
-
-
-def select_benchmarks(suite: Suite, pattern: str | None) -> Suite:
-    """Keep the benchmarks whose name matches the glob (`--only 'issues*'`); several globs split by commas."""
-    if not pattern:
-        return suite
-    globs = [g.strip() for g in pattern.split(",") if g.strip()]
-    kept = tuple(b for b in suite.benchmarks if any(fnmatch.fnmatchcase(b.name, g) for g in globs))
-    if not kept:
-        raise SuiteError(f"--only {pattern!r} matches no benchmark of {suite.path}; "
-                         f"benchmarks: {choices([b.name for b in suite.benchmarks])}")
-    return replace(suite, benchmarks=kept)
-
-
-def suite_record(suite: Suite, variants: Sequence[Variant] | None = None) -> dict[str, Any]:
-    """What the run file keeps of the suite: the file as written, its parsed form and the matrix."""
-    matrix = variants if variants is not None else suite.matrix
-    return {
-        "path": suite.path,
-        "name": suite.name,
-        "text": suite.text,
-        "document": _json_safe(dict(suite.document)),
-        "sweeps": [{"name": s.name, "values": list(s.values), "as": s.as_, "variants": list(s.variants),
-                    "numeric": s.numeric} for s in suite.sweeps],
-        "matrix": [{"name": v.name, "base": v.meta.get("base", v.name), "params": dict(v.params),
-                    "baseline": v.baseline, **({"git_commit": v.meta["git_commit"], "build_log": v.meta.get("build_log")}
-                                              if "git_commit" in v.meta else {})}
-                   for v in matrix],
-    }
