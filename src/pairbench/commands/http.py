@@ -104,30 +104,8 @@ def _default_names(commands: Sequence[str]) -> list[str]:
     return [f"server{i + 1}" for i in range(len(commands))]
 
 
-def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
-    """The Run (variants, one benchmark per URL) and the options its runner is made with."""
-    from pairbench.model import Benchmark, Variant
-    from pairbench.runners.kinds import get_kind
-    from pairbench.runners.options import Flags, HttpOptions, as_mapping
-
-    if not args.url:
-        if args.server:
-            args.url = ["/"]
-        else:
-            raise UserError("give --url (a path with --server, or the full URL of a running server)")
-    if args.requests is None and args.duration is None:
-        if args.rate is not None:
-            raise UserError("--rate needs --duration (or -n) to know how long to load")
-        args.duration = 5.0
-    for flag, value in (("-n", args.requests), ("-c", args.concurrency)):
-        if value is not None and value < 1:
-            raise UserError(f"{flag} must be at least 1, not {value}")
-    if any(not c.strip() for c in args.server):
-        raise UserError("--server '': empty command; give the command that starts the server, with {port}")
-    if any(not n.strip() for n in args.name):
-        raise UserError("--name '': a variant's name cannot be empty")
-    if args.name and len(args.name) != len(args.server):
-        raise UserError(f"{len(args.name)} --name for {len(args.server)} --server: give one name per server")
+def _body_and_headers(args: argparse.Namespace) -> tuple[str, list[list[str]]]:
+    """The request body (--body or --body-file) and the -H headers as [name, value] pairs."""
     if args.body is not None and args.body_file is not None:
         raise UserError("give --body or --body-file, not both")
     body = args.body or ""
@@ -136,14 +114,20 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
             body = Path(args.body_file).read_text()
         except OSError as exc:
             raise UserError(f"--body-file {args.body_file!r}: {exc.strerror}") from None
-    headers = []
+    headers: list[list[str]] = []
     for h in args.header:
         if ":" not in h:
             raise UserError(f"-H {h!r}: expected 'Name: value'")
         k, v = h.split(":", 1)
         headers.append([k.strip(), v.strip()])
-    env = _split_env(args.env, "--env")
+    return body, headers
 
+
+def _variants(args: argparse.Namespace) -> list[Any]:
+    """A variant per --server and -L value: {NAME} in the command, else env var NAME."""
+    from pairbench.model import Variant
+
+    env = _split_env(args.env, "--env")
     servers = list(args.server) or [""]
     names = list(args.name) or (_default_names(servers) if args.server else ["target"])
     params: list[tuple[str, list[str]]] = []
@@ -171,6 +155,35 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
                                 params=dict(combo)))
     if len({v.name for v in variants}) != len(variants):
         raise UserError("two variants have the same name: give distinct --name values")
+    return variants
+
+
+def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The Run (variants, one benchmark per URL) and the options its runner is made with."""
+    from pairbench.model import Benchmark
+    from pairbench.runners.kinds import get_kind
+    from pairbench.runners.options import Flags, HttpOptions, as_mapping
+
+    if not args.url:
+        if args.server:
+            args.url = ["/"]
+        else:
+            raise UserError("give --url (a path with --server, or the full URL of a running server)")
+    if args.requests is None and args.duration is None:
+        if args.rate is not None:
+            raise UserError("--rate needs --duration (or -n) to know how long to load")
+        args.duration = 5.0
+    for flag, value in (("-n", args.requests), ("-c", args.concurrency)):
+        if value is not None and value < 1:
+            raise UserError(f"{flag} must be at least 1, not {value}")
+    if any(not c.strip() for c in args.server):
+        raise UserError("--server '': empty command; give the command that starts the server, with {port}")
+    if any(not n.strip() for n in args.name):
+        raise UserError("--name '': a variant's name cannot be empty")
+    if args.name and len(args.name) != len(args.server):
+        raise UserError(f"{len(args.name)} --name for {len(args.server)} --server: give one name per server")
+    body, headers = _body_and_headers(args)
+    variants = _variants(args)
     variants[0] = dataclasses.replace(variants[0], baseline=True)
 
     warmup_time = args.warmup_time if args.warmup_time is not None else (1.0 if args.server else 0.0)
