@@ -81,3 +81,10 @@ def test_http_subcommand_flags_are_checked_by_the_kind() -> None:
         build_http_run(parser.parse_args(["http", "--url", "http://127.0.0.1:1/", "-n", "5", "--timeout", "0"]))
     with pytest.raises(UserError, match=r"^--port: port must be between 1 and 65535"):
         build_http_run(parser.parse_args(["http", "--server", "s", "--port", "70000", "-n", "5"]))
+
+
+def test_unset_options_are_left_out_of_the_benchmark() -> None:
+    """The micro runner asks `"index" in options` to tell a Ruby benchmark from a Python one."""
+    suite = parse_suite(SUITE, "bench.toml")
+    loop = next(b for b in suite.benchmarks if b.name == "loop")
+    assert "index" not in loop.options and "file" not in loop.options and loop.options["stmt"] == "sum(range(100))"

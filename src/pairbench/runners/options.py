@@ -54,10 +54,15 @@ class Flags:
 
 
 def as_mapping(options: Any) -> dict[str, Any]:
-    """The JSON-serialisable mapping of typed options (what `Benchmark.options` holds)."""
+    """The JSON-serialisable mapping of typed options (what `Benchmark.options` holds).
+
+    Options left unset (None) are left out, so a runner can ask `"index" in options`.
+    """
     out: dict[str, Any] = {}
     for f in dataclasses.fields(options):
         value = getattr(options, f.name)
+        if value is None:
+            continue
         if isinstance(value, tuple):
             value = [list(v) if isinstance(v, tuple) else dict(v) if isinstance(v, Mapping) else v for v in value]
         elif isinstance(value, Mapping):
