@@ -133,6 +133,21 @@ def _selected(name: str, patterns: list[str]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(name, p) or p in name for p in patterns)
 
 
+def _probed(runner: Any, variants: list[Any], language: str) -> list[Any]:
+    """The variants with what probing their interpreter found (version, or the error) in meta."""
+    from pairbench.model import Variant
+
+    probed = []
+    for v in variants:
+        info, error = runner.probe(v, language)
+        meta = dict(v.meta)
+        meta.update(info)
+        if error:
+            meta["error"] = error
+        probed.append(Variant(name=v.name, command=v.command, baseline=v.baseline, meta=meta))
+    return probed
+
+
 def build_run(args: argparse.Namespace, runner: Any) -> Any:
     """The Run to execute: variants probed, benchmarks listed and calibrated, problems as notices."""
     from pairbench.commands.common import new_run
@@ -145,15 +160,7 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
     language = _language(args, files)
     variants: list[Variant] = variants_from_args(args, language)
     notices: list[Notice] = []
-    probed = []
-    for v in variants:
-        info, error = runner.probe(v, language)
-        meta = dict(v.meta)
-        meta.update(info)
-        if error:
-            meta["error"] = error
-        probed.append(Variant(name=v.name, command=v.command, baseline=v.baseline, meta=meta))
-    variants = probed
+    variants = _probed(runner, variants, language)
     baseline = variants[0]
     if baseline.meta.get("error"):
         raise UserError(f"the baseline {baseline.name!r} cannot run ({baseline.meta['error']}), so nothing can be "
