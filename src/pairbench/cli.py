@@ -83,14 +83,14 @@ def _main(argv: Sequence[str] | None) -> int:
         code: int = args.handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not as a warning at exit
         return code
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USER_ERROR
-    except (KeyboardInterrupt, Interrupted) as exc:
+    except (KeyboardInterrupt, Interrupted) as exc:  # before UserError: Interrupted is one
         interrupts.shield()
         message = str(exc) if isinstance(exc, Interrupted) and str(exc) else f"interrupted by {interrupts.signal_name()}"
         print(f"\n{message}", file=sys.stderr)
         return interrupts.exit_code()
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
 
 
 def _drop_stdout() -> None:

@@ -1,20 +1,23 @@
 """Errors a user can fix, shown as one line by `cli.main` (never a traceback).
 
     UserError                 bad input: flags, files, executables, ports
-    ├── SuiteError            a malformed suite file (names the file, line and valid choices)
+    ├── SuiteError            a malformed suite file or option (names the file, line and valid choices)
     ├── BenchmarkFailed       a measured command, server or snippet failed; samples so far are kept
-    └── RunFileError          a run file that cannot be read (missing, damaged)
-        ├── NotARunFile       not JSON, or JSON of something else (no "schema": "pairbench.run")
-        ├── TruncatedRunFile  ends before its document does; store.salvage reads what it holds
-        └── NewerRunFile      written by a newer pairbench (a higher run file version)
+    ├── RunFileError          a run file that cannot be read (missing, damaged)
+    │   ├── NotARunFile       not JSON, or JSON of something else (no "schema": "pairbench.run")
+    │   ├── TruncatedRunFile  ends before its document does; store.salvage reads what it holds
+    │   └── NewerRunFile      written by a newer pairbench (a higher run file version)
+    ├── HistoryError          the history store is locked, corrupt, newer or unreachable
+    └── Interrupted           Ctrl-C; what was measured is kept (exit code 130, not 1)
 
-Any other exception is a bug and keeps its traceback.
+Code branches on these classes, never on message text. Any other exception is a bug and keeps its
+traceback.
 """
 
 from __future__ import annotations
 
 __all__ = ["UserError", "SuiteError", "BenchmarkFailed", "RunFileError", "NotARunFile", "TruncatedRunFile",
-           "NewerRunFile", "Interrupted"]
+           "NewerRunFile", "HistoryError", "Interrupted"]
 
 
 class UserError(Exception):
@@ -45,5 +48,9 @@ class NewerRunFile(RunFileError):
     """The file's version is newer than this pairbench reads; the fix is to upgrade."""
 
 
-class Interrupted(Exception):
-    """The user pressed Ctrl-C; what was measured is kept."""
+class HistoryError(UserError):
+    """The history store cannot be used: locked, corrupt, newer, unreachable. Nothing was changed."""
+
+
+class Interrupted(UserError):
+    """The user pressed Ctrl-C; what was measured is kept. `cli.main` catches it before UserError."""

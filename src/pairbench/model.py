@@ -27,17 +27,16 @@ __all__ = [
     "SuiteSummary",
     "Notice",
     "Run",
-    "WorkUnit",
     "VERDICTS",
-    "KINDS",
 ]
 
 Direction = Literal["lower", "higher", "none"]
 """Which way is better: "lower" for times and memory, "higher" for throughput, "none" for
 metrics that are recorded but never judged (an exit code)."""
 
-Kind = Literal["command", "http", "micro"]
-KINDS: tuple[str, ...] = ("command", "http", "micro")
+Kind = str
+"""The name of a runner kind. The kinds are a table in runners/kinds.py, which the model does not
+import: a benchmark's kind is checked where benchmarks are built (suite, subcommands, session)."""
 
 Verdict = Literal["faster", "slower", "same", "inconclusive", "exact", "insufficient"]
 VERDICTS: tuple[str, ...] = ("faster", "slower", "same", "inconclusive", "exact", "insufficient")
@@ -100,7 +99,7 @@ class Benchmark:
     name: str
     """Unique name within a run."""
     kind: Kind
-    """`command`, `http` or `micro`: which runner measures it."""
+    """Which runner measures it (`command`, `http`, `micro`...: runners/kinds.py)."""
     metrics: tuple[Metric, ...]
     """Metrics this benchmark yields; the first is the primary one."""
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -109,8 +108,8 @@ class Benchmark:
     def __post_init__(self) -> None:
         if not self.name:
             raise ValueError("a benchmark needs a non-empty name")
-        if self.kind not in KINDS:
-            raise ValueError(f"benchmark {self.name!r}: unknown kind {self.kind!r}; valid: {', '.join(KINDS)}")
+        if not self.kind:
+            raise ValueError(f"benchmark {self.name!r} needs a kind")
 
     def metric(self, name: str) -> Metric:
         """The metric called `name` (KeyError if the benchmark has none)."""
@@ -323,17 +322,6 @@ class Notice:
     hint: str = ""
     benchmark: str = ""
     variant: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class WorkUnit:
-    """One benchmark with all its variants, interleaved: the unit that can move to another machine."""
-
-    benchmark: Benchmark
-    variants: tuple[Variant, ...]
-    blocks: int
-    warmup: int = 0
-    seed: int = 0
 
 
 @dataclass(slots=True)

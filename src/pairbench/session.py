@@ -263,11 +263,17 @@ def execute(
 
 
 def _all_decided(run: Run) -> bool:
-    """analysis.settled, with the command runner's secondary metrics left out."""
+    """analysis.settled for each kind's comparisons, with that kind's secondary metrics left out."""
     from pairbench.analysis import settled
-    from pairbench.runners.command import SECONDARY_METRICS
+    from pairbench.runners.kinds import secondary_metrics
 
-    return settled(run, SECONDARY_METRICS)
+    kind_of = {b.name: b.kind for b in run.benchmarks}
+    kinds = {kind_of.get(c.benchmark, "") for c in run.comparisons}
+    return bool(kinds) and all(
+        settled(dataclasses.replace(run, comparisons=[c for c in run.comparisons if kind_of.get(c.benchmark, "") == k]),
+                secondary_metrics(k))
+        for k in kinds
+    )
 
 
 def _settled_report(run: Run) -> str:

@@ -110,7 +110,6 @@ def test_missing_ref_and_dirty_repo_are_clear_errors(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_cli_builds_two_commits_compares_and_does_not_rebuild_and_survives_a_failed_build(run_cli, tmp_path: Path) -> None:
-    pytest.importorskip("pairbench.session")
     from pairbench.store.runfile import load_run
 
     repo = make_repo(tmp_path)

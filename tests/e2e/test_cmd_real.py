@@ -85,17 +85,6 @@ def test_regex_metrics_and_parameter_lists(run_cli, tmp_path):
 
 
 @pytest.mark.slow
-def test_fail_on_regression_exits_3(run_cli, tmp_path, work_script):
-    out = run_cli(
-        "cmd", f"{PY} {work_script} 50000", f"{PY} {work_script} 150000", "-r", "8", "-N",
-        "--fail-on-regression", "--no-history", "--no-progress", "--export-json", str(tmp_path / "r.json"),
-        timeout=300,
-    )
-    assert out.returncode == 3, out.stdout + out.stderr
-    assert "regression" in out.stderr
-
-
-@pytest.mark.slow
 def test_demo_finds_the_real_difference(run_cli, tmp_path):
     run_file = tmp_path / "demo.json"
     out = run_cli("demo", "--max-time", "60", "--export-json", str(run_file), "--no-history", timeout=400)

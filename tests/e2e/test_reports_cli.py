@@ -158,9 +158,9 @@ def test_help_stays_light() -> None:
     assert "numpy" not in out.stderr and "scipy" not in out.stderr and "sqlite3" not in out.stderr
 
 
-@pytest.mark.slow
-def test_a_real_run_is_recorded_and_a_bad_history_only_warns(tmp_path: Path, run_cli) -> None:
-    env = {"PAIRBENCH_HISTORY": str(tmp_path / "h.sqlite")}
+def test_a_run_is_recorded_and_a_bad_history_only_warns(tmp_path: Path, run_cli) -> None:
+    # scripted timings (--debug-fake): this checks the recording, not the measuring
+    env = {"PAIRBENCH_HISTORY": str(tmp_path / "h.sqlite"), "PAIRBENCH_DEBUG_FAKE": "1"}
     proc = run_cli("cmd", "true", "true ", "-r", "6", "-w", "0", "--export-json", "r.json", "--no-progress", env=env)
     assert proc.returncode == 0, proc.stderr
     proc = run_cli("history", env=env)
@@ -168,7 +168,8 @@ def test_a_real_run_is_recorded_and_a_bad_history_only_warns(tmp_path: Path, run
     proc = run_cli("report", "r.json", "--html", "r.html")
     assert proc.returncode == 0 and (tmp_path / "r.html").exists()
     (tmp_path / "bad.sqlite").write_bytes(b"garbage" * 100)
-    proc = run_cli("cmd", "true", "true ", "-r", "6", "-w", "0", "--no-progress", "--history", "bad.sqlite")
+    proc = run_cli("cmd", "true", "true ", "-r", "6", "-w", "0", "--no-progress", "--history", "bad.sqlite",
+                   "--debug-fake")
     assert proc.returncode == 0
     assert "run not recorded in the history" in " ".join((proc.stdout + proc.stderr).split())
     assert (tmp_path / "bad.sqlite").read_bytes() == b"garbage" * 100

@@ -59,7 +59,7 @@ def test_issue_example_loads_and_expands() -> None:
     assert next(v for v in timed.matrix if v.name == "patched-git").meta["git"]["timeout"] == 3600
     assert s.defaults.runs == 10 and s.defaults.threshold == 1.0 and s.defaults.max_time == 300
     (b,) = s.benchmarks
-    assert [m.name for m in b.metrics] == ["time", "setup", "exec"]
+    assert [m.name for m in b.metrics] == ["time", "setup", "exec", "user", "sys", "rss", "exit_code"]
     assert b.options["command"] == "{variant} fiber_benchmark.rb 10000 1000"
     assert set(b.options["metrics"]) == {"setup", "exec"}
 

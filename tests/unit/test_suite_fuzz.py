@@ -35,7 +35,7 @@ VALID: dict[str, Any] = {
     "benchmarks": {
         "fibers": {"kind": "command", "command": "{variant} f.rb {SIZE}", "timeout": 10,
                    "metrics": {"setup": "setup: ([\\d.]+)", "exec": {"regex": "exec: ([\\d.]+)", "unit": "s"}}},
-        "page": {"kind": "http", "urls": ["/a"]},
+        "page": {"kind": "http", "url": "/a", "requests": 10},
     },
 }
 

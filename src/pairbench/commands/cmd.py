@@ -19,6 +19,10 @@ EPILOG = """examples:
 A command may also print metrics as a JSON line: {"pairbench": {"NAME": VALUE, ...}}
 """
 
+FLAG_NAMES = {"metrics": "--metric", "setup": "--setup", "prepare": "--prepare", "cleanup": "--cleanup",
+              "shell": "--shell", "timeout": "--timeout", "ignore_failure": "--ignore-failure"}
+"""The flag that sets each command option, for error messages."""
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -56,10 +60,12 @@ def register(sub: Any) -> None:
 def build_command_run(args: argparse.Namespace) -> Any:
     """The Run described by `cmd`'s flags (validated: bad flags fail before anything runs)."""
     from pairbench.errors import UserError
-    from pairbench.model import Benchmark, Metric, Variant
+    from pairbench.model import Benchmark, Variant
     from dataclasses import replace
 
-    from pairbench.runners.command import BUILTIN_METRICS, compile_metric, resolve_command
+    from pairbench.runners.command import compile_metric, resolve_command
+    from pairbench.runners.kinds import get_kind
+    from pairbench.runners.options import Flags, as_mapping
 
     if args.shell not in ("sh", "none"):
         raise UserError(f"--shell {args.shell!r}: only 'sh' and 'none' are supported")
@@ -98,32 +104,23 @@ def build_command_run(args: argparse.Namespace) -> Any:
             variants.append(replace(variant, meta=resolve_command(variant)))
     if len(variants) < 2:
         raise UserError("give at least two commands (or one command with -L VAR V1,V2) to compare")
-    custom = tuple(Metric(name, "", "lower", description=f"regex {rx.pattern}") for name, rx in metrics.items())
-    bench = Benchmark(
-        name=args.benchmark,
-        kind="command",
-        metrics=BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:],
-        options={
-            "command": "{variant}",
-            "metrics": {name: rx.pattern for name, rx in metrics.items()},
-            "setup": args.setup,
-            "prepare": args.prepare,
-            "cleanup": args.cleanup,
-            "shell": args.shell != "none",
-            "timeout": args.timeout,
-            "ignore_failure": args.ignore_failure,
-        },
-    )
+    kind = get_kind("command")
+    typed = kind.parse_options({
+        "command": "{variant}",
+        "metrics": {name: rx.pattern for name, rx in metrics.items()},
+        "setup": args.setup,
+        "prepare": args.prepare,
+        "cleanup": args.cleanup,
+        "shell": args.shell != "none",
+        "timeout": args.timeout,
+        "ignore_failure": args.ignore_failure,
+    }, Flags(FLAG_NAMES))
+    bench = Benchmark(name=args.benchmark, kind="command", metrics=kind.metrics(typed, ()), options=as_mapping(typed))
     return new_run(variants, [bench])
 
 
 def _handle(args: argparse.Namespace) -> int:
-    from pairbench.commands.common import run_and_report
-    from pairbench.runners.command import CommandRunner
-
-    import random
+    from pairbench.commands.common import run_measured
 
     options = options_from_args(args)
-    run = build_command_run(args)
-    return run_and_report(run, {"command": CommandRunner(random.Random(options.seed))}, options,
-                          progress=not args.no_progress)
+    return run_measured(build_command_run(args), options, args)

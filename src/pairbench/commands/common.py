@@ -1,19 +1,22 @@
-"""Flags shared by every measuring subcommand, defined once, and the run-and-report tail they share."""
+"""Flags shared by every measuring subcommand, defined once, and the call into the one pipeline."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pairbench.model import Run
-    from pairbench.runners.base import Runner
-    from pairbench.session import RunOptions
+    from pairbench.pipeline import Reports
+    from pairbench.runners.options import FakeOptions
+    from pairbench.session import Observer, RunOptions
 
-__all__ = ["add_run_options", "options_from_args", "run_and_report", "new_run", "positive_float"]
+__all__ = ["add_run_options", "options_from_args", "observer_for", "fake_from", "reports_from", "run_measured",
+           "new_run", "positive_float", "DEBUG_FAKE_ENV"]
 
-EXIT_REGRESSION = 3
+DEBUG_FAKE_ENV = "PAIRBENCH_DEBUG_FAKE"
 
 
 def positive_float(text: str) -> float:
@@ -77,7 +80,12 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
                    help="exit with code 3 when a candidate is significantly slower beyond the noise band")
     o.add_argument("--history", metavar="PATH_OR_URL", help="history store (SQLite path or postgresql:// URL)")
     o.add_argument("--no-history", action="store_true", help="do not record this run in the history store")
+    o.add_argument("--export-markdown", metavar="FILE", help="also write a Markdown report ('-' for standard output)")
+    o.add_argument("--export-html", metavar="FILE", help="also write an HTML report with plots")
+    o.add_argument("--export-csv", metavar="FILE", help="also write every sample as CSV")
     o.add_argument("--no-progress", action="store_true", help="no live progress bar")
+    # Hidden: scripted timings instead of real processes, so CLI tests run in milliseconds.
+    o.add_argument("--debug-fake", nargs="?", const="", default=None, metavar="FACTORS", help=argparse.SUPPRESS)
 
 
 def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOptions:
@@ -120,43 +128,55 @@ def new_run(variants: list, benchmarks: list, suite: dict | None = None) -> Run:
     return Run(metadata=machine_metadata(), variants=variants, benchmarks=benchmarks, suite=suite)
 
 
-def run_and_report(run: Run, runners: Mapping[str, Runner], options: RunOptions, progress: bool = True,
-                   extra_reports: tuple = (), after_reports: tuple = ()) -> int:  # type: ignore[type-arg]
-    """Execute the run, print its results, and return the exit code (3 on a regression if asked).
+def observer_for(args: argparse.Namespace) -> Observer | None:
+    """The live progress bar on a terminal's stderr, unless --no-progress."""
+    if getattr(args, "no_progress", False) or not sys.stderr.isatty():
+        return None
+    from pairbench.commands.progress import ProgressBar
 
-    `extra_reports` are callables `(run, console) -> None` printed before the comparison table
-    (kind-specific views such as ab-style HTTP figures); `after_reports` after it (sweep tables,
-    the suite summary), before the warnings.
+    return ProgressBar()
+
+
+def fake_from(args: argparse.Namespace) -> FakeOptions | None:
+    """`--debug-fake[=F1,F2,...]` or PAIRBENCH_DEBUG_FAKE: scripted timings, no process runs.
+
+    Like hyperfine's --debug-mode, with an effect to find: variant i takes Fi times the first
+    one's time (missing factors are 1). For tests of the CLI's plumbing.
     """
-    from rich.console import Console
+    spec = getattr(args, "debug_fake", None)
+    if spec is None:
+        spec = os.environ.get(DEBUG_FAKE_ENV)
+    if spec is None:
+        return None
+    from pairbench.errors import UserError
+    from pairbench.runners.options import FakeOptions
 
-    from pairbench.errors import BenchmarkFailed, Interrupted
-    from pairbench.report.terminal import render_terminal
-    from pairbench.session import execute
-
-    observer = None
-    if progress and sys.stderr.isatty():
-        from pairbench.report.progress import ProgressBar
-
-        observer = ProgressBar()
-    # `--export-json -` makes standard output the run file's: the report moves to standard error
-    console = Console(stderr=options.export_json == "-")
-    diagnostics = Console(stderr=True)  # warnings and notes: `> results.txt` keeps the results only
     try:
-        execute(run, runners, options, observer=observer)
-    except (Interrupted, BenchmarkFailed):
-        if observer is not None:
-            observer.close()
-        if run.comparisons:
-            render_terminal(run, console, after=after_reports, diagnostics=diagnostics)
-        raise
-    finally:
-        if observer is not None:
-            observer.close()
-    for report in extra_reports:
-        report(run, console)
-    render_terminal(run, console, after=after_reports, diagnostics=diagnostics)
-    if options.fail_on_regression and any(c.verdict == "slower" and c.meaningful for c in run.comparisons):
-        print("regression: a candidate is significantly slower beyond the noise band", file=sys.stderr)
-        return EXIT_REGRESSION
-    return 0
+        factors = tuple(float(x) for x in spec.split(",") if x.strip())
+    except ValueError:
+        raise UserError(f"--debug-fake {spec!r}: expected factors such as 1,1.2") from None
+    if any(not f > 0 for f in factors):
+        raise UserError(f"--debug-fake {spec!r}: the factors must be positive numbers")
+    return FakeOptions(factors=factors)
+
+
+def reports_from(args: argparse.Namespace, **choices: Any) -> Reports:
+    """The report choices of the shared flags (--export-markdown, --export-html, --export-csv)."""
+    from pairbench.pipeline import Reports as ReportsT
+
+    exports = tuple((fmt, getattr(args, f"export_{fmt}")) for fmt in ("markdown", "html", "csv")
+                    if getattr(args, f"export_{fmt}", None))
+    return ReportsT(exports=exports, **choices)
+
+
+def run_measured(run: Run, options: RunOptions, args: argparse.Namespace, reports: Reports | None = None,
+                 **kwargs: Any) -> int:
+    """`pipeline.run_pipeline` with the flags every measuring subcommand shares (progress, exports,
+    --debug-fake, which replaces any runner given)."""
+    from pairbench.pipeline import run_pipeline
+
+    fake = fake_from(args)
+    if fake is not None:
+        kwargs.pop("runners", None)
+    return run_pipeline(run, options, reports or reports_from(args), observer=observer_for(args), fake=fake,
+                        **kwargs)

@@ -109,11 +109,12 @@ def _unpaired(base: Run, cand: Run, threshold: float, confidence: float) -> tupl
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pairbench.commands.reading import load_results, reclaim_positionals, warn, write_output
+    from pairbench.commands.reading import load_results, reclaim_positionals, warn
     from pairbench.errors import UserError
+    from pairbench.report.exporters import ExportOptions, export
     from pairbench.report.markdown import UNPAIRED_LABEL
-    from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
-    from pairbench.report.summary import metric_of, sentence_of, spreads
+    from pairbench.report.summary import metric_of, sentence_of
+    from pairbench.report.tables import render_unpaired_table
 
     reclaim_positionals(args, ["base", "cand"], ["BASE", "CAND"])
     if not 0 < args.confidence < 1:
@@ -140,20 +141,8 @@ def handle(args: argparse.Namespace) -> int:
         merged.notices.append(NoticeT("machine", text, "compare runs from the same machine, or re-measure both"))
     only_base = [b.name for b in base.benchmarks if b.name not in {c.name for c in cand.benchmarks}]
     only_cand = [b.name for b in cand.benchmarks if b.name not in {c.name for c in base.benchmarks}]
-    spread = spreads(merged)
     out.write("\n")
-    rows = [("benchmark", "metric", labels[0], labels[1], "change", f"{round(args.confidence * 100)}% CI", "n", "verdict")]
-    for c in comparisons:
-        m = metric_of(merged, c.benchmark, c.metric)
-        sa, sb = spread.get((c.benchmark, c.metric, labels[0])), spread.get((c.benchmark, c.metric, labels[1]))
-        rows.append((c.benchmark, c.metric, format_value(sa.median, m.unit) if sa else "–",
-                     format_value(sb.median, m.unit) if sb else "–",
-                     format_percent(change_percent(c.ratio)) if c.ratio is not None else
-                     (f"{c.delta:+g}" if c.delta is not None else "–"),
-                     format_ci_percent(c.ci), str(c.n), c.verdict))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for r in rows:
-        out.write("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() + "\n")
+    out.write(render_unpaired_table(merged, comparisons, labels, args.confidence))
     out.write("\n")
     for c in comparisons:
         out.write(f"{c.benchmark} · {c.metric}: {sentence_of(c, metric_of(merged, c.benchmark, c.metric))}\n")
@@ -165,13 +154,8 @@ def handle(args: argparse.Namespace) -> int:
         warn(n.message)
     if not comparisons:
         warn("no benchmark is in both runs; nothing was compared")
-    inputs = [args.base, args.cand]
-    if args.markdown:
-        from pairbench.report.markdown import render_markdown
-
-        write_output(args.markdown, render_markdown(merged, title="pairbench compare"), inputs)
-    if args.html:
-        from pairbench.report.html import render_html
-
-        write_output(args.html, render_html(merged, title="pairbench compare"), inputs)
+    options = ExportOptions(title="pairbench compare")
+    for fmt, target in (("markdown", args.markdown), ("html", args.html)):
+        if target:
+            export(merged, fmt, target, options, inputs=[args.base, args.cand])
     return 0

@@ -69,11 +69,9 @@ def build_demo_run() -> Any:
 
 def _handle(args: argparse.Namespace) -> int:
     import dataclasses
-    import random
 
-    from pairbench.commands.common import run_and_report
-    from pairbench.commands.http import demo_http_run, print_http_figures
-    from pairbench.runners.command import CommandRunner
+    from pairbench.commands.common import run_measured
+    from pairbench.commands.http import demo_http_run
 
     # Adaptive stopping inside 50 s (40 s for the HTTP part) with a band of ±DEMO_BAND_PERCENT (see its docstring).
     options = options_from_args(args, max_time=50.0, threshold=DEMO_BAND_PERCENT)
@@ -84,17 +82,15 @@ def _handle(args: argparse.Namespace) -> int:
     print(f"  noise band ±{options.threshold:g}%: a change inside it counts as no meaningful difference; the "
           "verdicts rest on `work`, each process's task time relative to a reference loop it runs beside it\n")
     run = build_demo_run()
-    code = run_and_report(run, {"command": CommandRunner(random.Random(options.seed))}, options,
-                          progress=not args.no_progress)
+    code = run_measured(run, options, args)
     print("\npairbench demo, part 2 of 2: a bundled web app served by this Python, at 10 vs 30 units of")
     print("work per page; a server per variant and round, loaded by the built-in HTTP engine\n")
-    http_run, runner = demo_http_run()
+    http_run = demo_http_run()
     http_options = dataclasses.replace(
         options, warmup=0, runs=min(options.runs, 6), max_time=min(options.max_time or 50.0, 40.0),
         export_json=second,
     )
-    http_code = run_and_report(http_run, {"http": runner}, http_options, progress=not args.no_progress,
-                               extra_reports=(print_http_figures,))
+    http_code = run_measured(http_run, http_options, args)
     return max(code, http_code)
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from typing import Any, Sequence
+from typing import Any
 
 __all__ = ["register", "handle"]
 
@@ -29,17 +28,9 @@ def register(subparsers: Any) -> None:
     p.set_defaults(handler=handle)
 
 
-def _when(t: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
-
-
-def _table(rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows) + "\n"
-
-
 def handle(args: argparse.Namespace) -> int:
     from pairbench.errors import UserError
+    from pairbench.report.tables import render_history_runs
     from pairbench.store.history import open_history, resolve_location
 
     location = resolve_location(args.history)
@@ -68,19 +59,14 @@ def handle(args: argparse.Namespace) -> int:
         if not runs:
             print(f"no runs recorded in {history.location}" + (" match" if args.metric or args.variant else ""))
             return 0
-        rows = [("id", "recorded", "commit", "host", "status", "source", "variants", "benchmarks", "samples")]
-        for r in runs:
-            benches = ", ".join(r.benchmarks)
-            rows.append((str(r.id), _when(r.recorded_at), r.git_commit[:10], r.hostname, r.status, r.source,
-                         ", ".join(r.variants)[:40], benches if len(benches) <= 50 else benches[:49] + "…", str(r.samples)))
-        sys.stdout.write(_table(rows))
+        sys.stdout.write(render_history_runs(runs))
         print(f"\n{len(runs)} runs from {history.location}, newest first")
     return 0
 
 
 def _trend(history: Any, args: argparse.Namespace) -> int:
     from pairbench.errors import UserError
-    from pairbench.report.quantities import format_percent, format_value
+    from pairbench.report.tables import render_trend
     from pairbench.stats.changepoint import find_change_points
 
     known = history.benchmarks()
@@ -97,17 +83,7 @@ def _trend(history: Any, args: argparse.Namespace) -> int:
                 points = points[-args.limit:]
             cps = {c.index: c for c in find_change_points([p.values for p in points], min_step=args.threshold / 100)}
             print(f"{args.benchmark} · {metric} · {variant}  ({len(points)} runs)")
-            rows = [("run", "recorded", "commit", "n", "median", "vs previous", "")]
-            prev = None
-            for i, p in enumerate(points):
-                med = p.median
-                change = format_percent((med / prev - 1) * 100) if prev else ""
-                mark = f"<- change point: {format_percent(cps[i].change * 100)} (z={cps[i].z:.1f})" if i in cps else ""
-                commit = (p.variant_commit or p.git_commit)[:10]
-                rows.append((str(p.run_id), _when(p.recorded_at), commit, str(len(p.values)),
-                             format_value(med, units.get(metric, "")), change, mark))
-                prev = med
-            sys.stdout.write(_table(rows))
+            sys.stdout.write(render_trend(points, cps, units.get(metric, "")))
             flagged += len(cps)
             print()
     print(f"{flagged} change point{'s' if flagged != 1 else ''} (steps beyond ±{args.threshold:g}% that the noise "

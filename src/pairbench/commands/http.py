@@ -22,9 +22,17 @@ from typing import Any, Sequence
 
 from pairbench.errors import UserError
 
-__all__ = ["register", "build_http_run", "demo_http_run", "print_http_figures", "DEMO_APP"]
+__all__ = ["register", "build_http_run", "demo_http_run", "DEMO_APP"]
 
 DEMO_APP = Path(__file__).resolve().parents[1] / "data" / "demo_app.py"
+
+FLAG_NAMES = {"url": "--url", "mix": "--mix", "method": "-m/--method", "headers": "-H/--header", "body": "--body",
+              "connections": "-c/--concurrency", "requests": "-n/--requests", "duration": "--duration",
+              "rate": "--rate", "keepalive": "--no-keepalive", "timeout": "--timeout", "warmup_time": "--warmup-time",
+              "warmup_requests": "--warmup-requests", "port": "--port", "ready_path": "--ready-path",
+              "ready_timeout": "--ready-timeout", "grace": "--grace", "engine": "--engine",
+              "error_rate_warning": "--error-rate-warning", "log_dir": "--log-dir"}
+"""The flag that sets each http option, for error messages."""
 
 
 def register(subparsers: Any) -> None:
@@ -96,29 +104,8 @@ def _default_names(commands: Sequence[str]) -> list[str]:
     return [f"server{i + 1}" for i in range(len(commands))]
 
 
-def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
-    """The Run (variants, one benchmark per URL) and the HttpRunner for parsed `http` arguments."""
-    from pairbench.model import Benchmark, Variant
-    from pairbench.runners.http.runner import HttpRunner, http_metrics
-
-    if not args.url:
-        if args.server:
-            args.url = ["/"]
-        else:
-            raise UserError("give --url (a path with --server, or the full URL of a running server)")
-    if args.requests is None and args.duration is None:
-        if args.rate is not None:
-            raise UserError("--rate needs --duration (or -n) to know how long to load")
-        args.duration = 5.0
-    for flag, value in (("-n", args.requests), ("-c", args.concurrency)):
-        if value is not None and value < 1:
-            raise UserError(f"{flag} must be at least 1, not {value}")
-    if any(not c.strip() for c in args.server):
-        raise UserError("--server '': empty command; give the command that starts the server, with {port}")
-    if any(not n.strip() for n in args.name):
-        raise UserError("--name '': a variant's name cannot be empty")
-    if args.name and len(args.name) != len(args.server):
-        raise UserError(f"{len(args.name)} --name for {len(args.server)} --server: give one name per server")
+def _body_and_headers(args: argparse.Namespace) -> tuple[str, list[list[str]]]:
+    """The request body (--body or --body-file) and the -H headers as [name, value] pairs."""
     if args.body is not None and args.body_file is not None:
         raise UserError("give --body or --body-file, not both")
     body = args.body or ""
@@ -127,14 +114,20 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
             body = Path(args.body_file).read_text()
         except OSError as exc:
             raise UserError(f"--body-file {args.body_file!r}: {exc.strerror}") from None
-    headers = []
+    headers: list[list[str]] = []
     for h in args.header:
         if ":" not in h:
             raise UserError(f"-H {h!r}: expected 'Name: value'")
         k, v = h.split(":", 1)
         headers.append([k.strip(), v.strip()])
-    env = _split_env(args.env, "--env")
+    return body, headers
 
+
+def _variants(args: argparse.Namespace) -> list[Any]:
+    """A variant per --server and -L value: {NAME} in the command, else env var NAME."""
+    from pairbench.model import Variant
+
+    env = _split_env(args.env, "--env")
     servers = list(args.server) or [""]
     names = list(args.name) or (_default_names(servers) if args.server else ["target"])
     params: list[tuple[str, list[str]]] = []
@@ -162,6 +155,35 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
                                 params=dict(combo)))
     if len({v.name for v in variants}) != len(variants):
         raise UserError("two variants have the same name: give distinct --name values")
+    return variants
+
+
+def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The Run (variants, one benchmark per URL) and the options its runner is made with."""
+    from pairbench.model import Benchmark
+    from pairbench.runners.kinds import get_kind
+    from pairbench.runners.options import Flags, HttpOptions, as_mapping
+
+    if not args.url:
+        if args.server:
+            args.url = ["/"]
+        else:
+            raise UserError("give --url (a path with --server, or the full URL of a running server)")
+    if args.requests is None and args.duration is None:
+        if args.rate is not None:
+            raise UserError("--rate needs --duration (or -n) to know how long to load")
+        args.duration = 5.0
+    for flag, value in (("-n", args.requests), ("-c", args.concurrency)):
+        if value is not None and value < 1:
+            raise UserError(f"{flag} must be at least 1, not {value}")
+    if any(not c.strip() for c in args.server):
+        raise UserError("--server '': empty command; give the command that starts the server, with {port}")
+    if any(not n.strip() for n in args.name):
+        raise UserError("--name '': a variant's name cannot be empty")
+    if args.name and len(args.name) != len(args.server):
+        raise UserError(f"{len(args.name)} --name for {len(args.server)} --server: give one name per server")
+    body, headers = _body_and_headers(args)
+    variants = _variants(args)
     variants[0] = dataclasses.replace(variants[0], baseline=True)
 
     warmup_time = args.warmup_time if args.warmup_time is not None else (1.0 if args.server else 0.0)
@@ -175,6 +197,13 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
         "log_dir": args.log_dir,
     }
     prefix = "" if args.method.upper() == "GET" else args.method.upper() + " "
+    kind = get_kind("http")
+    where = Flags(FLAG_NAMES)
+
+    def benchmark(name: str, options: dict[str, Any]) -> Benchmark:
+        typed = kind.parse_options(options, where)
+        return Benchmark(name=name, kind="http", metrics=kind.metrics(typed, ()), options=as_mapping(typed))
+
     benchmarks = []
     seen = set()
     for url in args.url:
@@ -182,7 +211,7 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
         if name in seen:
             raise UserError(f"--url {url!r} is given twice")
         seen.add(name)
-        benchmarks.append(Benchmark(name=name, kind="http", metrics=http_metrics(), options={**common_opts, "url": url}))
+        benchmarks.append(benchmark(name, {**common_opts, "url": url}))
     if args.mix:
         try:
             weights = [float(w) for w in args.mix.split(",")]
@@ -191,8 +220,7 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
         if len(weights) != len(args.url) or any(w <= 0 for w in weights):
             raise UserError(f"--mix {args.mix!r}: give one positive weight per --url ({len(args.url)})")
         mix = [{"url": u, "weight": w} for u, w in zip(args.url, weights)]
-        benchmarks.append(Benchmark(name=prefix + "mix", kind="http", metrics=http_metrics(),
-                                    options={**common_opts, "url": args.url[0], "mix": mix}))
+        benchmarks.append(benchmark(prefix + "mix", {**common_opts, "url": args.url[0], "mix": mix}))
     from pairbench.runners.http.engine import engine_loop_name
 
     from pairbench.commands.common import new_run
@@ -201,41 +229,26 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
     single = args.concurrency == 1 and args.rate is None and not args.no_keepalive
     loop = "blocking socket" if single else engine_loop_name()
     run.metadata["http_engine"] = args.engine if args.engine == "wrk" else f"builtin ({loop})"
-    return run, HttpRunner(log_dir=args.log_dir)
+    return run, HttpOptions(log_dir=args.log_dir)
 
 
 def _handle(args: argparse.Namespace) -> int:
-    run, runner = build_http_run(args)
-    return _execute(run, runner, args)
+    from pairbench.commands.common import options_from_args, run_measured
 
-
-def _execute(run: Any, runner: Any, args: argparse.Namespace) -> int:
-    from pairbench.commands.common import options_from_args, run_and_report
-
-    return run_and_report(run, {"http": runner}, options_from_args(args), progress=not args.no_progress,
-                          extra_reports=(print_http_figures,))
-
-
-def print_http_figures(run: Any, console: Any) -> None:
-    """The ab-style figures per URL and variant, for `run_and_report(extra_reports=...)`."""
-    from pairbench.report.http import render_http_figures
-
-    text = render_http_figures(run)
-    if text:
-        console.print(text, markup=False, highlight=False, soft_wrap=True)
+    run, runner_options = build_http_run(args)
+    return run_measured(run, options_from_args(args), args, kind_options={"http": runner_options})
 
 
 def demo_http_run(python: str = sys.executable, works: tuple[int, int] = (10, 30), duration: float = 1.0,
-                  connections: int = 2) -> tuple[Any, Any]:
-    """A Run comparing the bundled demo app at two amounts of work per request, and its runner.
+                  connections: int = 2) -> Any:
+    """A Run comparing the bundled demo app at two amounts of work per request.
 
-    For `pairbench demo`: `run_and_report(run, {"http": runner}, options, extra_reports=(print_http_figures,))`
-    with options.warmup = 0 (each round already warms up for 0.3 s); 6 rounds take about 35 s on a
+    For `pairbench demo`: `run_pipeline(run, options)` with options.warmup = 0 (each round already warms up for 0.3 s); 6 rounds take about 35 s on a
     quiet 2-core machine. The candidate does three times the work per page, so it must come out slower.
     """
     from pairbench.commands.common import new_run
     from pairbench.model import Benchmark, Variant
-    from pairbench.runners.http.runner import HttpRunner, http_metrics
+    from pairbench.runners.http.runner import http_metrics
 
     cmd = f"{shlex.quote(python)} {shlex.quote(str(DEMO_APP))} --port {{port}}"
     variants = [
@@ -247,4 +260,4 @@ def demo_http_run(python: str = sys.executable, works: tuple[int, int] = (10, 30
                                "ready_path": "/health"})
     run = new_run(variants, [bench])
     run.metadata["demo"] = "http"
-    return run, HttpRunner()
+    return run

@@ -18,6 +18,9 @@ from pairbench.commands.common import add_run_options
 
 __all__ = ["register", "build_run", "variants_from_args"]
 
+FLAG_NAMES = {"samples": "--samples", "warmup": "--warmup-samples", "target_time": "--target-time",
+              "loops": "--loops", "clock": "--clock", "setup": "-s/--setup", "stmt": "STMT"}
+"""The flag that sets each micro option, for error messages."""
 PY_SUFFIXES = (".py",)
 RB_SUFFIXES = (".yml", ".yaml")
 
@@ -130,17 +133,10 @@ def _selected(name: str, patterns: list[str]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(name, p) or p in name for p in patterns)
 
 
-def build_run(args: argparse.Namespace, runner: Any) -> Any:
-    """The Run to execute: variants probed, benchmarks listed and calibrated, problems as notices."""
-    from pairbench.commands.common import new_run
-    from pairbench.errors import UserError
-    from pairbench.model import Benchmark, Notice, Run, Variant
-    from pairbench.runners.micro import micro_metrics
+def _probed(runner: Any, variants: list[Any], language: str) -> list[Any]:
+    """The variants with what probing their interpreter found (version, or the error) in meta."""
+    from pairbench.model import Variant
 
-    files, stmts = _split_targets(args)
-    language = _language(args, files)
-    variants: list[Variant] = variants_from_args(args, language)
-    notices: list[Notice] = []
     probed = []
     for v in variants:
         info, error = runner.probe(v, language)
@@ -149,14 +145,35 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
         if error:
             meta["error"] = error
         probed.append(Variant(name=v.name, command=v.command, baseline=v.baseline, meta=meta))
-    variants = probed
+    return probed
+
+
+def build_run(args: argparse.Namespace, runner: Any) -> Any:
+    """The Run to execute: variants probed, benchmarks listed and calibrated, problems as notices."""
+    from pairbench.commands.common import new_run
+    from pairbench.errors import UserError
+    from pairbench.model import Benchmark, Notice, Run, Variant
+    from pairbench.runners.kinds import get_kind
+    from pairbench.runners.options import Flags, as_mapping
+
+    files, stmts = _split_targets(args)
+    language = _language(args, files)
+    variants: list[Variant] = variants_from_args(args, language)
+    notices: list[Notice] = []
+    variants = _probed(runner, variants, language)
     baseline = variants[0]
     if baseline.meta.get("error"):
         raise UserError(f"the baseline {baseline.name!r} cannot run ({baseline.meta['error']}), so nothing can be "
                         "compared; fix it, or give a working interpreter first")
-    metrics = micro_metrics(language)
+    kind = get_kind("micro")
+    where = Flags(FLAG_NAMES)
+
+    def micro(name: str, options: dict[str, Any]) -> Benchmark:
+        typed = kind.parse_options(options, where)
+        return Benchmark(name, "micro", kind.metrics(typed, ()), as_mapping(typed))
+
     common = {"language": language, "samples": args.samples, "warmup": args.warmup_samples,
-              "target_time": args.target_time, "clock": args.clock}
+              "target_time": args.target_time, "clock": args.clock, "alloc": not args.no_alloc}
     if args.loops:
         common["loops"] = args.loops
     benchmarks: list[Benchmark] = []
@@ -173,19 +190,18 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
                 opts = {**common, "file": str(path), "index": item["index"]}
                 if item.get("loop_count"):
                     opts["loop_count"] = item["loop_count"]
-                benchmarks.append(Benchmark(base, "micro", metrics, opts))
+                benchmarks.append(micro(base, opts))
             elif item.get("params") is None:
-                benchmarks.append(Benchmark(base, "micro", metrics, {**common, "file": str(path), "func": item["func"]}))
+                benchmarks.append(micro(base, {**common, "file": str(path), "func": item["func"]}))
             else:
                 for i, rep in enumerate(item["params"]):
-                    benchmarks.append(Benchmark(f"{base}[{rep}]", "micro", metrics,
-                                                {**common, "file": str(path), "func": item["func"],
-                                                 "param": i, "param_repr": rep}))
+                    benchmarks.append(micro(f"{base}[{rep}]", {**common, "file": str(path), "func": item["func"],
+                                                               "param": i, "param_repr": rep}))
     setup = "\n".join(args.setup)
     for stmt in stmts:
         name = " ".join(stmt.split())
         name = name if len(name) <= 40 else name[:39] + "…"
-        benchmarks.append(Benchmark(name, "micro", metrics, {**common, "setup": setup, "stmt": stmt}))
+        benchmarks.append(micro(name, {**common, "setup": setup, "stmt": stmt}))
     benchmarks = [b for b in benchmarks if _selected(b.name, args.bench)]
     names = [b.name for b in benchmarks]
     dupes = sorted({n for n in names if names.count(n) > 1})
@@ -210,22 +226,16 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
     return run
 
 
-def _print_micro(run: Any, console: Any) -> None:
-    from pairbench.report.micro import render_micro
-
-    console.print(render_micro(run, float(run.metadata.get("options", {}).get("confidence", 0.95))),
-                  markup=False, highlight=False, soft_wrap=True, end="")
-
-
 def run_micro(args: argparse.Namespace) -> int:
-    from pairbench.commands.common import options_from_args, run_and_report
-    from pairbench.runners.micro import MicroRunner
+    from pairbench.commands.common import options_from_args, run_measured
+    from pairbench.runners.kinds import get_kind
+    from pairbench.runners.options import MicroOptions
 
-    runner = MicroRunner(samples=args.samples, warmup=args.warmup_samples, target_time=args.target_time,
-                         alloc=not args.no_alloc, seed=args.seed)
+    settings = MicroOptions(samples=args.samples, warmup=args.warmup_samples, target_time=args.target_time,
+                            clock=args.clock, alloc=not args.no_alloc)
+    runner = get_kind("micro").make(args.seed, settings)
     try:
         run = build_run(args, runner)
-        options = options_from_args(args)
-        return run_and_report(run, {"micro": runner}, options, extra_reports=(_print_micro,))
+        return run_measured(run, options_from_args(args), args, runners={"micro": runner})
     finally:
         runner.close()

@@ -6,7 +6,6 @@ Kept free of heavy imports: everything is imported inside the functions.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,19 +50,10 @@ def load_results(path: str) -> Run:
 
 
 def write_output(target: str, text: str, inputs: list[str]) -> None:
-    """Write a report to a file ('-' for stdout), never over one of the inputs (see store/output.py)."""
-    from pairbench.errors import UserError
-    from pairbench.store.output import open_output, resolve_target
+    """Write a report to a file ('-' for stdout), never over one of the inputs (report.exporters' writer)."""
+    from pairbench.report.exporters import write_text
 
-    where = resolve_target(target)
-    for src in inputs:
-        try:
-            if where.path is not None and where.path.exists() and os.path.samefile(where.path, src):
-                raise UserError(f"{target} is the input file; give another path for the report")
-        except OSError:
-            pass
-    with open_output(where) as fh:
-        fh.write(text)
+    write_text(target, text, inputs)
 
 
 def reclaim_positionals(args: argparse.Namespace, names: list[str], labels: list[str]) -> None:

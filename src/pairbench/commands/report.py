@@ -23,17 +23,14 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pairbench.commands.reading import load_results, reclaim_positionals, write_output
+    from pairbench.commands.reading import load_results, reclaim_positionals
+    from pairbench.report.exporters import ExportOptions, export
 
     reclaim_positionals(args, ["run_file"], ["RUN"])
     run = load_results(args.run_file)
     markdown = args.markdown if (args.markdown or args.html) else "-"
-    if markdown:
-        from pairbench.report.markdown import render_markdown
-
-        write_output(markdown, render_markdown(run, title=args.title), [args.run_file])
-    if args.html:
-        from pairbench.report.html import render_html
-
-        write_output(args.html, render_html(run, title=args.title), [args.run_file])
+    options = ExportOptions(title=args.title)
+    for fmt, target in (("markdown", markdown), ("html", args.html)):
+        if target:
+            export(run, fmt, target, options, inputs=[args.run_file])
     return 0

@@ -88,30 +88,6 @@ def _filter_variants(suite: Any, pattern: str | None) -> list[Any]:
     return kept
 
 
-def _with_runner_metrics(benchmarks: Any) -> list[Any]:
-    """Each kind's runner decides its metrics (for commands: time first, then the file's own)."""
-    from dataclasses import replace
-
-    from pairbench.runners.command import BUILTIN_METRICS
-
-    builtin = {m.name for m in BUILTIN_METRICS}
-    out = []
-    for b in benchmarks:
-        if b.kind == "command":
-            custom = tuple(m for m in b.metrics if m.name not in builtin)
-            b = replace(b, metrics=BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:])
-        elif b.kind == "http":
-            from pairbench.runners.http.runner import http_metrics
-
-            b = replace(b, metrics=http_metrics())
-        elif b.kind == "micro":
-            from pairbench.runners.micro import micro_metrics
-
-            b = replace(b, metrics=micro_metrics(str(b.options.get("language", "python"))))
-        out.append(b)
-    return out
-
-
 def build_suite_run(args: argparse.Namespace, say: Any = None) -> tuple[Any, Any]:
     """Load, build and assemble: the Run to execute and the Suite it came from."""
     from pathlib import Path
@@ -137,28 +113,9 @@ def build_suite_run(args: argparse.Namespace, say: Any = None) -> tuple[Any, Any
     for n in notices:
         if say is not None:
             say(f"warning: {n.message}")
-    run = new_run(built, _with_runner_metrics(suite.benchmarks), suite=suite_record(suite, built))
+    run = new_run(built, list(suite.benchmarks), suite=suite_record(suite, built))
     run.notices.extend(notices)
     return run, suite
-
-
-def _runners(run: Any, seed: int | None) -> dict[str, Any]:
-    import importlib
-    import random
-
-    from pairbench.errors import UserError
-    from pairbench.runners.command import CommandRunner
-
-    runners: dict[str, Any] = {"command": CommandRunner(random.Random(seed))}
-    for kind in sorted({b.kind for b in run.benchmarks} - {"command"}):
-        cls_name = f"{kind.capitalize()}Runner"
-        try:
-            module = importlib.import_module(f"pairbench.runners.{kind}")
-            runners[kind] = getattr(module, cls_name)()
-        except (ImportError, AttributeError, TypeError):
-            raise UserError(f"benchmarks of kind {kind!r} are not supported by this pairbench yet; "
-                            f"remove them or run them with --only") from None
-    return runners
 
 
 def _print_check(suite: Any, variants: list[Any]) -> None:
@@ -174,7 +131,7 @@ def _print_check(suite: Any, variants: list[Any]) -> None:
 
 
 def _handle(args: argparse.Namespace) -> int:
-    from pairbench.commands.common import options_from_args, run_and_report
+    from pairbench.commands.common import options_from_args, reports_from, run_measured
 
     if args.check:
         suite = _load(args)
@@ -186,20 +143,5 @@ def _handle(args: argparse.Namespace) -> int:
 
     run, suite = build_suite_run(args, say)
     options = options_from_args(args, **_suite_defaults(suite))
-    after: list[Any] = []
-    if suite.sweeps:
-        from pairbench.report.sweep import render_sweeps
-
-        after.append(render_sweeps)
-    if len(run.benchmarks) > 1:
-        from pairbench.report.suite_summary import render_suite_summary
-
-        after.append(render_suite_summary)
-    before: tuple[Any, ...] = ()
-    if any(b.kind == "http" for b in run.benchmarks):
-        from pairbench.commands.http import print_http_figures
-
-        before = (print_http_figures,)
-    code = run_and_report(run, _runners(run, options.seed), options, progress=not args.no_progress,
-                          extra_reports=before, after_reports=tuple(after))
-    return code
+    reports = reports_from(args, sweeps=bool(suite.sweeps), suite_summary=len(run.benchmarks) > 1)
+    return run_measured(run, options, args, reports)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import html
 from typing import Sequence
 
-from pairbench.model import KINDS, Comparison, Run
-from pairbench.report.markdown import KIND_TITLES, UNPAIRED_LABEL, command_line
+from pairbench.model import Comparison, Run
+from pairbench.report.markdown import UNPAIRED_LABEL, command_line
+from pairbench.runners.kinds import kind_title, kinds_in_order
 from pairbench.report.plots import (
     LATENCY_METRIC,
     distribution_plot,
@@ -109,12 +110,12 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
     forest = forest_plot(comps)
     if forest:
         body += ["<h2>Summary</h2>", forest]
-    for kind in KINDS:
+    for kind in kinds_in_order(b.kind for b in run.benchmarks):
         kind_comps = [c for c in comps if _kind_of(run, c.benchmark) == kind]
         table = _table(run, kind, kind_comps)
         if not table:
             continue
-        body.append(f"<h2>{esc(KIND_TITLES[kind])}</h2>")
+        body.append(f"<h2>{esc(kind_title(kind))}</h2>")
         body.append(table)
         items = [f"<li><b>{esc(c.benchmark)} · {esc(c.metric)}</b>: {esc(sentence_of(c, metric_of(run, c.benchmark, c.metric)))}"
                  + "".join(f'<div class="notes">{esc(n)}</div>' for n in c.notes) + "</li>" for c in kind_comps]

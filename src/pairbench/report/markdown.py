@@ -13,16 +13,16 @@ import re
 import shlex
 from typing import Any, Iterable
 
-from pairbench.model import KINDS, Comparison, Metric, Run
+from pairbench.model import Comparison, Metric, Run
 from pairbench.report.format import format_change, format_delta, format_value
 from pairbench.report.summary import ci_header, ci_mixed, ci_text, ratio_text, sentence_of, spreads
 from pairbench.report.wording import verdict_word
+from pairbench.runners.kinds import kind_title, kinds_in_order
 
 __all__ = ["render_markdown", "md_escape", "UNPAIRED_LABEL"]
 
 UNPAIRED_LABEL = "not interleaved: drift between the two runs is not controlled"
 
-KIND_TITLES = {"command": "Command benchmarks", "http": "HTTP benchmarks", "micro": "Micro benchmarks"}
 # Characters that start emphasis, code, links, tables or strike-through anywhere in a line; `_`
 # only at a word edge (GitHub ignores intra-word underscores, so `req_per_s` stays readable).
 _MD_SPECIAL = re.compile(r"([\\`*\[\]|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
@@ -78,7 +78,7 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
     spread = spreads(run)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
     mixed = ci_mixed(comparisons)
-    lines = [f"## {KIND_TITLES[kind]}", ""]
+    lines = [f"## {md_escape(kind_title(kind))}", ""]
     header = ci_header(comparisons).replace("*", "\\*")
     lines.append(f"| Benchmark | Metric | Variant | Median | Change | Ratio | {header} | n | Verdict |")
     lines.append("|---|---|---|--:|--:|--:|---|--:|---|")
@@ -148,7 +148,7 @@ def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: l
     if not run.samples and not comps:
         out.append("_No samples were measured._")
         out.append("")
-    for kind in KINDS:
+    for kind in kinds_in_order(b.kind for b in run.benchmarks):
         out.extend(_kind_section(run, kind, [c for c in comps if _kind_of(run, c.benchmark) == kind]))
     if run.notices:
         out.append("## Warnings")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pairbench.model import Benchmark, Run
 from pairbench.analysis.processes import process_rates
 
-__all__ = ["render_micro", "format_rate", "format_time"]
+__all__ = ["render_micro", "render_micro_figures", "format_rate", "format_time"]
 
 
 def format_rate(ips: float) -> str:
@@ -108,3 +108,8 @@ def render_micro(run: Run, confidence: float = 0.95) -> str:
         lines.append("Allocations per op (exact counts from a separate pass; [±] = change from the first variant)")
         lines.extend(alloc_lines)
     return "\n".join(lines) + "\n"
+
+
+def render_micro_figures(run: Run) -> str:
+    """`render_micro` at the run's own confidence level: the micro kind's figures hook."""
+    return render_micro(run, float(run.metadata.get("options", {}).get("confidence", 0.95)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
@@ -19,6 +19,8 @@ class FakeRunner:
 
     Attributes:
         factors: true ratio of each variant to 1.0 (missing variants are 1.0).
+        positional: the same by the variants' order (`--debug-fake 1,1.2`); used where `factors`
+            names none.
         noise: standard deviation of the log noise.
         drift: multiplicative drift per measured step (0.001 = +0.1% per step), hitting every variant.
         fail_at: raise this exception at this step number (to test failures and Ctrl-C).
@@ -27,6 +29,7 @@ class FakeRunner:
     """
 
     factors: Mapping[str, float] = field(default_factory=dict)
+    positional: Sequence[float] = ()
     base: float = 0.1
     noise: float = 0.01
     drift: float = 0.0
@@ -42,9 +45,11 @@ class FakeRunner:
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
+        self._order: dict[str, int] = {}
 
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
         self.prepared.append(benchmark.name)
+        self._order = {v.name: i for i, v in enumerate(variants)}
         return []
 
     def measure(
@@ -57,7 +62,7 @@ class FakeRunner:
         self.now += seconds.get(variant.name, 0.0) if isinstance(seconds, Mapping) else seconds
         value = (
             self.base
-            * self.factors.get(variant.name, 1.0)
+            * self._factor(variant.name)
             * math.exp(self._rng.gauss(0.0, self.noise))
             * (1.0 + self.drift) ** self.steps
         )
@@ -70,6 +75,12 @@ class FakeRunner:
     def clock(self) -> float:
         """The simulated time: the sum of the measurements' `step_seconds` so far."""
         return self.now
+
+    def _factor(self, variant: str) -> float:
+        if variant in self.factors:
+            return self.factors[variant]
+        i = self._order.get(variant, len(self.positional))
+        return self.positional[i] if i < len(self.positional) else 1.0
 
     def close(self) -> None:
         self.closed += 1

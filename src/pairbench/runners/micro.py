@@ -18,6 +18,8 @@ Benchmark.options for kind "micro" (JSON-serialisable):
     samples, warmup, target_time   per-process sample plan (defaults below)
     clock       "cpu" (default: the worker's CPU time, blind to other processes' time slices on a
                 shared machine) or "wall" (for operations that sleep, wait or use threads)
+    alloc       false skips the allocation-counting pass
+They are parsed and checked before anything runs by runners/options.py (`MicroOptions`).
 """
 
 from __future__ import annotations
@@ -317,7 +319,8 @@ class MicroRunner:
         nsamples, nwarm, target = self._plan(benchmark)
         # the allocation pass gets a share of the worker's timing, not 10-15 s for a slow op
         request = {"mode": "time", "loops": loops, "warmup": nwarm, "samples": nsamples,
-                   "alloc": self.alloc and not warmup, "alloc_budget": ALLOC_SHARE * nsamples * target,
+                   "alloc": bool(benchmark.options.get("alloc", self.alloc)) and not warmup,
+                   "alloc_budget": ALLOC_SHARE * nsamples * target,
                    "alloc_op_s": target / max(loops, 1),
                    **self._spec(benchmark)}
         progress(f"{benchmark.name} · {variant.name} · block {block + 1}")

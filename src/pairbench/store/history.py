@@ -348,14 +348,17 @@ class History:
 
 def record_run(run: Run, location: str | None = None, *, source: str = "pairbench",
                busy_timeout: float = 10.0) -> Notice | None:
-    """Record a finished run in the history; never raises.
+    """Record a finished run in the history; a store that cannot be used never fails the run.
 
     Called once at the end of every run. When the store cannot be used (locked, corrupt, newer
-    schema, unreachable server) the run goes on: the problem is appended to `run.notices` and
+    schema, unreachable server: a HistoryError, or an OSError of the disk) the run goes on: the problem is appended to `run.notices` and
     returned, so the reports show it.
 
     Returns:
         None when recorded (or when history is turned off), else the Notice that was added.
+
+    Raises:
+        Any other exception: a bug in pairbench, which must not hide as a warning line.
     """
     loc = resolve_location(location)
     if loc is None:
@@ -364,8 +367,8 @@ def record_run(run: Run, location: str | None = None, *, source: str = "pairbenc
         with open_history(loc, busy_timeout=busy_timeout) as history:
             history.record(run, source=source)
         return None
-    except Exception as exc:  # never fail a run because of its history
-        reason = str(exc) if isinstance(exc, HistoryError) else f"{type(exc).__name__}: {exc}"
+    except (HistoryError, OSError) as exc:  # the store's own errors never fail a run; a bug still does
+        reason = str(exc) if isinstance(exc, HistoryError) else f"{exc.strerror or exc}"
         notice = Notice("history", f"run not recorded in the history: {reason}",
                         f"the run file is complete; record it later with `pairbench import RUN_FILE`, "
                         f"or set {ENV_VAR}=off")

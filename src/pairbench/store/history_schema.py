@@ -12,15 +12,11 @@ database at a newer version than this pairbench knows is refused, never altered.
 
 from __future__ import annotations
 
-from pairbench.errors import UserError
+from pairbench.errors import HistoryError
 
 __all__ = ["HistoryError", "SCHEMA_VERSION", "MIGRATIONS", "migration_statements"]
 
 SCHEMA_VERSION = 2
-
-
-class HistoryError(UserError):
-    """The history store cannot be used: locked, corrupt, newer, unreachable. Nothing was changed."""
 
 
 # Statements per target version. `{serial}` is the auto-increment primary key, `{real}` a double.

@@ -1,4 +1,8 @@
-"""The live progress bar: blocks done, time left, and the current estimate for each candidate."""
+"""The live progress bar: blocks done, time left, and the current estimate for each candidate.
+
+An observer of the session, so it lives on the CLI side: it follows the plan's steps and the
+runners' replicates as they come, where reports only read a finished Run.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,139 @@
+"""One path from a described run to an exit code: kinds -> session -> reports -> exit code.
+
+Every measuring subcommand only turns its flags into a Run (variants and benchmarks), RunOptions
+and Reports, then calls `run_pipeline`. The runners come from the kinds table (one construction
+for every subcommand, seeded alike), each kind's own figures are printed before the comparisons,
+and the export formats go through the exporter table (report/exporters.py), so `pairbench run`, `cmd`, `http` and `micro` cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from pairbench.model import Run
+    from pairbench.runners.base import Runner
+    from pairbench.runners.options import FakeOptions
+    from pairbench.session import Observer, RunOptions
+
+__all__ = ["Reports", "make_runners", "kind_figures", "run_pipeline", "EXIT_OK", "EXIT_REGRESSION"]
+
+EXIT_OK = 0
+EXIT_REGRESSION = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Reports:
+    """What to show once the run is measured."""
+
+    sweeps: bool = False
+    """The sweep tables (a suite with sweeps)."""
+    suite_summary: bool = False
+    """The one-line-per-benchmark summary (several benchmarks)."""
+    exports: tuple[tuple[str, str], ...] = ()
+    """(format, target) written after the terminal report: ("markdown", "-"), ("html", "r.html")."""
+    title: str = "pairbench report"
+
+
+def make_runners(run: Run, seed: int | None, kind_options: Mapping[str, Any] | None = None,
+                 fake: FakeOptions | None = None) -> dict[str, Runner]:
+    """A runner for every kind in `run`, made by its kind with the run's seed.
+
+    Args:
+        kind_options: typed options per kind for the runner itself (a subcommand's flags); a kind
+            without any gets its defaults.
+        fake: measure every kind with the fake runner (`--debug-fake`): no process runs.
+    """
+    from pairbench.runners.kinds import get_kind
+
+    given = kind_options or {}
+    runners: dict[str, Runner] = {}
+    for kind in dict.fromkeys(b.kind for b in run.benchmarks):
+        spec = get_kind(kind)
+        runners[kind] = get_kind("fake").make(seed, fake) if fake is not None else spec.make(seed, given.get(kind))
+    return runners
+
+
+def kind_figures(run: Run) -> list[str]:
+    """The figures each kind of `run` renders itself (ab-style HTTP tables, benchmark-ips lines)."""
+    from pairbench.runners.kinds import KINDS, kinds_in_order
+
+    out = []
+    for kind in kinds_in_order(b.kind for b in run.benchmarks):
+        spec = KINDS.get(kind)
+        if spec is None or spec.figures is None:
+            continue
+        module, _, name = spec.figures.partition(":")
+        render: Callable[[Run], str] = getattr(importlib.import_module(module), name)
+        text = render(run)
+        if text.strip():
+            out.append(text.rstrip("\n"))
+    return out
+
+
+def _after_views(reports: Reports) -> tuple[Callable[[Run, Console], None], ...]:
+    views: list[Callable[[Run, Console], None]] = []
+    if reports.sweeps:
+        from pairbench.report.sweep import render_sweeps
+
+        views.append(render_sweeps)
+    if reports.suite_summary:
+        from pairbench.report.suite_summary import render_suite_summary
+
+        views.append(render_suite_summary)
+    return tuple(views)
+
+
+def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
+                 runners: Mapping[str, Runner] | None = None, kind_options: Mapping[str, Any] | None = None,
+                 fake: FakeOptions | None = None, observer: Observer | None = None,
+                 console: Console | None = None) -> int:
+    """Measure `run`, print its figures and comparisons, write the exports; return the exit code.
+
+    `runners` are used as given (a subcommand that calibrated its runner before the run), else
+    made by the kinds. An interrupted or failed run prints what it has, then the error goes on.
+    """
+    from rich.console import Console as RichConsole
+
+    from pairbench.errors import BenchmarkFailed, Interrupted
+    from pairbench.report.terminal import render_terminal
+    from pairbench.session import execute
+
+    # `--export-json -` makes standard output the run file's: the report moves to standard error
+    out = console or RichConsole(stderr=options.export_json == "-")
+    # warnings and notes: `> results.txt` keeps the results only (a given console gets everything)
+    diagnostics = out if console is not None else RichConsole(stderr=True)
+    after = _after_views(reports)
+    chosen = dict(runners) if runners is not None else make_runners(run, options.seed, kind_options, fake)
+    try:
+        execute(run, chosen, options, observer=observer)
+    except (Interrupted, BenchmarkFailed):
+        _close(observer)
+        if run.comparisons:
+            render_terminal(run, out, after=after, diagnostics=diagnostics)
+        raise
+    finally:
+        _close(observer)
+    for text in kind_figures(run):
+        out.print(text, markup=False, highlight=False, soft_wrap=True)
+    render_terminal(run, out, after=after, diagnostics=diagnostics)
+    if reports.exports:
+        from pairbench.report.exporters import ExportOptions, export
+
+        for fmt, target in reports.exports:
+            export(run, fmt, target, ExportOptions(title=reports.title), inputs=[str(run.metadata.get("run_file", ""))])
+    if options.fail_on_regression and any(c.verdict == "slower" and c.meaningful for c in run.comparisons):
+        print("regression: a candidate is significantly slower beyond the noise band", file=sys.stderr)
+        return EXIT_REGRESSION
+    return EXIT_OK
+
+
+def _close(observer: Any) -> None:
+    close = getattr(observer, "close", None)
+    if close is not None:
+        close()

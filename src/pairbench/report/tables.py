@@ -1,0 +1,73 @@
+"""Plain-text tables for the commands that read saved results (`compare`, `history`).
+
+Columns are padded to their widest cell and trailing blanks trimmed, so the output pastes into a
+tracker as it looks in the terminal. The commands gather the data; the layout lives here.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping, Sequence
+
+from pairbench.model import Comparison, Run
+from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
+from pairbench.report.summary import metric_of, spreads
+
+__all__ = ["format_table", "render_unpaired_table", "render_history_runs", "render_trend", "format_when"]
+
+
+def format_table(rows: Sequence[Sequence[str]]) -> str:
+    """Rows (the first is the header) as left-aligned columns, one line each."""
+    if not rows:
+        return ""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows) + "\n"
+
+
+def format_when(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
+
+
+def render_unpaired_table(merged: Run, comparisons: Sequence[Comparison], labels: tuple[str, str],
+                          confidence: float) -> str:
+    """`pairbench compare`: each benchmark and metric with both medians, the change, its CI and verdict."""
+    spread = spreads(merged)
+    rows = [("benchmark", "metric", labels[0], labels[1], "change", f"{round(confidence * 100)}% CI", "n", "verdict")]
+    for c in comparisons:
+        m = metric_of(merged, c.benchmark, c.metric)
+        sa, sb = spread.get((c.benchmark, c.metric, labels[0])), spread.get((c.benchmark, c.metric, labels[1]))
+        if c.ratio is not None:
+            change = format_percent(change_percent(c.ratio))
+        else:
+            change = f"{c.delta:+g}" if c.delta is not None else "–"
+        rows.append((c.benchmark, c.metric, format_value(sa.median, m.unit) if sa else "–",
+                     format_value(sb.median, m.unit) if sb else "–", change, format_ci_percent(c.ci), str(c.n),
+                     c.verdict))
+    return format_table(rows)
+
+
+def render_history_runs(runs: Sequence[Any]) -> str:
+    """`pairbench history`: recorded runs, one line each (runs as the history store lists them)."""
+    rows = [("id", "recorded", "commit", "host", "status", "source", "variants", "benchmarks", "samples")]
+    for r in runs:
+        benches = ", ".join(r.benchmarks)
+        rows.append((str(r.id), format_when(r.recorded_at), r.git_commit[:10], r.hostname, r.status, r.source,
+                     ", ".join(r.variants)[:40], benches if len(benches) <= 50 else benches[:49] + "…", str(r.samples)))
+    return format_table(rows)
+
+
+def render_trend(points: Sequence[Any], change_points: Mapping[int, Any], unit: str) -> str:
+    """`pairbench history --benchmark`: a metric's median per run, its step from the previous run,
+    and the change points found (index -> an object with `change` and `z`)."""
+    rows = [("run", "recorded", "commit", "n", "median", "vs previous", "")]
+    prev = None
+    for i, p in enumerate(points):
+        med = p.median
+        change = format_percent((med / prev - 1) * 100) if prev else ""
+        cp = change_points.get(i)
+        mark = f"<- change point: {format_percent(cp.change * 100)} (z={cp.z:.1f})" if cp is not None else ""
+        commit = (p.variant_commit or p.git_commit)[:10]
+        rows.append((str(p.run_id), format_when(p.recorded_at), commit, str(len(p.values)), format_value(med, unit),
+                     change, mark))
+        prev = med
+    return format_table(rows)

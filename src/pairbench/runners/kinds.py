@@ -1,0 +1,167 @@
+"""The table of runner kinds: everything the rest of pairbench knows about a kind, in one place.
+
+A kind is one descriptor in `KINDS`: its name and title, the metrics it yields, the parser of its
+options (shared by suite files, flags and the runner), the factory of its runner, the metrics that
+do not hold adaptive stopping open, and an optional renderer of its own figures. A new kind is one
+runner module plus one entry here (docs/architecture.md). Runner modules are imported only when a
+runner or its metrics are asked for, so that `pairbench --help` stays light.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from pairbench.errors import UserError
+from pairbench.model import Metric
+from pairbench.runners.base import Runner
+from pairbench.runners.command import SECONDARY_METRICS
+from pairbench.runners.options import (
+    CommandOptions,
+    FakeOptions,
+    HttpOptions,
+    MicroOptions,
+    Where,
+    parse_command_options,
+    parse_fake_options,
+    parse_http_options,
+    parse_micro_options,
+)
+
+__all__ = ["KindSpec", "KINDS", "get_kind", "kind_names", "kind_title", "kinds_in_order", "secondary_metrics"]
+
+
+@dataclass(frozen=True, slots=True)
+class KindSpec:
+    """One runner kind."""
+
+    name: str
+    """The `kind` of a benchmark (`command`, `http`...)."""
+    title: str
+    """Heading of its section in reports."""
+    metrics: Callable[[Any, tuple[Metric, ...]], tuple[Metric, ...]]
+    """(typed options, declared metrics) -> the metrics a benchmark yields, primary first."""
+    parse_options: Callable[[Mapping[str, Any], Where], Any]
+    """(mapping, where) -> frozen typed options; raises the error `where` builds."""
+    make: Callable[[int | None, Any], Runner]
+    """(seed, typed options or None for the defaults) -> a runner for every benchmark of the kind."""
+    secondary_metrics: frozenset[str] = field(default_factory=frozenset)
+    """Built-in metrics recorded and compared that do not hold adaptive stopping open."""
+    figures: str | None = None
+    """`module:function` of a report renderer `(Run) -> str` printed before the comparisons;
+    named, not imported, because runners never import reports."""
+
+
+# --- command ---------------------------------------------------------------------------------------
+
+
+def _command_metrics(options: CommandOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
+    from pairbench.runners.command import BUILTIN_METRICS
+
+    given = {m.name: m for m in declared}
+    custom = tuple(given.get(n) or Metric(n, "", "lower", description=f"regex {rx}") for n, rx in options.metrics.items())
+    return BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:]
+
+
+def _make_command(seed: int | None, options: CommandOptions | None) -> Runner:
+    import random
+
+    from pairbench.runners.command import CommandRunner
+
+    return CommandRunner(random.Random(seed))
+
+
+# --- http ------------------------------------------------------------------------------------------
+
+
+def _http_metrics(options: HttpOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
+    from pairbench.runners.http.runner import http_metrics
+
+    return http_metrics()
+
+
+def _make_http(seed: int | None, options: HttpOptions | None) -> Runner:
+    from pairbench.runners.http.runner import HttpRunner
+
+    return HttpRunner(log_dir=options.log_dir if options is not None else None)
+
+
+# --- micro -----------------------------------------------------------------------------------------
+
+
+def _micro_metrics(options: MicroOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
+    from pairbench.runners.micro import micro_metrics
+
+    return micro_metrics(options.language)
+
+
+def _make_micro(seed: int | None, options: MicroOptions | None) -> Runner:
+    from pairbench.runners.micro import MicroRunner
+
+    o = options or MicroOptions(stmt="")
+    return MicroRunner(samples=o.samples, warmup=o.warmup, target_time=o.target_time, alloc=o.alloc, seed=seed)
+
+
+# --- fake ------------------------------------------------------------------------------------------
+
+
+_FAKE_METRICS = (Metric("time", "s", "lower", description="scripted time (no process runs)"),)
+
+
+def _fake_metrics(options: FakeOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
+    return declared or _FAKE_METRICS
+
+
+def _make_fake(seed: int | None, options: FakeOptions | None) -> Runner:
+    from pairbench.runners.fake import FakeRunner
+
+    o = options or FakeOptions()
+    return FakeRunner(positional=o.factors, base=o.base, noise=o.noise, seed=seed or 0)
+
+
+KINDS: Mapping[str, KindSpec] = {
+    spec.name: spec
+    for spec in (
+        KindSpec("command", "Command benchmarks", _command_metrics, parse_command_options, _make_command,
+                 SECONDARY_METRICS),
+        KindSpec("http", "HTTP benchmarks", _http_metrics, parse_http_options, _make_http,
+                 figures="pairbench.report.http:render_http_figures"),
+        KindSpec("micro", "Micro benchmarks", _micro_metrics, parse_micro_options, _make_micro,
+                 figures="pairbench.report.micro:render_micro_figures"),
+        KindSpec("fake", "Fake benchmarks", _fake_metrics, parse_fake_options, _make_fake),
+    )
+}
+"""Every kind, in the order reports list them."""
+
+
+def kind_names() -> tuple[str, ...]:
+    return tuple(KINDS)
+
+
+def get_kind(name: str) -> KindSpec:
+    """The descriptor of kind `name`; an unknown name is a UserError listing the valid ones."""
+    spec = KINDS.get(name)
+    if spec is None:
+        close = difflib.get_close_matches(name, list(KINDS), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UserError(f"unknown kind {name!r}{hint}; valid: {', '.join(KINDS)}")
+    return spec
+
+
+def kind_title(name: str) -> str:
+    """Report heading of a kind; a kind this pairbench does not know (an old run file) gets one too."""
+    spec = KINDS.get(name)
+    return spec.title if spec else f"{name.capitalize()} benchmarks"
+
+
+def kinds_in_order(names: Iterable[str]) -> list[str]:
+    """The kinds among `names`, in the table's order, then any unknown ones by name."""
+    present = set(names)
+    return [k for k in KINDS if k in present] + sorted(present - set(KINDS))
+
+
+def secondary_metrics(name: str) -> frozenset[str]:
+    """The kind's metrics that do not hold adaptive stopping open (none for an unknown kind)."""
+    spec = KINDS.get(name)
+    return spec.secondary_metrics if spec else frozenset()

@@ -1,0 +1,403 @@
+"""Typed options of each runner kind, parsed once from a mapping (a suite table, or flags).
+
+A suite file, the subcommands' flags and the runners all go through these parsers, so a mistake
+in an http or micro option is refused before anything runs, with the file and line (suite) or the
+flag (command line) that said it. Each options type turns back into the JSON mapping kept in
+`Benchmark.options` and the run file (`as_mapping`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol
+
+from pairbench.errors import UserError
+
+__all__ = [
+    "Where",
+    "Flags",
+    "CommandOptions",
+    "HttpOptions",
+    "MicroOptions",
+    "FakeOptions",
+    "parse_command_options",
+    "parse_http_options",
+    "parse_micro_options",
+    "parse_fake_options",
+    "as_mapping",
+]
+
+
+class Where(Protocol):
+    """Where an options mapping was written; builds the error that names it."""
+
+    def fail(self, key: str | None, message: str) -> UserError:
+        """The error for `message` about `key` (None: the mapping as a whole)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Flags:
+    """Options that came from command-line flags: an error names the flag that set the key."""
+
+    names: Mapping[str, str] = field(default_factory=dict)
+    """Option key -> the flag that sets it (`connections` -> `-c/--concurrency`)."""
+
+    def fail(self, key: str | None, message: str) -> UserError:
+        if key is None:
+            return UserError(message)
+        return UserError(f"{self.names.get(key, key)}: {message}")
+
+
+def as_mapping(options: Any) -> dict[str, Any]:
+    """The JSON-serialisable mapping of typed options (what `Benchmark.options` holds).
+
+    Options left unset (None) are left out, so a runner can ask `"index" in options`.
+    """
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(options):
+        value = getattr(options, f.name)
+        if value is None:
+            continue
+        if isinstance(value, tuple):
+            value = [list(v) if isinstance(v, tuple) else dict(v) if isinstance(v, Mapping) else v for v in value]
+        elif isinstance(value, Mapping):
+            value = dict(value)
+        out[f.name] = value
+    return out
+
+
+# --- field readers --------------------------------------------------------------------------------
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _check_keys(given: Mapping[str, Any], valid: tuple[str, ...], where: Where, kind: str,
+                also: tuple[str, ...] = ()) -> None:
+    for key in given:
+        if key not in valid:
+            close = difflib.get_close_matches(key, valid + also, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise where.fail(key, f"unknown {kind} option {key!r}{hint}; valid: {', '.join(valid)}")
+
+
+def _string(m: Mapping[str, Any], key: str, where: Where, default: str | None, *, empty: bool = True) -> str | None:
+    if key not in m or m[key] is None:
+        return default
+    value = m[key]
+    if not isinstance(value, str):
+        raise where.fail(key, f"{key} must be a string, not {_shown(value)}")
+    if not empty and not value.strip():
+        raise where.fail(key, f"{key} must not be empty")
+    return value
+
+
+def _choice(m: Mapping[str, Any], key: str, where: Where, valid: tuple[str, ...]) -> str:
+    value = _string(m, key, where, valid[0])
+    assert value is not None
+    if value not in valid:
+        raise where.fail(key, f"{key} {value!r} is not one of: {', '.join(valid)}")
+    return value
+
+
+def _boolean(m: Mapping[str, Any], key: str, where: Where, default: bool) -> bool:
+    if key not in m or m[key] is None:
+        return default
+    if not isinstance(m[key], bool):
+        raise where.fail(key, f"{key} must be true or false, not {_shown(m[key])}")
+    return bool(m[key])
+
+
+def _integer(m: Mapping[str, Any], key: str, where: Where, default: int | None, minimum: int,
+             maximum: int | None = None) -> int | None:
+    if key not in m or m[key] is None:
+        return default
+    value = m[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise where.fail(key, f"{key} must be a whole number, not {_shown(value)}")
+    if value < minimum or (maximum is not None and value > maximum):
+        span = f"at least {minimum}" if maximum is None else f"between {minimum} and {maximum}"
+        raise where.fail(key, f"{key} must be {span}, not {value}")
+    return value
+
+
+def _number(m: Mapping[str, Any], key: str, where: Where, default: float | None, *, positive: bool = False,
+            maximum: float | None = None) -> float | None:
+    if key not in m or m[key] is None:
+        return default
+    value = m[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise where.fail(key, f"{key} must be a finite number, not {_shown(value)}")
+    if (positive and value <= 0) or value < 0:
+        raise where.fail(key, f"{key} must be {'greater than 0' if positive else '0 or more'}, not {value}")
+    if maximum is not None and value > maximum:
+        raise where.fail(key, f"{key} must be at most {maximum:g}, not {value}")
+    return float(value)
+
+
+def _regexes(m: Mapping[str, Any], key: str, where: Where) -> dict[str, str]:
+    value = m.get(key) or {}
+    if not isinstance(value, Mapping):
+        raise where.fail(key, f"{key} must be a table of NAME = 'regex', not {_shown(value)}")
+    out = {}
+    for name, regex in value.items():
+        if not isinstance(regex, str):
+            raise where.fail(key, f"metric {name!r}: the regex must be a string, not {_shown(regex)}")
+        try:
+            compiled = re.compile(regex, re.MULTILINE)
+        except (re.error, RecursionError, OverflowError) as exc:
+            raise where.fail(key, f"metric {name!r}: invalid regex {regex!r}: {exc}") from None
+        if compiled.groups < 1:
+            raise where.fail(key, f"metric {name!r}: regex {regex!r} needs a group around the number, like ([\\d.]+)")
+        out[str(name)] = regex
+    return out
+
+
+# --- command ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CommandOptions:
+    """A whole process per replicate (runners/command.py)."""
+
+    command: str = "{variant}"
+    """The command; `{variant}` is the variant's command and args."""
+    metrics: Mapping[str, str] = field(default_factory=dict)
+    """Numbers the program prints: metric name -> regex with one group."""
+    setup: str | None = None
+    prepare: str | None = None
+    cleanup: str | None = None
+    shell: bool = True
+    """Through `sh -c` (its start-up is measured and subtracted)."""
+    timeout: float | None = None
+    """Seconds per run before it is killed."""
+    ignore_failure: bool = False
+    description: str = ""
+
+
+def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
+    """Typed command options; raises the error `where` builds for the first bad key."""
+    _check_keys(m, tuple(f.name for f in dataclasses.fields(CommandOptions)), where, "command")
+    command = _string(m, "command", where, "{variant}", empty=False)
+    return CommandOptions(
+        command=command or "{variant}",
+        metrics=_regexes(m, "metrics", where),
+        setup=_string(m, "setup", where, None, empty=False),
+        prepare=_string(m, "prepare", where, None, empty=False),
+        cleanup=_string(m, "cleanup", where, None, empty=False),
+        shell=_boolean(m, "shell", where, True),
+        timeout=_number(m, "timeout", where, None, positive=True),
+        ignore_failure=_boolean(m, "ignore_failure", where, False),
+        description=_string(m, "description", where, "") or "",
+    )
+
+
+# --- http --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HttpOptions:
+    """A server per variant and round, loaded by a client (runners/http/runner.py)."""
+
+    url: str = "/"
+    """Path loaded on the started server, or the full URL of a running one."""
+    mix: tuple[Mapping[str, Any], ...] | None = None
+    """Several URLs loaded as one weighted mix: ({"url": ..., "weight": ...}, ...)."""
+    method: str = "GET"
+    headers: tuple[tuple[str, str], ...] = ()
+    body: str = ""
+    connections: int = 1
+    requests: int | None = None
+    """Requests per round (closed loop, like ab -n)."""
+    duration: float | None = None
+    """Seconds of load per round."""
+    rate: float | None = None
+    """Open loop: requests per second on a fixed schedule."""
+    keepalive: bool = True
+    timeout: float = 30.0
+    """Seconds per request."""
+    warmup_time: float = 0.0
+    warmup_requests: int = 0
+    server: str = ""
+    """Server command template; empty: the variant's own command."""
+    port: int | None = None
+    ready_path: str | None = None
+    ready_timeout: float = 30.0
+    grace: float = 5.0
+    """Seconds from SIGTERM to SIGKILL."""
+    engine: str = "builtin"
+    error_rate_warning: float = 0.01
+    """Fraction of failed or non-2xx requests in a round that draws a warning."""
+    log_dir: str | None = None
+
+
+HTTP_ALIASES: Mapping[str, str] = {"warmup_duration": "warmup_time", "concurrency": "connections", "n": "requests"}
+"""Other spellings accepted in suite files."""
+HTTP_ENGINES: tuple[str, ...] = ("builtin", "wrk")
+
+
+def parse_http_options(m: Mapping[str, Any], where: Where) -> HttpOptions:
+    """Typed http options (aliases accepted); the load needs requests, a duration or a rate."""
+    given = {HTTP_ALIASES.get(k, k): v for k, v in m.items()}
+    _check_keys(given, tuple(f.name for f in dataclasses.fields(HttpOptions)), where, "http", tuple(HTTP_ALIASES))
+    d = HttpOptions()
+    opts = HttpOptions(
+        url=_string(given, "url", where, d.url, empty=False) or d.url,
+        mix=_mix(given, where),
+        method=(_string(given, "method", where, d.method, empty=False) or d.method).upper(),
+        headers=_headers(given, where),
+        body=_string(given, "body", where, "") or "",
+        connections=_integer(given, "connections", where, 1, 1) or 1,
+        requests=_integer(given, "requests", where, None, 1),
+        duration=_number(given, "duration", where, None, positive=True),
+        rate=_number(given, "rate", where, None, positive=True),
+        keepalive=_boolean(given, "keepalive", where, True),
+        timeout=_number(given, "timeout", where, d.timeout, positive=True) or d.timeout,
+        warmup_time=_number(given, "warmup_time", where, 0.0) or 0.0,
+        warmup_requests=_integer(given, "warmup_requests", where, 0, 0) or 0,
+        server=_string(given, "server", where, "") or "",
+        port=_integer(given, "port", where, None, 1, 65535),
+        ready_path=_string(given, "ready_path", where, None),
+        ready_timeout=_number(given, "ready_timeout", where, d.ready_timeout, positive=True) or d.ready_timeout,
+        grace=_number(given, "grace", where, d.grace) or 0.0,
+        engine=_choice(given, "engine", where, HTTP_ENGINES),
+        error_rate_warning=_number(given, "error_rate_warning", where, d.error_rate_warning, maximum=1.0) or 0.0,
+        log_dir=_string(given, "log_dir", where, None, empty=False),
+    )
+    if opts.requests is None and opts.duration is None and opts.rate is None:
+        raise where.fail(None, "the load needs requests (-n), a duration or a rate; give one of them")
+    if opts.rate is not None and opts.duration is None and opts.requests is None:
+        raise where.fail("rate", "rate needs a duration (or requests) to know how long to load")
+    return opts
+
+
+def _mix(m: Mapping[str, Any], where: Where) -> tuple[Mapping[str, Any], ...] | None:
+    value = m.get("mix")
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value:
+        raise where.fail("mix", f"mix must be a non-empty list of {{ url = ..., weight = ... }}, not {_shown(value)}")
+    out = []
+    for entry in value:
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("url"), str) or set(entry) - {"url", "weight"}:
+            raise where.fail("mix", f"each mix entry is {{ url = \"/path\", weight = 1 }}, not {_shown(entry)}")
+        weight = entry.get("weight", 1.0)
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
+            raise where.fail("mix", f"mix weight for {entry['url']!r} must be a positive number, not {_shown(weight)}")
+        out.append({"url": entry["url"], "weight": float(weight)})
+    return tuple(out)
+
+
+def _headers(m: Mapping[str, Any], where: Where) -> tuple[tuple[str, str], ...]:
+    value = m.get("headers") or []
+    items = list(value.items()) if isinstance(value, Mapping) else value
+    if not isinstance(items, list):
+        raise where.fail("headers", f"headers must be a table or a list of [name, value], not {_shown(value)}")
+    out = []
+    for item in items:
+        if (not isinstance(item, (list, tuple)) or len(item) != 2
+                or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in item)):
+            raise where.fail("headers", f"a header is [name, value], not {_shown(item)}")
+        out.append((str(item[0]), str(item[1])))
+    return tuple(out)
+
+
+# --- micro ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MicroOptions:
+    """A snippet or function timed in a loop in each variant's interpreter (runners/micro.py)."""
+
+    language: str = "python"
+    file: str | None = None
+    """Benchmark file; absent for a SETUP/STMT snippet."""
+    func: str | None = None
+    """Python: the bench_* function of `file`."""
+    index: int | None = None
+    """Ruby: the position of the benchmark in the YAML file."""
+    param: int | None = None
+    param_repr: str | None = None
+    loop_count: int | None = None
+    setup: str = ""
+    stmt: str | None = None
+    loops: int | None = None
+    """A fixed loop count per sample (skips calibration)."""
+    samples: int = 5
+    """Measured samples per process."""
+    warmup: int = 2
+    """Warm-up samples per process, discarded."""
+    target_time: float = 0.1
+    """Seconds per sample the loop count is calibrated to."""
+    clock: str = "cpu"
+    alloc: bool = True
+    """Count allocations in a separate pass."""
+
+
+MICRO_LANGUAGES: tuple[str, ...] = ("python", "ruby")
+
+
+def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
+    """Typed micro options: a file (with func or index) or a statement, and the sample plan."""
+    _check_keys(m, tuple(f.name for f in dataclasses.fields(MicroOptions)), where, "micro")
+    opts = MicroOptions(
+        language=_choice(m, "language", where, MICRO_LANGUAGES),
+        file=_string(m, "file", where, None, empty=False),
+        func=_string(m, "func", where, None, empty=False),
+        index=_integer(m, "index", where, None, 0),
+        param=_integer(m, "param", where, None, 0),
+        param_repr=_string(m, "param_repr", where, None),
+        loop_count=_integer(m, "loop_count", where, None, 1),
+        setup=_string(m, "setup", where, "") or "",
+        stmt=_string(m, "stmt", where, None, empty=False),
+        loops=_integer(m, "loops", where, None, 1),
+        samples=_integer(m, "samples", where, 5, 2) or 5,
+        warmup=_integer(m, "warmup", where, 2, 0) or 0,
+        target_time=_number(m, "target_time", where, 0.1, positive=True) or 0.1,
+        clock=_choice(m, "clock", where, ("cpu", "wall")),
+        alloc=_boolean(m, "alloc", where, True),
+    )
+    if (opts.file is None) == (opts.stmt is None):
+        raise where.fail(None, "a micro benchmark needs either stmt (with an optional setup) or file, exactly one")
+    if opts.file is not None and opts.language == "python" and opts.func is None:
+        raise where.fail(None, "a Python benchmark file needs func, the bench_* function to time")
+    if opts.file is not None and opts.language == "ruby" and opts.index is None:
+        raise where.fail(None, "a Ruby benchmark file needs index, the position of the benchmark in it")
+    return opts
+
+
+# --- fake -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FakeOptions:
+    """Scripted timings without processes (runners/fake.py), for `--debug-fake` and tests."""
+
+    factors: tuple[float, ...] = ()
+    """True ratio of each variant, in order, to the first (missing ones are 1.0)."""
+    base: float = 0.1
+    noise: float = 0.01
+    """Standard deviation of the log noise."""
+
+
+def parse_fake_options(m: Mapping[str, Any], where: Where) -> FakeOptions:
+    """Typed fake options."""
+    _check_keys(m, tuple(f.name for f in dataclasses.fields(FakeOptions)), where, "fake")
+    raw = m.get("factors") or []
+    if not isinstance(raw, (list, tuple)):
+        raise where.fail("factors", f"factors must be a list of positive numbers, not {_shown(raw)}")
+    factors = []
+    for x in raw:
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not x > 0 or not math.isfinite(x):
+            raise where.fail("factors", f"factors must be positive numbers, not {_shown(x)}")
+        factors.append(float(x))
+    return FakeOptions(tuple(factors), _number(m, "base", where, 0.1, positive=True) or 0.1,
+                       _number(m, "noise", where, 0.01) or 0.0)
