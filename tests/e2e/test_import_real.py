@@ -27,7 +27,7 @@ def test_pyperf_files_import_compare_and_enter_history(tmp_path: Path, run_cli) 
     _pyperf(tmp_path, "patched", "sum(range(2000))")  # many times slower: a 20%+ effect on any machine
     proc = run_cli("import", "base.json", "patched.json", env=env)
     assert proc.returncode == 0, proc.stderr
-    assert "wrote base.run.json: 1 variants, 1 benchmarks, 12 samples" in proc.stdout
+    assert "wrote base.run.json: 1 variant, 1 benchmark, 12 samples" in proc.stdout
     doc = json.loads((tmp_path / "base.run.json").read_text())
     assert doc["schema"] == "pairbench.run" and {s["block"] for s in doc["samples"]} == {0, 1, 2, 3}
     proc = run_cli("compare", "base.run.json", "patched.run.json")

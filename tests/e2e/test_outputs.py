@@ -170,3 +170,12 @@ def test_export_json_dash_sends_the_run_file_to_stdout_and_the_report_to_stderr(
     assert doc["metadata"]["run_file"] == "standard output"
     assert "run file: standard output" in proc.stderr and "time" in proc.stderr
     assert not (tmp_path / "-").exists()
+
+
+def test_import_to_stdout_prints_the_run_file_alone(tmp_path: Path, run_cli) -> None:
+    """`import -o -` is for piping: stdout holds one JSON document, the summary line goes to stderr."""
+    out = run_cli("import", str(_hyperfine_file(tmp_path)), "-o", "-", "--no-history")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert len(doc["variants"]) == 2
+    assert "wrote standard output: 2 variants, 1 benchmark," in out.stderr

@@ -68,9 +68,15 @@ def handle(args: argparse.Namespace) -> int:
             notice = record_run(run, args.history, source="import" if loaded is not None else f"import {source}")
             if notice:
                 warn(notice.message)
-        n_bench = len(run.benchmarks)
-        what = f"wrote {out}" if out else f"{path} is a run file"
+        to_stdout = out is not None and str(out) == "-"
+        what = ("wrote standard output" if to_stdout else f"wrote {out}") if out else f"{path} is a run file"
         recorded = "" if args.no_history else "; recorded in the history"
-        print(f"{what}: {len(run.variants)} variants, {n_bench} benchmarks, "
-              f"{sum(not s.warmup for s in run.samples)} samples{recorded}", file=sys.stdout)
+        samples = sum(not s.warmup for s in run.samples)
+        # With `-o -` standard output is the run file's alone: the summary goes to stderr.
+        print(f"{what}: {_count(len(run.variants), 'variant')}, {_count(len(run.benchmarks), 'benchmark')}, "
+              f"{_count(samples, 'sample')}{recorded}", file=sys.stderr if to_stdout else sys.stdout)
     return 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
