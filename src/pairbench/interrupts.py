@@ -70,9 +70,16 @@ def installed() -> Iterator[None]:
     try:
         yield
     finally:
+        # After a stop the process is on its way out with its results kept: a late signal is only
+        # counted (restoring Python's handler would let it kill the exit, 130 becoming death by SIGINT).
+        stopping = bool(_state.received)
         for number, handler in previous.items():
-            signal.signal(number, handler)
+            signal.signal(number, _absorb if stopping else handler)
         _state = outer
+
+
+def _absorb(signum: int, frame: FrameType | None) -> None:
+    _state.received.append(signum)
 
 
 def record(signum: int) -> None:

@@ -71,3 +71,27 @@ def test_a_second_signal_while_stopping_keeps_the_analysis(tmp_path) -> None:
     doc = json.loads((tmp_path / "run.json").read_text())
     assert doc["status"] == "interrupted"
     assert doc["comparisons"]
+
+
+def test_after_a_stop_a_late_signal_cannot_kill_the_exit() -> None:
+    """The process is on its way out with its results printed: a signal that arrives after the policy's
+    block (between `main` returning and the interpreter exiting) must not raise KeyboardInterrupt and
+    turn exit 130 into death by SIGINT."""
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        with interrupts.installed():
+            with pytest.raises(interrupts.Stopped):
+                signal.getsignal(signal.SIGINT)(signal.SIGINT, None)  # type: ignore[operator]
+            interrupts.shield()
+        late = signal.getsignal(signal.SIGINT)
+        assert callable(late)
+        late(signal.SIGINT, None)  # counted, not raised
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_without_a_stop_the_previous_handlers_come_back() -> None:
+    previous = signal.getsignal(signal.SIGTERM)
+    with interrupts.installed():
+        pass
+    assert signal.getsignal(signal.SIGTERM) is previous
