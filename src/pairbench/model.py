@@ -18,6 +18,7 @@ __all__ = [
     "Metric",
     "Variant",
     "Benchmark",
+    "WorkUnit",
     "Sample",
     "Comparison",
     "Spread",
@@ -358,3 +359,20 @@ class Run:
             if b.name == name:
                 return b
         raise KeyError(name)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkUnit:
+    """What one machine measures in one go: one benchmark under all its variants, interleaved.
+
+    Never a variant on one machine and another variant elsewhere: machines differ more than
+    patches do, so every comparison is made inside one unit.
+    """
+
+    index: int
+    """Position in the suite, for ordering the merged results as the suite lists them."""
+    benchmark: Benchmark
+    variants: tuple[Variant, ...]
+    seed: int
+    """Seed of this unit's random order (the run's seed plus `index`)."""
+    suite: dict[str, Any] | None = None

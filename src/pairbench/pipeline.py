@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from pairbench.cluster.units import ClusterOptions
     from pairbench.model import Run
     from pairbench.runners.base import Runner
     from pairbench.runners.options import FakeOptions
@@ -42,21 +43,10 @@ class Reports:
 
 def make_runners(run: Run, seed: int | None, kind_options: Mapping[str, Any] | None = None,
                  fake: FakeOptions | None = None) -> dict[str, Runner]:
-    """A runner for every kind in `run`, made by its kind with the run's seed.
+    """runners.kinds.make_runners: a runner for every kind in `run` (here for the subcommands)."""
+    from pairbench.runners import kinds
 
-    Args:
-        kind_options: typed options per kind for the runner itself (a subcommand's flags); a kind
-            without any gets its defaults.
-        fake: measure every kind with the fake runner (`--debug-fake`): no process runs.
-    """
-    from pairbench.runners.kinds import get_kind
-
-    given = kind_options or {}
-    runners: dict[str, Runner] = {}
-    for kind in dict.fromkeys(b.kind for b in run.benchmarks):
-        spec = get_kind(kind)
-        runners[kind] = get_kind("fake").make(seed, fake) if fake is not None else spec.make(seed, given.get(kind))
-    return runners
+    return kinds.make_runners(run, seed, kind_options, fake)
 
 
 def kind_figures(run: Run) -> list[str]:
@@ -92,11 +82,13 @@ def _after_views(reports: Reports) -> tuple[Callable[[Run, Console], None], ...]
 def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
                  runners: Mapping[str, Runner] | None = None, kind_options: Mapping[str, Any] | None = None,
                  fake: FakeOptions | None = None, observer: Observer | None = None,
-                 console: Console | None = None) -> int:
+                 console: Console | None = None, cluster: ClusterOptions | None = None) -> int:
     """Measure `run`, print its figures and comparisons, write the exports; return the exit code.
 
     `runners` are used as given (a subcommand that calibrated its runner before the run), else
-    made by the kinds. An interrupted or failed run prints what it has, then the error goes on.
+    made by the kinds. With `cluster`, each benchmark is measured whole on one worker machine
+    (pairbench.cluster) and the results merged here. An interrupted or failed run prints what it
+    has, then the error goes on.
     """
     from rich.console import Console as RichConsole
 
@@ -109,9 +101,15 @@ def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
     # warnings and notes: `> results.txt` keeps the results only (a given console gets everything)
     diagnostics = out if console is not None else RichConsole(stderr=True)
     after = _after_views(reports)
-    chosen = dict(runners) if runners is not None else make_runners(run, options.seed, kind_options, fake)
     try:
-        execute(run, chosen, options, observer=observer)
+        if cluster is not None:
+            from pairbench.cluster.client import execute_on_cluster
+
+            execute_on_cluster(run, options, cluster.address, fake=fake.factors if fake is not None else None,
+                               cache_dir=cluster.cache_dir)
+        else:
+            chosen = dict(runners) if runners is not None else make_runners(run, options.seed, kind_options, fake)
+            execute(run, chosen, options, observer=observer)
     except (Interrupted, BenchmarkFailed):
         _close(observer)
         if run.comparisons:

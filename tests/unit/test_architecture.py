@@ -22,6 +22,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "suite": ("suite",),
     "report": ("report",),
     "session": ("session",),
+    "cluster": ("cluster",),
     "pipeline": ("pipeline",),
     "commands": ("commands", "cli", "__main__"),
     "data": ("data",),
@@ -37,7 +38,8 @@ ALLOWED: dict[str, set[str]] = {
     "suite": {"base", "helpers", "runners"},
     "report": {"base", "stats", "analysis", "runners", "store"},
     "session": {"base", "helpers", "stats", "runners", "store", "analysis", "suite"},
-    "pipeline": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "report", "session"},
+    "cluster": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "session"},
+    "pipeline": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "report", "session", "cluster"},
     "commands": set(LAYERS),
     "data": set(),
 }

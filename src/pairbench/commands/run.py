@@ -46,6 +46,10 @@ def register(sub: Any) -> None:
     p.add_argument("--check", action="store_true", help="validate the file, print the matrix and stop")
     p.add_argument("--cache-dir", metavar="DIR",
                    help="where git builds are kept (default $PAIRBENCH_CACHE_DIR or ~/.cache/pairbench)")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="measure on Dask distributed workers: a scheduler address (tcp://host:8786) or local:N; "
+                        "each benchmark runs whole on one machine, git variants are built on each worker "
+                        "(needs pip install 'pairbench[dask]'; docs/scale-out.md)")
     add_run_options(p, runs=None, warmup=None)
     # Left unset unless given, so that the file's [defaults] apply (see options_from_args).
     p.set_defaults(handler=_handle, confidence=None)
@@ -88,8 +92,11 @@ def _filter_variants(suite: Any, pattern: str | None) -> list[Any]:
     return kept
 
 
-def build_suite_run(args: argparse.Namespace, say: Any = None) -> tuple[Any, Any]:
-    """Load, build and assemble: the Run to execute and the Suite it came from."""
+def build_suite_run(args: argparse.Namespace, say: Any = None, build: bool = True) -> tuple[Any, Any]:
+    """Load, build and assemble: the Run to execute and the Suite it came from.
+
+    `build=False` leaves git variants unbuilt (each cluster worker builds them in its own cache).
+    """
     from pathlib import Path
 
     from pairbench.builds import resolve_builds
@@ -100,7 +107,7 @@ def build_suite_run(args: argparse.Namespace, say: Any = None) -> tuple[Any, Any
     suite = _load(args)
     variants = _filter_variants(suite, args.variants)
     cache = Path(args.cache_dir).expanduser() if args.cache_dir else None
-    built, notices = resolve_builds(variants, cache=cache, progress=say)
+    built, notices = resolve_builds(variants, cache=cache, progress=say) if build else (variants, [])
     names = {v.name for v in built}
     baseline = next(v for v in variants if v.baseline)
     if baseline.name not in names:
@@ -141,7 +148,12 @@ def _handle(args: argparse.Namespace) -> int:
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
-    run, suite = build_suite_run(args, say)
+    cluster = None
+    if args.cluster:
+        from pairbench.cluster.units import ClusterOptions
+
+        cluster = ClusterOptions(args.cluster, args.cache_dir)
+    run, suite = build_suite_run(args, say, build=cluster is None)
     options = options_from_args(args, **_suite_defaults(suite))
     reports = reports_from(args, sweeps=bool(suite.sweeps), suite_summary=len(run.benchmarks) > 1)
-    return run_measured(run, options, args, reports)
+    return run_measured(run, options, args, reports, cluster=cluster)

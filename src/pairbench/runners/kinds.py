@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from pairbench.errors import UserError
-from pairbench.model import Metric
+from pairbench.model import Metric, Run
 from pairbench.runners.base import Runner
 from pairbench.runners.command import SECONDARY_METRICS
 from pairbench.runners.options import (
@@ -29,7 +29,8 @@ from pairbench.runners.options import (
     parse_micro_options,
 )
 
-__all__ = ["KindSpec", "KINDS", "get_kind", "kind_names", "kind_title", "kinds_in_order", "secondary_metrics"]
+__all__ = ["KindSpec", "KINDS", "get_kind", "kind_names", "kind_title", "kinds_in_order", "secondary_metrics",
+           "make_runners"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,3 +166,20 @@ def secondary_metrics(name: str) -> frozenset[str]:
     """The kind's metrics that do not hold adaptive stopping open (none for an unknown kind)."""
     spec = KINDS.get(name)
     return spec.secondary_metrics if spec else frozenset()
+
+
+def make_runners(run: Run, seed: int | None, kind_options: Mapping[str, Any] | None = None,
+                 fake: FakeOptions | None = None) -> dict[str, Runner]:
+    """A runner for every kind in `run`, made by its kind with the run's seed.
+
+    Args:
+        kind_options: typed options per kind for the runner itself (a subcommand's flags); a kind
+            without any gets its defaults.
+        fake: measure every kind with the fake runner (`--debug-fake`): no process runs.
+    """
+    given = kind_options or {}
+    runners: dict[str, Runner] = {}
+    for kind in dict.fromkeys(b.kind for b in run.benchmarks):
+        spec = get_kind(kind)
+        runners[kind] = get_kind("fake").make(seed, fake) if fake is not None else spec.make(seed, given.get(kind))
+    return runners

@@ -41,7 +41,7 @@ from pairbench.model import (
 from pairbench.store.journal import JournalError, parse_document
 from pairbench.store.output import write_output
 
-__all__ = ["SCHEMA", "VERSION", "run_to_dict", "run_from_dict", "write_run", "load_run", "dumps_run",
+__all__ = ["SCHEMA", "VERSION", "run_to_dict", "run_from_dict", "write_run", "load_run", "loads_run", "dumps_run",
            "sample_line"]
 
 SCHEMA = "pairbench.run"
@@ -274,3 +274,14 @@ def load_run(path: str | os.PathLike[str]) -> Run:
     except JournalError as exc:
         raise RunFileError(f"{path} is damaged: {exc}") from None
     return run_from_dict(doc, source=str(path))
+
+
+def loads_run(text: str, source: str = "run file") -> Run:
+    """A run file's text (journal folded in) as a Run; every problem is one RunFileError."""
+    try:
+        doc, _ = parse_document(text)
+    except json.JSONDecodeError as exc:
+        raise TruncatedRunFile(f"{source} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except JournalError as exc:
+        raise RunFileError(f"{source} is damaged: {exc}") from None
+    return run_from_dict(doc, source=source)

@@ -1,0 +1,85 @@
+"""What runs on a worker machine: one work unit, in a fresh pairbench process of its own.
+
+Why a process and not the worker's thread: the runners own signal handlers and children (an
+HTTP server, a worker interpreter), which only a main thread may hold, and a unit measured in a
+process of its own is not slowed by the Dask worker's threads. Git variants are built here, in
+this machine's build cache, before the unit is measured: builds are never carried between
+machines.
+
+`python -m pairbench.cluster.worker UNIT.json RUN.json` measures one unit; `run_unit` is the task
+the client submits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Sequence
+
+from pairbench.cluster.units import UnitResult, machine_name, unit_from_payload
+from pairbench.errors import UserError
+
+__all__ = ["run_unit", "main"]
+
+STDERR_TAIL = 20
+
+
+def run_unit(payload: dict[str, Any]) -> UnitResult:
+    """Measure one unit in a child pairbench process; its run file is the result."""
+    machine = machine_name()
+    with tempfile.TemporaryDirectory(prefix="pairbench-unit-") as tmp:
+        unit_file, run_file = Path(tmp, "unit.json"), Path(tmp, "run.json")
+        unit_file.write_text(json.dumps(payload), encoding="utf-8")
+        env = {**os.environ, "PAIRBENCH_HISTORY": "off"}
+        proc = subprocess.run([sys.executable, "-m", "pairbench.cluster.worker", str(unit_file), str(run_file)],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              env=env, check=False)
+        text = run_file.read_text(encoding="utf-8") if run_file.exists() else None
+    tail = "\n".join(proc.stderr.decode("utf-8", "replace").strip().splitlines()[-STDERR_TAIL:])
+    return UnitResult(index=int(payload["unit"]), machine=machine, run_file=text, returncode=proc.returncode,
+                      error=tail if proc.returncode else "")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Measure the unit in argv[0], writing its run file to argv[1]; 1 with one line on failure."""
+    from pairbench import interrupts
+
+    unit_path, run_path = list(argv if argv is not None else sys.argv[1:])
+    try:
+        with interrupts.installed():
+            _measure(json.loads(Path(unit_path).read_text(encoding="utf-8")), run_path)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return interrupts.exit_code()
+    return 0
+
+
+def _measure(doc: dict[str, Any], run_path: str) -> None:
+    from pairbench.builds import resolve_builds
+    from pairbench.machine import machine_metadata
+    from pairbench.model import Run
+    from pairbench.runners.kinds import make_runners
+    from pairbench.runners.options import FakeOptions
+    from pairbench.session import RunOptions, execute
+
+    unit = unit_from_payload(doc)
+    cache = Path(doc["cache_dir"]).expanduser() if doc.get("cache_dir") else None
+    variants, notices = resolve_builds(unit.variants, cache=cache)
+    run = Run(metadata={**machine_metadata(), "machine": machine_name(), "unit": unit.index},
+              variants=list(variants), benchmarks=[unit.benchmark], suite=unit.suite, notices=list(notices))
+    if not any(v.baseline for v in variants) or len(variants) < 2:
+        raise UserError("the baseline or every candidate failed to build on this machine: "
+                        + "; ".join(n.message.splitlines()[0] for n in notices))
+    options = RunOptions(**{**doc["options"], "seed": unit.seed, "export_json": run_path,
+                            "record_history": False})
+    fake = FakeOptions(factors=tuple(doc["fake"])) if doc.get("fake") is not None else None
+    execute(run, make_runners(run, options.seed, None, fake), options)
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+"""A suite on a real Dask cluster: a `dask scheduler` and two `dask worker` processes on 127.0.0.1.
+
+Every process is started in its own session and stopped by its process group, so a test that
+fails leaves nothing behind. The workers get distinct machine names through PAIRBENCH_MACHINE.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.conftest import cli_env
+
+pytestmark = pytest.mark.slow
+
+WORK = ("{variant} -c \"import os; n = int(os.environ.get('WORK', '10')); "
+        "n = 20 - n if %s else n; sum(range(n * 300000))\"")
+"""About 60 ms of work at WORK=10; the candidate does 30% more (up) or 30% less (down)."""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+class Cluster:
+    """A scheduler and named workers, each its own process group."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.port = _free_port()
+        self.address = f"tcp://127.0.0.1:{self.port}"
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+
+    def _start(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> None:
+        with open(self.tmp / f"{name}.log", "wb") as log:  # the child keeps its own descriptor
+            self.procs[name] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                                env=cli_env(env), cwd=self.tmp, start_new_session=True)
+
+    def start(self, workers: tuple[str, ...]) -> None:
+        dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+        self._start("scheduler", [*dask, "--host", "127.0.0.1", "--port", str(self.port), "--no-dashboard"])
+        for w in workers:
+            (self.tmp / w).mkdir()
+            self._start(w, [sys.executable, "-m", "distributed.cli.dask_worker", self.address, "--name", w,
+                            "--nthreads", "1", "--nworkers", "1", "--resources", "bench=1", "--no-dashboard",
+                            "--local-directory", str(self.tmp / w)],
+                        {"PAIRBENCH_MACHINE": w, "XDG_CACHE_HOME": str(self.tmp / w)})
+        from distributed import Client
+
+        with Client(self.address, timeout=60) as client:
+            client.wait_for_workers(len(workers), timeout=120)
+
+    def kill(self, name: str) -> None:
+        proc = self.procs[name]
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        for name, proc in reversed(list(self.procs.items())):
+            if _group_alive(proc.pid):
+                os.killpg(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 20
+        for proc in self.procs.values():
+            while _group_alive(proc.pid) and time.monotonic() < deadline:
+                proc.poll()
+                time.sleep(0.1)
+            if _group_alive(proc.pid):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+    def groups_alive(self) -> list[str]:
+        return [n for n, p in self.procs.items() if _group_alive(p.pid)]
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    c = Cluster(tmp_path)
+    try:
+        yield c
+    finally:
+        c.stop()
+    assert c.groups_alive() == []
+
+
+def _suite(tmp: Path, extra: str = "") -> Path:
+    lines = ['[variants.base]', 'command = "python3 -S"', '[variants.more]', 'command = "python3 -S"',
+             'env = { WORK = "13" }']
+    for name, invert in (("up1", "False"), ("up2", "False"), ("down1", "True"), ("down2", "True")):
+        lines += [f"[benchmarks.{name}]", "command = '''" + WORK % invert + "'''"]
+    path = tmp / "suite.toml"
+    path.write_text("\n".join(lines) + "\n" + extra)
+    return path
+
+
+def _verdicts(path: Path) -> dict[str, tuple[str, float]]:
+    from pairbench.store.runfile import load_run
+
+    run = load_run(path)
+    return {c.benchmark: (c.verdict, c.ratio) for c in run.comparisons if c.metric == "time"}
+
+
+def test_a_suite_on_two_workers_matches_the_local_run(cluster: Cluster, run_cli, tmp_path: Path) -> None:
+    cluster.start(("w1", "w2"))
+    suite = _suite(tmp_path)
+    history = tmp_path / "team.sqlite"
+    r = run_cli("run", str(suite), "--cluster", cluster.address, "-r", "10", "--history", str(history),
+                "--export-json", "cluster.json", "--no-progress", timeout=400)
+    assert r.returncode == 0, r.stdout + r.stderr
+    local = run_cli("run", str(suite), "-r", "10", "--no-history", "--export-json", "local.json", "--no-progress",
+                    timeout=400)
+    assert local.returncode == 0, local.stdout + local.stderr
+
+    from pairbench.store.runfile import load_run
+
+    run = load_run(tmp_path / "cluster.json")
+    machines = {s.machine for s in run.samples}
+    assert machines == {"w1", "w2"}
+    # every unit ran once, whole, on one machine: each benchmark's samples carry one machine
+    per_bench = {b.name: {s.machine for s in run.samples if s.benchmark == b.name} for b in run.benchmarks}
+    assert all(len(m) == 1 for m in per_bench.values()), per_bench
+    counts = {b: sum(1 for s in run.samples if s.benchmark == b and s.metric == "time" and not s.warmup)
+              for b in per_bench}
+    assert counts == {b: 20 for b in per_bench}  # 10 blocks x 2 variants, not more: no unit ran twice
+    assert sorted(run.metadata["machines"]) == ["w1", "w2"]
+    assert "measured on 2 machines" in r.stdout + r.stderr
+
+    with sqlite3.connect(history) as db:
+        stored = db.execute("select count(*) from samples").fetchone()[0]
+    assert stored == len(run.samples)
+
+    # the same answers as the suite measured here: each ratio on the side of its known ±30% change,
+    # and no verdict that contradicts it (a loaded machine may leave one inconclusive, never reversed)
+    expected = {"up1": "slower", "up2": "slower", "down1": "faster", "down2": "faster"}
+    opposite = {"slower": "faster", "faster": "slower"}
+    for name, verdicts in (("cluster", _verdicts(tmp_path / "cluster.json")), ("local", _verdicts(tmp_path / "local.json"))):
+        assert set(verdicts) == set(expected), (name, verdicts)
+        for bench, (verdict, ratio) in verdicts.items():
+            assert (ratio > 1) == (expected[bench] == "slower"), (name, bench, verdict, ratio)
+            assert verdict != opposite[expected[bench]], (name, bench, verdict, ratio)
+
+
+def test_a_worker_killed_mid_unit_has_its_unit_rerun_and_nothing_else_lost(cluster: Cluster, tmp_path: Path) -> None:
+    cluster.start(("w1", "w2"))
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    q = "'''"
+    slow = f"[benchmarks.slow]\ncommand = {q}touch {marks}/$PAIRBENCH_MACHINE; {{variant}} -c \"import time; time.sleep(0.3)\"{q}\n"
+    suite = _suite(tmp_path, slow)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pairbench", "run", str(suite), "--cluster", cluster.address, "-r", "6",
+         "--no-history", "--export-json", str(tmp_path / "r.json"), "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env(), cwd=tmp_path, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not any(marks.iterdir()) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        victims = [p.name for p in marks.iterdir()]
+        assert victims, "the slow benchmark never started"
+        victim = victims[0]
+        cluster.kill(victim)
+        out, err = proc.communicate(timeout=400)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, out.decode() + err.decode()
+
+    from pairbench.store.runfile import load_run
+
+    run = load_run(tmp_path / "r.json")
+    slow_machines = {s.machine for s in run.samples if s.benchmark == "slow"}
+    survivor = ({"w1", "w2"} - {victim}).pop()
+    assert slow_machines == {survivor}  # rerun on the other worker; the killed one's samples never arrived
+    assert sum(1 for s in run.samples if s.benchmark == "slow" and s.metric == "time" and not s.warmup) == 12
+    assert {b.name for b in run.benchmarks} == {s.benchmark for s in run.samples}  # nothing else lost
+    assert cluster.groups_alive() == [n for n in cluster.procs if n != victim]
+
+
+def test_an_unreachable_scheduler_is_one_line_before_anything_runs(run_cli, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    suite = tmp_path / "s.toml"
+    suite.write_text(f'[variants.a]\ncommand = "true"\n[variants.b]\ncommand = "true"\n'
+                     f'[benchmarks.x]\ncommand = "touch {marker}; {{variant}}"\n')
+    r = run_cli("run", str(suite), "--cluster", f"tcp://127.0.0.1:{_free_port()}", "--no-history", timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:"), lines
+    assert not marker.exists()

@@ -1,0 +1,49 @@
+"""Work units: cut from a Run, carried as JSON, merged back with each sample's machine."""
+
+from __future__ import annotations
+
+import json
+
+from pairbench.cluster.units import merge_unit, split_units, unit_from_payload, unit_payload
+from pairbench.model import Benchmark, Metric, Notice, Run, Sample, Variant
+
+
+def _run() -> Run:
+    variants = [Variant("base", "python3", baseline=True), Variant("more", "python3", env={"WORK": "13"})]
+    benches = [Benchmark(name, "command", (Metric("time", "s"),), options={"command": f"{{variant}} {name}.py"})
+               for name in ("a", "b", "c")]
+    return Run(metadata={}, variants=variants, benchmarks=benches, suite={"path": "s.toml"})
+
+
+def test_each_benchmark_is_one_unit_with_every_variant_and_its_own_seed() -> None:
+    units = split_units(_run(), seed=100)
+    assert [(u.benchmark.name, [v.name for v in u.variants], u.seed) for u in units] == [
+        ("a", ["base", "more"], 100), ("b", ["base", "more"], 101), ("c", ["base", "more"], 102)]
+
+
+def test_a_unit_survives_its_json_round_trip() -> None:
+    unit = split_units(_run(), seed=7)[1]
+    doc = json.loads(json.dumps(unit_payload(unit, {"runs": 5}, (1.0, 1.3), "/cache")))
+    back = unit_from_payload(doc)
+    assert back == unit
+    assert doc["options"] == {"runs": 5} and doc["fake"] == [1.0, 1.3] and doc["cache_dir"] == "/cache"
+
+
+def test_merging_stamps_the_machine_and_says_machine_notices_once_per_machine() -> None:
+    run = _run()
+    for bench, machine in (("a", "w1"), ("b", "w1"), ("c", "w2")):
+        unit_run = Run(metadata={"hostname": machine, "seed": 1, "stop": "fixed", "blocks": 2},
+                       variants=run.variants, benchmarks=[run.benchmark(bench)],
+                       samples=[Sample(bench, v, "time", 1.0, block) for v in ("base", "more") for block in (0, 1)],
+                       notices=[Notice("load", "load average 3 on 2 cores"), Notice("stop", "fixed: 2 blocks"),
+                                Notice("noisy", "varies", benchmark=bench)])
+        merged = merge_unit(run, unit_run, machine)
+        assert {s.machine for s in merged.samples} == {machine}
+    assert {(s.benchmark, s.machine) for s in run.samples} == {("a", "w1"), ("b", "w1"), ("c", "w2")}
+    assert len(run.samples) == 12
+    messages = sorted(n.message for n in run.notices if n.kind == "load")
+    assert messages == ["w1: load average 3 on 2 cores", "w2: load average 3 on 2 cores"]
+    assert not [n for n in run.notices if n.kind == "stop"]  # each unit's stop is told in the machines note
+    assert sorted(n.benchmark for n in run.notices if n.kind == "noisy") == ["a", "b", "c"]
+    assert {m: e["benchmarks"] for m, e in run.metadata["machines"].items()} == {"w1": ["a", "b"], "w2": ["c"]}
+    assert run.metadata["unit_stops"]["c"]["stop"] == "fixed"
