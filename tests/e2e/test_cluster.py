@@ -205,3 +205,66 @@ def test_an_unreachable_scheduler_is_one_line_before_anything_runs(run_cli, tmp_
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:"), lines
     assert not marker.exists()
+
+
+def _unit_processes(pgid: int) -> list[int]:
+    """PIDs in the group `pgid` that measure a unit (python -m pairbench.cluster.worker)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat.rpartition(")")[2].split()[2]) == pgid and b"pairbench.cluster.worker" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def test_ctrl_c_cancels_the_queued_and_running_units_and_keeps_the_finished(cluster: Cluster, tmp_path: Path) -> None:
+    cluster.start(("w1", "w2"))
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    q = "'''"
+    slow = f"[benchmarks.slow]\ncommand = {q}touch {marks}/$PAIRBENCH_MACHINE; {{variant}} -c \"import time; time.sleep(2)\"{q}\n"
+    suite = _suite(tmp_path, slow)
+    out_file = tmp_path / "r.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pairbench", "run", str(suite), "--cluster", cluster.address, "-r", "6",
+         "--no-history", "--export-json", str(out_file), "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env(), cwd=tmp_path, start_new_session=True)
+    from pairbench.store.runfile import load_run
+
+    try:
+        deadline = time.monotonic() + 180
+        finished = 0
+        while time.monotonic() < deadline and proc.poll() is None and not (finished and any(marks.iterdir())):
+            time.sleep(0.2)
+            if out_file.exists():
+                try:
+                    finished = len(load_run(out_file).samples)
+                except Exception:  # noqa: BLE001 - caught mid-write
+                    finished = 0
+        assert finished and any(marks.iterdir()), "no unit finished while the slow one ran"
+        victim = next(marks.iterdir()).name
+        os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, out.decode() + err.decode()
+    assert "units finished and kept in" in err.decode()
+    run = load_run(out_file)
+    assert run.status == "interrupted"
+    kept = {s.benchmark for s in run.samples}
+    assert kept and "slow" not in kept
+    assert all(sum(1 for s in run.samples if s.benchmark == b and s.metric == "time" and not s.warmup) == 12
+               for b in kept)  # finished units whole
+    worker_group = cluster.procs[victim].pid
+    deadline = time.monotonic() + 30
+    while _unit_processes(worker_group) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _unit_processes(worker_group) == []  # the running unit was told to stop

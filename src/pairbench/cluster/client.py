@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from dataclasses import dataclass, field
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -57,7 +58,7 @@ def execute_on_cluster(run: Run, options: RunOptions, address: str, *, fake: tup
         payloads = {u.index: unit_payload(u, unit_options, fake, cache_dir) for u in units}
         _save(writer, run)
         status = "complete"
-        submitted: list[Any] = []
+        submitted = _Submitted()
         try:
             _gather(client, units, payloads, run, options, writer, tell, workers, submitted)
         except KeyboardInterrupt:
@@ -159,23 +160,24 @@ def _unit_options(options: RunOptions, n_units: int, n_workers: int) -> dict[str
 
 def _gather(client: Any, units: list[WorkUnit], payloads: dict[int, dict[str, Any]], run: Run,
             options: RunOptions, writer: RunWriter, tell: Callable[[str], None], workers: dict[str, str],
-            submitted: list[Any]) -> None:
+            submitted: _Submitted) -> None:
     """Submit every unit, then take each result as it finishes (in `submitted` for cancelling)."""
     import uuid
 
-    from distributed import as_completed
+    from distributed import Event, as_completed
 
     from pairbench.cluster.worker import run_unit
 
     by_key = {}
     tag = uuid.uuid4().hex[:8]
+    submitted.stop = Event(f"pairbench-stop-{tag}", client=client)
     for u in units:
-        fut = client.submit(run_unit, payloads[u.index], key=f"pairbench-{tag}-{u.index}-{u.benchmark.name}",
+        fut = client.submit(run_unit, {**payloads[u.index], "stop_event": f"pairbench-stop-{tag}"}, key=f"pairbench-{tag}-{u.index}-{u.benchmark.name}",
                             resources={RESOURCE: 1}, pure=False, retries=1)
         by_key[fut.key] = u
-        submitted.append(fut)
+        submitted.futures.append(fut)
     done = run.metadata.setdefault("machines_done", [])
-    for fut in as_completed(list(submitted)):
+    for fut in as_completed(list(submitted.futures)):
         unit = by_key[fut.key]
         try:
             result: UnitResult = fut.result()
@@ -226,13 +228,25 @@ def _progress(client: Any, by_key: dict[str, WorkUnit], done: list[str], workers
             + f", {max(queued, 0)} queued")
 
 
-def _cancel(client: Any, futures: list[Any]) -> None:
-    pending = [f for f in futures if not f.done()]
-    if pending:
-        try:
-            client.cancel(pending, force=True)
-        except Exception:  # noqa: BLE001 - the scheduler may be gone already
-            pass
+@dataclass(slots=True)
+class _Submitted:
+    """The units' futures and the Event that tells their processes to stop."""
+
+    stop: Any = None
+    futures: list[Any] = field(default_factory=list)
+
+
+def _cancel(client: Any, submitted: _Submitted) -> None:
+    """Tell running units to stop (their Event) and drop the queued ones."""
+    pending = [f for f in submitted.futures if not f.done()]
+    if not pending:
+        return
+    try:
+        if submitted.stop is not None:
+            submitted.stop.set()
+        client.cancel(pending, force=True)
+    except Exception:  # noqa: BLE001 - the scheduler may be gone already
+        pass
 
 
 def _machines_notice(run: Run) -> Any:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,22 +27,60 @@ from pairbench.errors import UserError
 __all__ = ["run_unit", "main"]
 
 STDERR_TAIL = 20
+POLL_S = 0.5
 
 
 def run_unit(payload: dict[str, Any]) -> UnitResult:
-    """Measure one unit in a child pairbench process; its run file is the result."""
+    """Measure one unit in a child pairbench process; its run file is the result.
+
+    When the client stops the run (its Dask Event named in the payload is set), the child gets
+    SIGTERM: it stops like a Ctrl-C'd run, and no process of the unit outlives the run.
+    """
     machine = machine_name()
     with tempfile.TemporaryDirectory(prefix="pairbench-unit-") as tmp:
-        unit_file, run_file = Path(tmp, "unit.json"), Path(tmp, "run.json")
+        unit_file, run_file, err_file = Path(tmp, "unit.json"), Path(tmp, "run.json"), Path(tmp, "stderr")
         unit_file.write_text(json.dumps(payload), encoding="utf-8")
         env = {**os.environ, "PAIRBENCH_HISTORY": "off"}
-        proc = subprocess.run([sys.executable, "-m", "pairbench.cluster.worker", str(unit_file), str(run_file)],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              env=env, check=False)
+        with open(err_file, "wb") as err:
+            proc = subprocess.Popen([sys.executable, "-m", "pairbench.cluster.worker", str(unit_file), str(run_file)],
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        try:
+            _wait(proc, payload.get("stop_event"))
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
         text = run_file.read_text(encoding="utf-8") if run_file.exists() else None
-    tail = "\n".join(proc.stderr.decode("utf-8", "replace").strip().splitlines()[-STDERR_TAIL:])
+        lines = err_file.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    tail = "\n".join(lines[-STDERR_TAIL:])
     return UnitResult(index=int(payload["unit"]), machine=machine, run_file=text, returncode=proc.returncode,
                       error=tail if proc.returncode else "")
+
+
+def _wait(proc: subprocess.Popen[bytes], stop_event: str | None) -> None:
+    """Wait for the unit's process, passing on the client's stop as SIGTERM."""
+    event = None
+    if stop_event:
+        from distributed import Event
+
+        event = Event(stop_event)
+    stopping = False
+    while True:
+        try:
+            proc.wait(timeout=POLL_S)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+        if not stopping and event is not None and _is_set(event):
+            proc.send_signal(signal.SIGTERM)
+            stopping = True
+
+
+def _is_set(event: Any) -> bool:
+    try:
+        return bool(event.is_set())
+    except Exception:  # noqa: BLE001 - the scheduler gone: the client is gone too, stop the unit
+        return True
 
 
 def main(argv: Sequence[str] | None = None) -> int:
