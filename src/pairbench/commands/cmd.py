@@ -6,9 +6,9 @@ import argparse
 import itertools
 from typing import Any
 
-from pairbench.commands.common import add_run_options, new_run, options_from_args, positive_float
+from pairbench.commands.common import add_run_options, intermix_positionals, new_run, options_from_args, positive_float
 
-__all__ = ["register", "build_command_run"]
+__all__ = ["register", "build_command_run", "variant_names"]
 
 EPILOG = """examples:
   pairbench cmd 'ruby-head fib.rb 10000 1000' 'ruby-fiber fib.rb 10000 1000' \\
@@ -32,6 +32,9 @@ def register(sub: Any) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    # hyperfine's usual form puts each name before its command (`-n A 'cmd1' -n B 'cmd2'`): the
+    # commands are collected from between the flags.
+    intermix_positionals(p)
     p.add_argument("commands", nargs="+", metavar="COMMAND", help="commands to compare; the first is the baseline")
     p.add_argument("--reference", metavar="CMD", help="the baseline command (then every positional one is a candidate)")
     p.add_argument("-n", "--command-name", action="append", default=[], metavar="NAME",
@@ -60,7 +63,7 @@ def register(sub: Any) -> None:
 def build_command_run(args: argparse.Namespace) -> Any:
     """The Run described by `cmd`'s flags (validated: bad flags fail before anything runs)."""
     from pairbench.errors import UserError
-    from pairbench.model import Benchmark, Variant
+    from pairbench.model import Benchmark, Notice, Variant
     from dataclasses import replace
 
     from pairbench.runners.command import compile_metric, resolve_command
@@ -82,26 +85,13 @@ def build_command_run(args: argparse.Namespace) -> Any:
         raise UserError("-n/--command-name '': a command's name cannot be empty")
     if not args.benchmark.strip():
         raise UserError("--benchmark/--name '': the benchmark's name cannot be empty")
-    params: list[tuple[str, list[str]]] = []
-    for var, values in args.parameter_list:
-        items = [v for v in values.split(",")]
-        if not var.isidentifier():
-            raise UserError(f"-L {var!r}: the parameter name must be a word")
-        if not all(items):
-            raise UserError(f"-L {var} {values!r}: empty value in the list")
-        params.append((var, items))
+    params = _parameter_lists(args.parameter_list)
     combos = [dict(zip([p[0] for p in params], vals)) for vals in itertools.product(*[p[1] for p in params])] or [{}]
+    names, repeated = variant_names(commands, args.command_name, combos)
     variants: list[Variant] = []
-    for i, command in enumerate(commands):
-        base_name = args.command_name[i] if i < len(args.command_name) else command
-        for combo in combos:
-            if combo:
-                label = " ".join(f"{k}={v}" for k, v in combo.items())
-                name = label if len(commands) == 1 else f"{base_name} {label}"
-            else:
-                name = base_name
-            variant = Variant(name=name, command=command, params=combo, baseline=not variants)
-            variants.append(replace(variant, meta=resolve_command(variant)))
+    for (command, combo), name in zip(itertools.product(commands, combos), names):
+        variant = Variant(name=name, command=command, params=combo, baseline=not variants)
+        variants.append(replace(variant, meta=resolve_command(variant)))
     if len(variants) < 2:
         raise UserError("give at least two commands (or one command with -L VAR V1,V2) to compare")
     kind = get_kind("command")
@@ -116,7 +106,78 @@ def build_command_run(args: argparse.Namespace) -> Any:
         "ignore_failure": args.ignore_failure,
     }, Flags(FLAG_NAMES))
     bench = Benchmark(name=args.benchmark, kind="command", metrics=kind.metrics(typed, ()), options=as_mapping(typed))
-    return new_run(variants, [bench])
+    run = new_run(variants, [bench])
+    if repeated:
+        run.notices.append(Notice(
+            "duplicate-names", f"repeated names made distinct: {'; '.join(repeated)}",
+            "give each command its own -n NAME to choose the names", bench.name))
+    return run
+
+
+def _parameter_lists(specs: list[list[str]]) -> list[tuple[str, list[str]]]:
+    """`-L VAR V1,V2` pairs, checked."""
+    from pairbench.errors import UserError
+
+    params: list[tuple[str, list[str]]] = []
+    for var, values in specs:
+        items = values.split(",")
+        if not var.isidentifier():
+            raise UserError(f"-L {var!r}: the parameter name must be a word")
+        if not all(items):
+            raise UserError(f"-L {var} {values!r}: empty value in the list")
+        params.append((var, items))
+    return params
+
+
+def variant_names(commands: list[str], given: list[str], combos: list[dict[str, str]]) -> tuple[list[str], list[str]]:
+    """The name of every (command, parameter combination), in that order, and the names that repeated.
+
+    A name given with -n may hold `{VAR}` placeholders (hyperfine's `-n 'one-{a}'`), filled per
+    combination; otherwise the combination is appended (`name a=1`). Identical names (the A/A
+    check `cmd X X`) get ` #2`, ` #3`, ... so that both run, as hyperfine runs them.
+    """
+    names: list[str] = []
+    for i, command in enumerate(commands):
+        base = given[i] if i < len(given) else command
+        for combo in combos:
+            if not combo:
+                names.append(base)
+            elif i < len(given) and any("{" + k + "}" in base for k in combo):
+                names.append(_fill(base, combo))
+            else:
+                label = " ".join(f"{k}={v}" for k, v in combo.items())
+                names.append(label if len(commands) == 1 else f"{base} {label}")
+    return _distinct(names)
+
+
+def _fill(template: str, combo: dict[str, str]) -> str:
+    for key, value in combo.items():
+        template = template.replace("{" + key + "}", value)
+    return template
+
+
+def _distinct(names: list[str]) -> tuple[list[str], list[str]]:
+    """`names` with repeats suffixed ` #2`, ` #3` (never colliding with a name already there), and
+    what was renamed."""
+    taken = set(names)
+    seen: dict[str, int] = {}
+    out: list[str] = []
+    repeated: list[str] = []
+    for name in names:
+        count = seen.get(name, 0) + 1
+        seen[name] = count
+        if count == 1:
+            out.append(name)
+            continue
+        candidate = f"{name} #{count}"
+        while candidate in taken:
+            count += 1
+            candidate = f"{name} #{count}"
+        seen[name] = count
+        taken.add(candidate)
+        out.append(candidate)
+        repeated.append(f"{candidate!r} is another {name!r}")
+    return out, repeated
 
 
 def _handle(args: argparse.Namespace) -> int:

@@ -13,10 +13,34 @@ if TYPE_CHECKING:
     from pairbench.runners.options import FakeOptions
     from pairbench.session import Observer, RunOptions
 
-__all__ = ["add_run_options", "options_from_args", "observer_for", "fake_from", "reports_from", "run_measured",
+__all__ = ["add_run_options", "intermix_positionals", "options_from_args", "observer_for", "fake_from", "reports_from", "run_measured",
            "new_run", "positive_float", "DEBUG_FAKE_ENV"]
 
 DEBUG_FAKE_ENV = "PAIRBENCH_DEBUG_FAKE"
+
+
+class _IntermixedParser(argparse.ArgumentParser):
+    """A parser that takes its positionals from between its flags (`-n A cmd1 -n B cmd2`)."""
+
+    _inside = False
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if self._inside:  # the intermixed parse's own two passes
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
+
+
+def intermix_positionals(parser: argparse.ArgumentParser) -> None:
+    """Let a subcommand's positionals sit between its flags, as hyperfine's do.
+
+    argparse takes a positional's values in one run, so `-n A cmd1 -n B cmd2` left `cmd2`
+    unrecognized; the intermixed parse reads the flags first, then every positional in order.
+    """
+    parser.__class__ = _IntermixedParser
 
 
 def positive_float(text: str) -> float:
