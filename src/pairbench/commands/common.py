@@ -17,6 +17,8 @@ __all__ = ["add_run_options", "intermix_positionals", "options_from_args", "obse
            "new_run", "positive_float", "DEBUG_FAKE_ENV"]
 
 DEBUG_FAKE_ENV = "PAIRBENCH_DEBUG_FAKE"
+MARKUP_EXPORTS = ("markdown", "html", "csv", "asciidoc", "orgmode")
+"""The formats with an `--export-FORMAT FILE` flag on every measuring subcommand (JSON is the run file)."""
 
 
 class _IntermixedParser(argparse.ArgumentParser):
@@ -106,6 +108,8 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     o.add_argument("--export-markdown", metavar="FILE", help="also write a Markdown report ('-' for standard output)")
     o.add_argument("--export-html", metavar="FILE", help="also write an HTML report with plots")
     o.add_argument("--export-csv", metavar="FILE", help="also write every sample as CSV")
+    o.add_argument("--export-asciidoc", metavar="FILE", help="also write the results table as AsciiDoc")
+    o.add_argument("--export-orgmode", metavar="FILE", help="also write the results table as an Emacs org-mode table")
     o.add_argument("--no-progress", action="store_true", help="no live progress bar")
     # Hidden: scripted timings instead of real processes, so CLI tests run in milliseconds.
     o.add_argument("--debug-fake", nargs="?", const="", default=None, metavar="FACTORS", help=argparse.SUPPRESS)
@@ -184,10 +188,10 @@ def fake_from(args: argparse.Namespace) -> FakeOptions | None:
 
 
 def reports_from(args: argparse.Namespace, **choices: Any) -> Reports:
-    """The report choices of the shared flags (--export-markdown, --export-html, --export-csv)."""
+    """The report choices of the shared `--export-FORMAT` flags (MARKUP_EXPORTS)."""
     from pairbench.pipeline import Reports as ReportsT
 
-    exports = tuple((fmt, getattr(args, f"export_{fmt}")) for fmt in ("markdown", "html", "csv")
+    exports = tuple((fmt, getattr(args, f"export_{fmt}")) for fmt in MARKUP_EXPORTS
                     if getattr(args, f"export_{fmt}", None))
     return ReportsT(exports=exports, **choices)
 
