@@ -47,7 +47,7 @@ def _rows(run: Run, kind: str, comparisons: list[Comparison]) -> list[tuple[str,
     spread = spreads(run)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
     mixed = ci_mixed(comparisons)
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for b in (b for b in run.benchmarks if b.kind == kind):
         for m in b.metrics:
             for v in run.variants:
