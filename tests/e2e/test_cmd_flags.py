@@ -76,3 +76,35 @@ def test_hyperfine_exports_on_micro(run_cli, tmp_path: Path) -> None:
                 *EXPORTS, "-r", "6", *FAST)
     assert r.returncode == 0, r.stderr
     _check_exports(tmp_path, f"{sys.executable} -X dev")
+
+
+def test_parameter_scan_with_decimal_steps(run_cli, tmp_path: Path) -> None:
+    # hyperfine --help: hyperfine -P delay 0.3 0.7 -D 0.2 'sleep {delay}'
+    r = run_cli("cmd", "-P", "delay", "0.3", "0.7", "-D", "0.2", "sleep {delay}", "-r", "6", *FAST,
+                "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    run = load_run(tmp_path / "r.json")
+    assert [v.params for v in run.variants] == [{"delay": "0.3"}, {"delay": "0.5"}, {"delay": "0.7"}]
+
+
+def test_max_runs_alone_bounds_the_blocks(run_cli, tmp_path: Path) -> None:
+    # hyperfine --help: -M/--max-runs NUM, with no time limit
+    r = run_cli("cmd", "-M", "7", "sleep 0.1", "sleep 0.2", *FAST[:-1], "--debug-fake=1,1", "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    blocks = load_run(tmp_path / "r.json").metadata["blocks"]
+    assert blocks == 7  # identical timings never settle a difference, so the bound is what stops it
+
+
+@pytest.mark.slow
+def test_hooks_run_where_hyperfine_runs_them_and_conclude_is_not_timed(run_cli, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    r = run_cli("cmd", "-s", f"echo setup >> {log}", "-p", f"echo prepare >> {log}",
+                "-C", f"echo conclude >> {log}; sleep 0.3", "-c", f"echo cleanup >> {log}",
+                "true", "true", "-r", "2", "-w", "1", "--no-history", "--no-progress", "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    lines = log.read_text().split()
+    assert lines.count("setup") == 2 and lines.count("cleanup") == 2
+    assert lines.count("prepare") == lines.count("conclude") == 2 * (2 + 1)
+    assert lines.index("conclude") > lines.index("prepare")
+    times = [s.value for s in load_run(tmp_path / "r.json").samples if s.metric == "time" and not s.warmup]
+    assert max(times) < 0.15  # the 0.3 s of --conclude is outside the timed run

@@ -19,7 +19,8 @@ EPILOG = """examples:
 A command may also print metrics as a JSON line: {"pairbench": {"NAME": VALUE, ...}}
 """
 
-FLAG_NAMES = {"metrics": "--metric", "setup": "--setup", "prepare": "--prepare", "cleanup": "--cleanup",
+FLAG_NAMES = {"metrics": "--metric", "setup": "--setup", "prepare": "--prepare", "conclude": "--conclude",
+              "cleanup": "--cleanup",
               "shell": "--shell", "timeout": "--timeout", "ignore_failure": "--ignore-failure"}
 """The flag that sets each command option, for error messages."""
 
@@ -46,9 +47,15 @@ def register(sub: Any) -> None:
     p.add_argument("--name", dest="benchmark", help=argparse.SUPPRESS)
     p.add_argument("-L", "--parameter-list", nargs=2, action="append", default=[], metavar=("VAR", "VALUES"),
                    help="run each command once per comma-separated value, substituted for {VAR}")
-    p.add_argument("--setup", metavar="CMD", help="run once per variant before any measurement")
-    p.add_argument("--prepare", metavar="CMD", help="run before every measured run (not timed)")
-    p.add_argument("--cleanup", metavar="CMD", help="run once per variant after all measurements")
+    p.add_argument("-P", "--parameter-scan", nargs=3, metavar=("VAR", "MIN", "MAX"),
+                   help="run each command once per value from MIN to MAX, substituted for {VAR} (steps of 1, "
+                        "or of -D)")
+    p.add_argument("-D", "--parameter-step-size", metavar="DELTA",
+                   help="step of -P; may be a decimal (-P delay 0.3 0.7 -D 0.2: 0.3, 0.5, 0.7)")
+    p.add_argument("-s", "--setup", metavar="CMD", help="run once per variant before any measurement")
+    p.add_argument("-p", "--prepare", metavar="CMD", help="run before every measured run (not timed)")
+    p.add_argument("-C", "--conclude", metavar="CMD", help="run after every measured run (not timed)")
+    p.add_argument("-c", "--cleanup", metavar="CMD", help="run once per variant after all measurements")
     p.add_argument("-S", "--shell", default="sh", metavar="SHELL",
                    help="'none' runs commands without a shell (default: sh, its start-up is subtracted)")
     p.add_argument("-N", dest="shell", action="store_const", const="none", help="same as --shell=none")
@@ -86,6 +93,10 @@ def build_command_run(args: argparse.Namespace) -> Any:
     if not args.benchmark.strip():
         raise UserError("--benchmark/--name '': the benchmark's name cannot be empty")
     params = _parameter_lists(args.parameter_list)
+    if args.parameter_scan:
+        params.append(parameter_scan(*args.parameter_scan, step=args.parameter_step_size))
+    elif args.parameter_step_size is not None:
+        raise UserError("-D/--parameter-step-size needs -P/--parameter-scan VAR MIN MAX")
     combos = [dict(zip([p[0] for p in params], vals)) for vals in itertools.product(*[p[1] for p in params])] or [{}]
     names, repeated = variant_names(commands, args.command_name, combos)
     variants: list[Variant] = []
@@ -100,6 +111,7 @@ def build_command_run(args: argparse.Namespace) -> Any:
         "metrics": {name: rx.pattern for name, rx in metrics.items()},
         "setup": args.setup,
         "prepare": args.prepare,
+        "conclude": args.conclude,
         "cleanup": args.cleanup,
         "shell": args.shell != "none",
         "timeout": args.timeout,
@@ -127,6 +139,46 @@ def _parameter_lists(specs: list[list[str]]) -> list[tuple[str, list[str]]]:
             raise UserError(f"-L {var} {values!r}: empty value in the list")
         params.append((var, items))
     return params
+
+
+SCAN_MAX_VALUES = 100_000
+"""Most values of one -P scan (hyperfine's limit too)."""
+
+
+def parameter_scan(var: str, low: str, high: str, step: str | None = None) -> tuple[str, list[str]]:
+    """`-P VAR MIN MAX [-D DELTA]` as hyperfine reads it: whole numbers without -D, exact decimals with it.
+
+    Decimal arithmetic, so `-P delay 0.3 0.7 -D 0.2` gives 0.3, 0.5, 0.7 (binary floats would
+    stop at 0.5 and write 0.30000000000000004).
+    """
+    from decimal import Decimal, InvalidOperation
+
+    from pairbench.errors import UserError
+
+    where = f"-P {var} {low} {high}" + (f" -D {step}" if step is not None else "")
+    if not var.isidentifier():
+        raise UserError(f"{where}: the parameter name must be a word")
+    try:
+        start, end = Decimal(low), Decimal(high)
+        delta = Decimal(step) if step is not None else Decimal(1)
+    except InvalidOperation:
+        raise UserError(f"{where}: MIN, MAX and DELTA must be numbers") from None
+    if not all(x.is_finite() for x in (start, end, delta)):
+        raise UserError(f"{where}: MIN, MAX and DELTA must be finite numbers")
+    if step is None and not (start == start.to_integral_value() and end == end.to_integral_value()):
+        raise UserError(f"{where}: MIN and MAX must be whole numbers; give -D STEP for decimal values")
+    if end < start:
+        raise UserError(f"{where}: MAX is below MIN, so there is nothing to scan")
+    if delta <= 0:
+        raise UserError(f"{where}: the step must be positive")
+    if (end - start) / delta >= SCAN_MAX_VALUES:
+        raise UserError(f"{where}: more than {SCAN_MAX_VALUES} values; use a larger step")
+    values = []
+    value = start
+    while value <= end:
+        values.append(str(value) if step is not None else str(int(value)))
+        value += delta
+    return var, values
 
 
 def variant_names(commands: list[str], given: list[str], combos: list[dict[str, str]]) -> tuple[list[str], list[str]]:

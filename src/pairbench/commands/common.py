@@ -80,16 +80,21 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     Defaults of None leave the value unset, so a suite file's defaults can apply.
     """
     g = parser.add_argument_group("measurement")
-    g.add_argument("-r", "--runs", type=_positive_int, default=runs, metavar="N",
+    g.add_argument("-r", "--runs", type=_positive_int, default=runs, metavar="N", action=_GivenRuns,
                    help=f"blocks to measure; every variant runs once per block, in random order (default {runs or 10}; "
-                        "the minimum with --max-time)")
+                        "the minimum with --max-time or --max-runs)")
+    g.add_argument(*_free(parser, "-m"), "--min-runs", dest="runs", type=_positive_int, metavar="N",
+                   action=_GivenRuns,
+                   help="hyperfine's spelling of the minimum: the same as -r")
     g.add_argument("-w", "--warmup", type=_non_negative_int, default=warmup, metavar="N",
                    help=f"warm-up runs per variant, discarded (default {warmup if warmup is not None else 1})")
     g.add_argument("--max-time", type=positive_float, metavar="SECONDS",
                    help="time budget for the whole run, warm-ups included; adds blocks until every comparison "
                         "is settled (looks are planned and their CIs widened, so stopping early keeps the error "
                         "rate); stops at once, saying the time needed, when the -r minimum cannot fit")
-    g.add_argument("--max-runs", type=_positive_int, metavar="N", help="most blocks with --max-time")
+    g.add_argument(*_free(parser, "-M"), "--max-runs", type=_positive_int, metavar="N",
+                   help="most blocks: adds blocks after -r until every comparison is settled or N are measured "
+                        "(within --max-time when given)")
     g.add_argument("--seed", type=int, help="seed of the random order, to reproduce a plan")
     s = parser.add_argument_group("statistics")
     s.add_argument("--threshold", type=float, metavar="PCT", default=None,
@@ -115,6 +120,22 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     o.add_argument("--debug-fake", nargs="?", const="", default=None, metavar="FACTORS", help=argparse.SUPPRESS)
 
 
+class _GivenRuns(argparse.Action):
+    """Stores -r/-m and notes that it was given, so that -M alone can lower the default minimum."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.runs_given = True
+
+
+def _free(parser: argparse.ArgumentParser, *shorts: str) -> list[str]:
+    """The hyperfine short flags that this subcommand has not given another meaning (`http -m` is
+    ab's method)."""
+    taken = parser._option_string_actions  # argparse's own index of the option strings
+    return [s for s in shorts if s not in taken]
+
+
 def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOptions:
     """Typed options from parsed flags; `defaults` (from a suite file) fill what flags left unset."""
     from pairbench.session import RunOptions
@@ -125,11 +146,15 @@ def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOption
             return value
         return defaults.get(name, fallback)
 
+    runs = int(pick("runs", 10))  # type: ignore[call-overload]
+    max_runs = pick("max_runs", None)
+    if isinstance(max_runs, int) and max_runs < runs and not getattr(args, "runs_given", False):
+        runs = max_runs  # `-M 5` alone, as in hyperfine: at most 5, so the default minimum gives way
     return RunOptions(
-        runs=int(pick("runs", 10)),  # type: ignore[call-overload]
+        runs=runs,
         warmup=int(pick("warmup", 1)),  # type: ignore[call-overload]
         max_time=pick("max_time", None),  # type: ignore[arg-type]
-        max_runs=pick("max_runs", None),  # type: ignore[arg-type]
+        max_runs=max_runs,  # type: ignore[arg-type]
         threshold=float(pick("threshold", 1.0)),  # type: ignore[arg-type]
         confidence=float(pick("confidence", 0.95)),  # type: ignore[arg-type]
         export_json=pick("export_json", None),  # type: ignore[arg-type]

@@ -229,6 +229,9 @@ class CommandRunner:
         keep = self._keeps_stdout(benchmark.name)
         outcome = self._run(run_command, variant, shell=shell, timeout=float(timeout) if timeout else None,
                             path_first=path_first, keep_stdout=keep, regexes=self._metrics.get(benchmark.name, []))
+        conclude = opts.get("conclude")
+        if conclude:  # after the clock stopped: not timed (hyperfine's --conclude)
+            self._run_hook("conclude", expand_command(str(conclude), variant), variant, benchmark)
         if keep:
             self._stdout_seen.setdefault(benchmark.name, set()).add(variant.name)
             if outcome.stdout.json_values:

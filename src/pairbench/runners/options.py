@@ -174,6 +174,8 @@ class CommandOptions:
     """Numbers the program prints: metric name -> regex with one group."""
     setup: str | None = None
     prepare: str | None = None
+    conclude: str | None = None
+    """Run after every measured run, not timed (hyperfine's --conclude)."""
     cleanup: str | None = None
     shell: bool = True
     """Through `sh -c` (its start-up is measured and subtracted)."""
@@ -192,6 +194,7 @@ def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
         metrics=_regexes(m, "metrics", where),
         setup=_string(m, "setup", where, None, empty=False),
         prepare=_string(m, "prepare", where, None, empty=False),
+        conclude=_string(m, "conclude", where, None, empty=False),
         cleanup=_string(m, "cleanup", where, None, empty=False),
         shell=_boolean(m, "shell", where, True),
         timeout=_number(m, "timeout", where, None, positive=True),
