@@ -94,7 +94,8 @@ def build_command_run(args: argparse.Namespace) -> Any:
         raise UserError("--benchmark/--name '': the benchmark's name cannot be empty")
     params = _parameter_lists(args.parameter_list)
     if args.parameter_scan:
-        params.append(parameter_scan(*args.parameter_scan, step=args.parameter_step_size))
+        var, low, high = args.parameter_scan
+        params.append(parameter_scan(var, low, high, step=args.parameter_step_size))
     elif args.parameter_step_size is not None:
         raise UserError("-D/--parameter-step-size needs -P/--parameter-scan VAR MIN MAX")
     combos = [dict(zip([p[0] for p in params], vals)) for vals in itertools.product(*[p[1] for p in params])] or [{}]
