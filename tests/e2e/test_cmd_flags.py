@@ -108,3 +108,42 @@ def test_hooks_run_where_hyperfine_runs_them_and_conclude_is_not_timed(run_cli, 
     assert lines.index("conclude") > lines.index("prepare")
     times = [s.value for s in load_run(tmp_path / "r.json").samples if s.metric == "time" and not s.warmup]
     assert max(times) < 0.15  # the 0.3 s of --conclude is outside the timed run
+
+
+REAL = ("-r", "2", "-w", "0", "--no-history", "--no-progress")
+
+
+@pytest.mark.slow
+def test_show_output_prints_what_the_commands_print(run_cli) -> None:
+    # hyperfine --help: --show-output
+    r = run_cli("cmd", "--show-output", "echo one-line-from-a", "echo one-line-from-b", *REAL)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines.count("one-line-from-a") == 2 and lines.count("one-line-from-b") == 2
+
+
+@pytest.mark.slow
+def test_output_pipe_gives_the_command_a_pipe_and_null_does_not(run_cli) -> None:
+    # hyperfine --help: --output=pipe, for programs that detect /dev/null
+    probe = "[ -p /proc/self/fd/1 ]"  # exits 1 unless stdout is a pipe
+    assert run_cli("cmd", "--output=pipe", probe, f"{probe} ", *REAL).returncode == 0
+    refused = run_cli("cmd", "--output=null", probe, f"{probe} ", *REAL)
+    assert refused.returncode == 1 and "exited with code 1" in refused.stderr
+
+
+@pytest.mark.slow
+def test_input_file_is_each_runs_stdin_and_output_file_keeps_the_last(run_cli, tmp_path: Path) -> None:
+    # hyperfine --help: --input FILE, --output FILE
+    (tmp_path / "in.txt").write_text("a\nb\nc\n")
+    r = run_cli("cmd", "--input", "in.txt", "--output", "out.txt", "--metric", r"lines=^\s*(\d+)",
+                "wc -l", "cat | wc -l", *REAL, "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out.txt").read_text().strip() == "3"
+    lines = {s.value for s in load_run(tmp_path / "r.json").samples if s.metric == "lines"}
+    assert lines == {3.0}
+
+
+def test_input_that_is_missing_is_one_clear_error(run_cli) -> None:
+    r = run_cli("cmd", "--input", "nope.txt", "wc -l", "cat", *FAST)
+    assert r.returncode == 1
+    assert r.stderr.strip() == "error: --input nope.txt: no readable file there; give the file the commands read as stdin"

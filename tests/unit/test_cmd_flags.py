@@ -100,3 +100,16 @@ def test_min_and_max_runs_as_hyperfine_spells_them() -> None:
 def test_http_keeps_ab_meaning_of_m() -> None:
     args = build_parser().parse_args(["http", "--server", "s {port}", "-m", "POST", "--min-runs", "6"])
     assert args.method == "POST" and args.runs == 6
+
+
+def test_output_modes_and_the_metrics_they_would_lose() -> None:
+    from pairbench.runners.options import Flags, parse_command_options
+
+    where = Flags({"output": "--output"})
+    assert parse_command_options({}, where).output == "auto"
+    assert parse_command_options({"output": "pipe"}, where).output == "pipe"
+    assert parse_command_options({"output": "/tmp/x", "metrics": {"n": "(\\d+)"}}, where).output == "/tmp/x"
+    assert parse_command_options({"input": "null"}, where).input is None
+    with pytest.raises(UserError, match="--output: 'null' discards the output, where the metrics \\(n\\) are read"):
+        parse_command_options({"output": "null", "metrics": {"n": "(\\d+)"}}, where)
+    assert parse("--show-output", "a").output == "inherit"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 from typing import Any
 
 from pairbench.commands.common import add_run_options, intermix_positionals, new_run, options_from_args, positive_float
@@ -19,7 +20,7 @@ EPILOG = """examples:
 A command may also print metrics as a JSON line: {"pairbench": {"NAME": VALUE, ...}}
 """
 
-FLAG_NAMES = {"metrics": "--metric", "setup": "--setup", "prepare": "--prepare", "conclude": "--conclude",
+FLAG_NAMES = {"output": "--output", "input": "--input", "metrics": "--metric", "setup": "--setup", "prepare": "--prepare", "conclude": "--conclude",
               "cleanup": "--cleanup",
               "shell": "--shell", "timeout": "--timeout", "ignore_failure": "--ignore-failure"}
 """The flag that sets each command option, for error messages."""
@@ -61,6 +62,12 @@ def register(sub: Any) -> None:
     p.add_argument("-N", dest="shell", action="store_const", const="none", help="same as --shell=none")
     p.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="kill a run that takes longer")
     p.add_argument("-i", "--ignore-failure", action="store_true", help="measure commands that exit non-zero")
+    p.add_argument("--output", metavar="WHERE",
+                   help="where each run's stdout goes: null (default once no metric line is seen), pipe (read "
+                        "and discarded: for programs that detect /dev/null), inherit (shown), or FILE")
+    p.add_argument("--show-output", dest="output", action="store_const", const="inherit",
+                   help="show the commands' output (same as --output=inherit; no progress bar)")
+    p.add_argument("--input", metavar="FILE", help="a file every run reads as its stdin (default: null)")
     p.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX",
                    help="a number the command prints (the regex's first group); repeatable")
     add_run_options(p)
@@ -117,6 +124,8 @@ def build_command_run(args: argparse.Namespace) -> Any:
         "shell": args.shell != "none",
         "timeout": args.timeout,
         "ignore_failure": args.ignore_failure,
+        "output": _output_target(args.output),
+        "input": _input_file(args.input),
     }, Flags(FLAG_NAMES))
     bench = Benchmark(name=args.benchmark, kind="command", metrics=kind.metrics(typed, ()), options=as_mapping(typed))
     run = new_run(variants, [bench])
@@ -125,6 +134,26 @@ def build_command_run(args: argparse.Namespace) -> Any:
             "duplicate-names", f"repeated names made distinct: {'; '.join(repeated)}",
             "give each command its own -n NAME to choose the names", bench.name))
     return run
+
+
+def _output_target(output: str | None) -> str | None:
+    """--output as the runner takes it: a mode, or the file's absolute path (runs may change directory)."""
+    from pairbench.runners.options import OUTPUT_MODES
+
+    if output is None or output in OUTPUT_MODES:
+        return output
+    return os.path.abspath(output)
+
+
+def _input_file(path: str | None) -> str | None:
+    """--input FILE, checked now: a missing file would fail every run."""
+    from pairbench.errors import UserError
+
+    if path is None or path == "null":
+        return None
+    if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        raise UserError(f"--input {path}: no readable file there; give the file the commands read as stdin")
+    return os.path.abspath(path)
 
 
 def _parameter_lists(specs: list[list[str]]) -> list[tuple[str, list[str]]]:
@@ -237,4 +266,7 @@ def _handle(args: argparse.Namespace) -> int:
     from pairbench.commands.common import run_measured
 
     options = options_from_args(args)
-    return run_measured(build_command_run(args), options, args)
+    run = build_command_run(args)
+    if args.output == "inherit":
+        args.no_progress = True  # the commands' own output would tear a live bar
+    return run_measured(run, options, args)
