@@ -84,7 +84,7 @@ class Budget:
         head = f"measured {blocks} block{'s' if blocks != 1 else ''} in {_seconds(now - self.start)}"
         if why == "fixed":
             return f"{head}: the {self.min_blocks} asked for (-r)"
-        budget = f"--max-time {self.max_time:g} s"
+        budget = f"--max-time {self.max_time:g} s" if self.max_time is not None else "--max-runs"
         if why == "settled":
             return f"{head} of {budget}: stopped early at a planned look"
         if why == "planned":

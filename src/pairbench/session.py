@@ -180,7 +180,8 @@ def execute(
                                 (options.warmup - w) * steps - i - 1 + options.runs * steps)
                 _save(writer, run)
 
-        adaptive = options.max_time is not None
+        # --max-runs alone (hyperfine's -M) stops adaptively too, bounded by blocks instead of time
+        adaptive = options.max_time is not None or options.max_runs is not None
         looks: list[int] = [options.runs]
         previous: dict[str, list[str]] = {}
         stop = "fixed"
@@ -288,10 +289,12 @@ def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds:
     """The block counts at which to look, and the most blocks, fixed once the cost of a block is known."""
     from pairbench.stats.sequential import plan_looks
 
-    assert options.max_time is not None
-    remaining = max(options.max_time - (now - start), 0.0)
-    affordable = 1 + int(remaining / max(block_seconds, 1e-6))
     cap = options.max_runs or ADAPTIVE_MAX_BLOCKS
+    if options.max_time is None:
+        affordable = cap
+    else:
+        remaining = max(options.max_time - (now - start), 0.0)
+        affordable = 1 + int(remaining / max(block_seconds, 1e-6))
     max_blocks = max(options.runs, min(cap, affordable))
     looks = plan_looks(options.runs, max_blocks)
     return looks, max_blocks

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 from typing import Any
 
-from pairbench.commands.common import add_run_options, new_run, options_from_args, positive_float
+from pairbench.commands.common import add_run_options, intermix_positionals, new_run, options_from_args, positive_float
 
-__all__ = ["register", "build_command_run"]
+__all__ = ["register", "build_command_run", "variant_names"]
 
 EPILOG = """examples:
   pairbench cmd 'ruby-head fib.rb 10000 1000' 'ruby-fiber fib.rb 10000 1000' \\
@@ -19,7 +20,8 @@ EPILOG = """examples:
 A command may also print metrics as a JSON line: {"pairbench": {"NAME": VALUE, ...}}
 """
 
-FLAG_NAMES = {"metrics": "--metric", "setup": "--setup", "prepare": "--prepare", "cleanup": "--cleanup",
+FLAG_NAMES = {"output": "--output", "input": "--input", "metrics": "--metric", "setup": "--setup", "prepare": "--prepare", "conclude": "--conclude",
+              "cleanup": "--cleanup",
               "shell": "--shell", "timeout": "--timeout", "ignore_failure": "--ignore-failure"}
 """The flag that sets each command option, for error messages."""
 
@@ -32,6 +34,9 @@ def register(sub: Any) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    # hyperfine's usual form puts each name before its command (`-n A 'cmd1' -n B 'cmd2'`): the
+    # commands are collected from between the flags.
+    intermix_positionals(p)
     p.add_argument("commands", nargs="+", metavar="COMMAND", help="commands to compare; the first is the baseline")
     p.add_argument("--reference", metavar="CMD", help="the baseline command (then every positional one is a candidate)")
     p.add_argument("-n", "--command-name", action="append", default=[], metavar="NAME",
@@ -43,14 +48,26 @@ def register(sub: Any) -> None:
     p.add_argument("--name", dest="benchmark", help=argparse.SUPPRESS)
     p.add_argument("-L", "--parameter-list", nargs=2, action="append", default=[], metavar=("VAR", "VALUES"),
                    help="run each command once per comma-separated value, substituted for {VAR}")
-    p.add_argument("--setup", metavar="CMD", help="run once per variant before any measurement")
-    p.add_argument("--prepare", metavar="CMD", help="run before every measured run (not timed)")
-    p.add_argument("--cleanup", metavar="CMD", help="run once per variant after all measurements")
+    p.add_argument("-P", "--parameter-scan", nargs=3, metavar=("VAR", "MIN", "MAX"),
+                   help="run each command once per value from MIN to MAX, substituted for {VAR} (steps of 1, "
+                        "or of -D)")
+    p.add_argument("-D", "--parameter-step-size", metavar="DELTA",
+                   help="step of -P; may be a decimal (-P delay 0.3 0.7 -D 0.2: 0.3, 0.5, 0.7)")
+    p.add_argument("-s", "--setup", metavar="CMD", help="run once per variant before any measurement")
+    p.add_argument("-p", "--prepare", metavar="CMD", help="run before every measured run (not timed)")
+    p.add_argument("-C", "--conclude", metavar="CMD", help="run after every measured run (not timed)")
+    p.add_argument("-c", "--cleanup", metavar="CMD", help="run once per variant after all measurements")
     p.add_argument("-S", "--shell", default="sh", metavar="SHELL",
                    help="'none' runs commands without a shell (default: sh, its start-up is subtracted)")
     p.add_argument("-N", dest="shell", action="store_const", const="none", help="same as --shell=none")
     p.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="kill a run that takes longer")
     p.add_argument("-i", "--ignore-failure", action="store_true", help="measure commands that exit non-zero")
+    p.add_argument("--output", metavar="WHERE",
+                   help="where each run's stdout goes: null (default once no metric line is seen), pipe (read "
+                        "and discarded: for programs that detect /dev/null), inherit (shown), or FILE")
+    p.add_argument("--show-output", dest="output", action="store_const", const="inherit",
+                   help="show the commands' output (same as --output=inherit; no progress bar)")
+    p.add_argument("--input", metavar="FILE", help="a file every run reads as its stdin (default: null)")
     p.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX",
                    help="a number the command prints (the regex's first group); repeatable")
     add_run_options(p)
@@ -60,7 +77,7 @@ def register(sub: Any) -> None:
 def build_command_run(args: argparse.Namespace) -> Any:
     """The Run described by `cmd`'s flags (validated: bad flags fail before anything runs)."""
     from pairbench.errors import UserError
-    from pairbench.model import Benchmark, Variant
+    from pairbench.model import Benchmark, Notice, Variant
     from dataclasses import replace
 
     from pairbench.runners.command import compile_metric, resolve_command
@@ -82,26 +99,18 @@ def build_command_run(args: argparse.Namespace) -> Any:
         raise UserError("-n/--command-name '': a command's name cannot be empty")
     if not args.benchmark.strip():
         raise UserError("--benchmark/--name '': the benchmark's name cannot be empty")
-    params: list[tuple[str, list[str]]] = []
-    for var, values in args.parameter_list:
-        items = [v for v in values.split(",")]
-        if not var.isidentifier():
-            raise UserError(f"-L {var!r}: the parameter name must be a word")
-        if not all(items):
-            raise UserError(f"-L {var} {values!r}: empty value in the list")
-        params.append((var, items))
+    params = _parameter_lists(args.parameter_list)
+    if args.parameter_scan:
+        var, low, high = args.parameter_scan
+        params.append(parameter_scan(var, low, high, step=args.parameter_step_size))
+    elif args.parameter_step_size is not None:
+        raise UserError("-D/--parameter-step-size needs -P/--parameter-scan VAR MIN MAX")
     combos = [dict(zip([p[0] for p in params], vals)) for vals in itertools.product(*[p[1] for p in params])] or [{}]
+    names, repeated = variant_names(commands, args.command_name, combos)
     variants: list[Variant] = []
-    for i, command in enumerate(commands):
-        base_name = args.command_name[i] if i < len(args.command_name) else command
-        for combo in combos:
-            if combo:
-                label = " ".join(f"{k}={v}" for k, v in combo.items())
-                name = label if len(commands) == 1 else f"{base_name} {label}"
-            else:
-                name = base_name
-            variant = Variant(name=name, command=command, params=combo, baseline=not variants)
-            variants.append(replace(variant, meta=resolve_command(variant)))
+    for (command, combo), name in zip(itertools.product(commands, combos), names):
+        variant = Variant(name=name, command=command, params=combo, baseline=not variants)
+        variants.append(replace(variant, meta=resolve_command(variant)))
     if len(variants) < 2:
         raise UserError("give at least two commands (or one command with -L VAR V1,V2) to compare")
     kind = get_kind("command")
@@ -110,17 +119,154 @@ def build_command_run(args: argparse.Namespace) -> Any:
         "metrics": {name: rx.pattern for name, rx in metrics.items()},
         "setup": args.setup,
         "prepare": args.prepare,
+        "conclude": args.conclude,
         "cleanup": args.cleanup,
         "shell": args.shell != "none",
         "timeout": args.timeout,
         "ignore_failure": args.ignore_failure,
+        "output": _output_target(args.output),
+        "input": _input_file(args.input),
     }, Flags(FLAG_NAMES))
     bench = Benchmark(name=args.benchmark, kind="command", metrics=kind.metrics(typed, ()), options=as_mapping(typed))
-    return new_run(variants, [bench])
+    run = new_run(variants, [bench])
+    if repeated:
+        run.notices.append(Notice(
+            "duplicate-names", f"repeated names made distinct: {'; '.join(repeated)}",
+            "give each command its own -n NAME to choose the names", bench.name))
+    return run
+
+
+def _output_target(output: str | None) -> str | None:
+    """--output as the runner takes it: a mode, or the file's absolute path (runs may change directory)."""
+    from pairbench.runners.options import OUTPUT_MODES
+
+    if output is None or output in OUTPUT_MODES:
+        return output
+    return os.path.abspath(output)
+
+
+def _input_file(path: str | None) -> str | None:
+    """--input FILE, checked now: a missing file would fail every run."""
+    from pairbench.errors import UserError
+
+    if path is None or path == "null":
+        return None
+    if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        raise UserError(f"--input {path}: no readable file there; give the file the commands read as stdin")
+    return os.path.abspath(path)
+
+
+def _parameter_lists(specs: list[list[str]]) -> list[tuple[str, list[str]]]:
+    """`-L VAR V1,V2` pairs, checked."""
+    from pairbench.errors import UserError
+
+    params: list[tuple[str, list[str]]] = []
+    for var, values in specs:
+        items = values.split(",")
+        if not var.isidentifier():
+            raise UserError(f"-L {var!r}: the parameter name must be a word")
+        if not all(items):
+            raise UserError(f"-L {var} {values!r}: empty value in the list")
+        params.append((var, items))
+    return params
+
+
+SCAN_MAX_VALUES = 100_000
+"""Most values of one -P scan (hyperfine's limit too)."""
+
+
+def parameter_scan(var: str, low: str, high: str, step: str | None = None) -> tuple[str, list[str]]:
+    """`-P VAR MIN MAX [-D DELTA]` as hyperfine reads it: whole numbers without -D, exact decimals with it.
+
+    Decimal arithmetic, so `-P delay 0.3 0.7 -D 0.2` gives 0.3, 0.5, 0.7 (binary floats would
+    stop at 0.5 and write 0.30000000000000004).
+    """
+    from decimal import Decimal, InvalidOperation
+
+    from pairbench.errors import UserError
+
+    where = f"-P {var} {low} {high}" + (f" -D {step}" if step is not None else "")
+    if not var.isidentifier():
+        raise UserError(f"{where}: the parameter name must be a word")
+    try:
+        start, end = Decimal(low), Decimal(high)
+        delta = Decimal(step) if step is not None else Decimal(1)
+    except InvalidOperation:
+        raise UserError(f"{where}: MIN, MAX and DELTA must be numbers") from None
+    if not all(x.is_finite() for x in (start, end, delta)):
+        raise UserError(f"{where}: MIN, MAX and DELTA must be finite numbers")
+    if step is None and not (start == start.to_integral_value() and end == end.to_integral_value()):
+        raise UserError(f"{where}: MIN and MAX must be whole numbers; give -D STEP for decimal values")
+    if end < start:
+        raise UserError(f"{where}: MAX is below MIN, so there is nothing to scan")
+    if delta <= 0:
+        raise UserError(f"{where}: the step must be positive")
+    if (end - start) / delta >= SCAN_MAX_VALUES:
+        raise UserError(f"{where}: more than {SCAN_MAX_VALUES} values; use a larger step")
+    values = []
+    value = start
+    while value <= end:
+        values.append(str(value) if step is not None else str(int(value)))
+        value += delta
+    return var, values
+
+
+def variant_names(commands: list[str], given: list[str], combos: list[dict[str, str]]) -> tuple[list[str], list[str]]:
+    """The name of every (command, parameter combination), in that order, and the names that repeated.
+
+    A name given with -n may hold `{VAR}` placeholders (hyperfine's `-n 'one-{a}'`), filled per
+    combination; otherwise the combination is appended (`name a=1`). Identical names (the A/A
+    check `cmd X X`) get ` #2`, ` #3`, ... so that both run, as hyperfine runs them.
+    """
+    names: list[str] = []
+    for i, command in enumerate(commands):
+        base = given[i] if i < len(given) else command
+        for combo in combos:
+            if not combo:
+                names.append(base)
+            elif i < len(given) and any("{" + k + "}" in base for k in combo):
+                names.append(_fill(base, combo))
+            else:
+                label = " ".join(f"{k}={v}" for k, v in combo.items())
+                names.append(label if len(commands) == 1 else f"{base} {label}")
+    return _distinct(names)
+
+
+def _fill(template: str, combo: dict[str, str]) -> str:
+    for key, value in combo.items():
+        template = template.replace("{" + key + "}", value)
+    return template
+
+
+def _distinct(names: list[str]) -> tuple[list[str], list[str]]:
+    """`names` with repeats suffixed ` #2`, ` #3` (never colliding with a name already there), and
+    what was renamed."""
+    taken = set(names)
+    seen: dict[str, int] = {}
+    out: list[str] = []
+    repeated: list[str] = []
+    for name in names:
+        count = seen.get(name, 0) + 1
+        seen[name] = count
+        if count == 1:
+            out.append(name)
+            continue
+        candidate = f"{name} #{count}"
+        while candidate in taken:
+            count += 1
+            candidate = f"{name} #{count}"
+        seen[name] = count
+        taken.add(candidate)
+        out.append(candidate)
+        repeated.append(f"{candidate!r} is another {name!r}")
+    return out, repeated
 
 
 def _handle(args: argparse.Namespace) -> int:
     from pairbench.commands.common import run_measured
 
     options = options_from_args(args)
-    return run_measured(build_command_run(args), options, args)
+    run = build_command_run(args)
+    if args.output == "inherit":
+        args.no_progress = True  # the commands' own output would tear a live bar
+    return run_measured(run, options, args)

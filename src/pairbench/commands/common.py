@@ -13,10 +13,36 @@ if TYPE_CHECKING:
     from pairbench.runners.options import FakeOptions
     from pairbench.session import Observer, RunOptions
 
-__all__ = ["add_run_options", "options_from_args", "observer_for", "fake_from", "reports_from", "run_measured",
+__all__ = ["add_run_options", "intermix_positionals", "options_from_args", "observer_for", "fake_from", "reports_from", "run_measured",
            "new_run", "positive_float", "DEBUG_FAKE_ENV"]
 
 DEBUG_FAKE_ENV = "PAIRBENCH_DEBUG_FAKE"
+MARKUP_EXPORTS = ("markdown", "html", "csv", "asciidoc", "orgmode")
+"""The formats with an `--export-FORMAT FILE` flag on every measuring subcommand (JSON is the run file)."""
+
+
+class _IntermixedParser(argparse.ArgumentParser):
+    """A parser that takes its positionals from between its flags (`-n A cmd1 -n B cmd2`)."""
+
+    _inside = False
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if self._inside:  # the intermixed parse's own two passes
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
+
+
+def intermix_positionals(parser: argparse.ArgumentParser) -> None:
+    """Let a subcommand's positionals sit between its flags, as hyperfine's do.
+
+    argparse takes a positional's values in one run, so `-n A cmd1 -n B cmd2` left `cmd2`
+    unrecognized; the intermixed parse reads the flags first, then every positional in order.
+    """
+    parser.__class__ = _IntermixedParser
 
 
 def positive_float(text: str) -> float:
@@ -54,16 +80,21 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     Defaults of None leave the value unset, so a suite file's defaults can apply.
     """
     g = parser.add_argument_group("measurement")
-    g.add_argument("-r", "--runs", type=_positive_int, default=runs, metavar="N",
+    g.add_argument("-r", "--runs", type=_positive_int, default=runs, metavar="N", action=_GivenRuns,
                    help=f"blocks to measure; every variant runs once per block, in random order (default {runs or 10}; "
-                        "the minimum with --max-time)")
+                        "the minimum with --max-time or --max-runs)")
+    g.add_argument(*_free(parser, "-m"), "--min-runs", dest="runs", type=_positive_int, metavar="N",
+                   action=_GivenRuns,
+                   help="hyperfine's spelling of the minimum: the same as -r")
     g.add_argument("-w", "--warmup", type=_non_negative_int, default=warmup, metavar="N",
                    help=f"warm-up runs per variant, discarded (default {warmup if warmup is not None else 1})")
     g.add_argument("--max-time", type=positive_float, metavar="SECONDS",
                    help="time budget for the whole run, warm-ups included; adds blocks until every comparison "
                         "is settled (looks are planned and their CIs widened, so stopping early keeps the error "
                         "rate); stops at once, saying the time needed, when the -r minimum cannot fit")
-    g.add_argument("--max-runs", type=_positive_int, metavar="N", help="most blocks with --max-time")
+    g.add_argument(*_free(parser, "-M"), "--max-runs", type=_positive_int, metavar="N",
+                   help="most blocks: adds blocks after -r until every comparison is settled or N are measured "
+                        "(within --max-time when given)")
     g.add_argument("--seed", type=int, help="seed of the random order, to reproduce a plan")
     s = parser.add_argument_group("statistics")
     s.add_argument("--threshold", type=float, metavar="PCT", default=None,
@@ -82,9 +113,27 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     o.add_argument("--export-markdown", metavar="FILE", help="also write a Markdown report ('-' for standard output)")
     o.add_argument("--export-html", metavar="FILE", help="also write an HTML report with plots")
     o.add_argument("--export-csv", metavar="FILE", help="also write every sample as CSV")
+    o.add_argument("--export-asciidoc", metavar="FILE", help="also write the results table as AsciiDoc")
+    o.add_argument("--export-orgmode", metavar="FILE", help="also write the results table as an Emacs org-mode table")
     o.add_argument("--no-progress", action="store_true", help="no live progress bar")
     # Hidden: scripted timings instead of real processes, so CLI tests run in milliseconds.
     o.add_argument("--debug-fake", nargs="?", const="", default=None, metavar="FACTORS", help=argparse.SUPPRESS)
+
+
+class _GivenRuns(argparse.Action):
+    """Stores -r/-m and notes that it was given, so that -M alone can lower the default minimum."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.runs_given = True
+
+
+def _free(parser: argparse.ArgumentParser, *shorts: str) -> list[str]:
+    """The hyperfine short flags that this subcommand has not given another meaning (`http -m` is
+    ab's method)."""
+    taken = parser._option_string_actions  # argparse's own index of the option strings
+    return [s for s in shorts if s not in taken]
 
 
 def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOptions:
@@ -97,11 +146,15 @@ def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOption
             return value
         return defaults.get(name, fallback)
 
+    runs = int(pick("runs", 10))  # type: ignore[call-overload]
+    max_runs = pick("max_runs", None)
+    if isinstance(max_runs, int) and max_runs < runs and not getattr(args, "runs_given", False):
+        runs = max_runs  # `-M 5` alone, as in hyperfine: at most 5, so the default minimum gives way
     return RunOptions(
-        runs=int(pick("runs", 10)),  # type: ignore[call-overload]
+        runs=runs,
         warmup=int(pick("warmup", 1)),  # type: ignore[call-overload]
         max_time=pick("max_time", None),  # type: ignore[arg-type]
-        max_runs=pick("max_runs", None),  # type: ignore[arg-type]
+        max_runs=max_runs,  # type: ignore[arg-type]
         threshold=float(pick("threshold", 1.0)),  # type: ignore[arg-type]
         confidence=float(pick("confidence", 0.95)),  # type: ignore[arg-type]
         export_json=pick("export_json", None),  # type: ignore[arg-type]
@@ -160,10 +213,10 @@ def fake_from(args: argparse.Namespace) -> FakeOptions | None:
 
 
 def reports_from(args: argparse.Namespace, **choices: Any) -> Reports:
-    """The report choices of the shared flags (--export-markdown, --export-html, --export-csv)."""
+    """The report choices of the shared `--export-FORMAT` flags (MARKUP_EXPORTS)."""
     from pairbench.pipeline import Reports as ReportsT
 
-    exports = tuple((fmt, getattr(args, f"export_{fmt}")) for fmt in ("markdown", "html", "csv")
+    exports = tuple((fmt, getattr(args, f"export_{fmt}")) for fmt in MARKUP_EXPORTS
                     if getattr(args, f"export_{fmt}", None))
     return ReportsT(exports=exports, **choices)
 

@@ -59,6 +59,18 @@ def _html(run: Run, out: TextIO, options: ExportOptions) -> None:
     out.write(render_html(run, title=options.title))
 
 
+def _asciidoc(run: Run, out: TextIO, options: ExportOptions) -> None:
+    from pairbench.report.asciidoc import render_asciidoc
+
+    out.write(render_asciidoc(run, title=options.title))
+
+
+def _orgmode(run: Run, out: TextIO, options: ExportOptions) -> None:
+    from pairbench.report.orgmode import render_orgmode
+
+    out.write(render_orgmode(run, title=options.title))
+
+
 def _json(run: Run, out: TextIO, options: ExportOptions) -> None:
     from pairbench.store.runfile import dumps_run
 
@@ -83,6 +95,8 @@ EXPORTERS: Mapping[str, Exporter] = {
     "html": _html,
     "json": _json,
     "csv": _csv,
+    "asciidoc": _asciidoc,
+    "orgmode": _orgmode,
 }
 """Every output format by name."""
 

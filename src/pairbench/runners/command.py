@@ -30,8 +30,16 @@ from typing import Any, Mapping
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.options import OUTPUT_MODES
 from pairbench.runners.output import OutputScan, scan_output
 from pairbench.runners.rss import LAUNCHER, rss_method
+from pairbench.runners.shells import (
+    SHELL_SYNTAX as _SHELL_SYNTAX,
+    executable_word as _executable_word,
+    is_shell_builtin as _is_shell_builtin,
+    shell_words,
+    take_assignments as _take_assignments,
+)
 from pairbench.runners.shims import command_word, resolve_shim
 
 __all__ = [
@@ -63,8 +71,8 @@ OUTPUT_TAIL_CHARS = 600
 # Largest random padding of the environment, in bytes (hyperfine varies it up to 4 KiB).
 ENV_OFFSET_MAX = 4096
 _PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_SHELL_SYNTAX = set("|&;<>()$`\\\"' \t\n*?[#~=%")
+_DISCARDING = ("null", "pipe", "inherit")
+"""--output modes whose stdout pairbench never reads."""
 
 
 def compile_metric(spec: str) -> tuple[str, re.Pattern[str]]:
@@ -166,6 +174,8 @@ class CommandRunner:
         self._cleanups: list[tuple[str, Variant, Benchmark]] = []
         self._metrics: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
         self._spawner: subprocess.Popen[str] | None = None
+        self._inherit: tuple[int, ...] = ()
+        """Copies of pairbench's stdout and stderr passed to the launcher (--output=inherit)."""
         self._output_dir: str | None = None
         """Where each run's stdout and stderr land (the files are truncated per run)."""
         self._stdout_seen: dict[str, set[str]] = {}
@@ -226,9 +236,14 @@ class CommandRunner:
         shell = bool(opts.get("shell", True))
         timeout = opts.get("timeout")
         run_command, path_first = self._shims.get((benchmark.name, variant.name), (command, ""))
-        keep = self._keeps_stdout(benchmark.name)
+        output = str(opts.get("output", "auto"))
+        keep = self._keeps_stdout(benchmark.name) if output == "auto" else output not in _DISCARDING
         outcome = self._run(run_command, variant, shell=shell, timeout=float(timeout) if timeout else None,
-                            path_first=path_first, keep_stdout=keep, regexes=self._metrics.get(benchmark.name, []))
+                            path_first=path_first, keep_stdout=keep, regexes=self._metrics.get(benchmark.name, []),
+                            output=output, stdin=opts.get("input"))
+        conclude = opts.get("conclude")
+        if conclude:  # after the clock stopped: not timed (hyperfine's --conclude)
+            self._run_hook("conclude", expand_command(str(conclude), variant), variant, benchmark)
         if keep:
             self._stdout_seen.setdefault(benchmark.name, set()).add(variant.name)
             if outcome.stdout.json_values:
@@ -284,6 +299,9 @@ class CommandRunner:
                     pass
         finally:
             self._stop_spawner()
+            for fd in self._inherit:
+                os.close(fd)
+            self._inherit = ()
             if self._output_dir is not None:
                 shutil.rmtree(self._output_dir, ignore_errors=True)
                 self._output_dir = None
@@ -360,9 +378,21 @@ class CommandRunner:
             script = os.path.join(os.path.dirname(__file__), "spawner.py")
             self._spawner = subprocess.Popen(
                 [sys.executable, "-S", "-E", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                start_new_session=True,
+                start_new_session=True, pass_fds=self._inherit,
             )
         return self._spawner
+
+    def _inherited_fds(self) -> list[int]:
+        """pairbench's own stdout and stderr, as the launcher knows them (for --output=inherit).
+
+        The launcher's stdout is its reply pipe, so copies of ours are passed to it; a launcher
+        started without them is restarted once.
+        """
+        if not self._inherit:
+            self._stop_spawner()
+            self._inherit = (os.dup(sys.__stdout__.fileno() if sys.__stdout__ else 1),
+                             os.dup(sys.__stderr__.fileno() if sys.__stderr__ else 2))
+        return list(self._inherit)
 
     def _stop_spawner(self) -> None:
         proc, self._spawner = self._spawner, None
@@ -381,7 +411,8 @@ class CommandRunner:
 
     def _run(self, command: str, variant: Variant, shell: bool, timeout: float | None,
              path_first: str = "", keep_stdout: bool = True,
-             regexes: list[tuple[str, re.Pattern[str]]] | None = None) -> _Outcome:
+             regexes: list[tuple[str, re.Pattern[str]]] | None = None, output: str = "auto",
+             stdin: str | None = None) -> _Outcome:
         env = variant_environment(variant)
         if path_first:  # what the version manager's `exec` does before it execs the version
             env["PATH"] = os.pathsep.join(filter(None, [path_first, env.get("PATH", "")]))
@@ -392,8 +423,12 @@ class CommandRunner:
         if self._output_dir is None:
             self._output_dir = tempfile.mkdtemp(prefix="pairbench-")
         out_path, err_path = os.path.join(self._output_dir, "stdout"), os.path.join(self._output_dir, "stderr")
+        if output not in OUTPUT_MODES:
+            out_path = output  # the user's file, truncated per run as hyperfine does; its metrics are read
         request = {"argv": argv, "env": env, "cwd": variant.cwd, "timeout": timeout,
-                   "stdout": out_path if keep_stdout else None, "stderr": err_path, "helper": rss_method().helper}
+                   "stdout": out_path if keep_stdout else None, "stderr": err_path, "helper": rss_method().helper,
+                   "stdin": stdin, "pipe": output == "pipe",
+                   "inherit": self._inherited_fds() if output == "inherit" else None}
         spawner = self._spawner_process()
         assert spawner.stdin is not None and spawner.stdout is not None
         try:
@@ -408,7 +443,8 @@ class CommandRunner:
             raise BenchmarkFailed(f"variant {variant.name!r}: the process launcher died while running `{command}`")
         reply = json.loads(line)
         stdout = scan_output(out_path if keep_stdout else None, regexes or [], want_json=True)
-        stderr = scan_output(err_path, [r for r in regexes or [] if r[0] not in stdout.matches])
+        stderr = scan_output(None if output == "inherit" else err_path,
+                             [r for r in regexes or [] if r[0] not in stdout.matches])
         code = int(reply["status"])
         return _Outcome(
             wall=float(reply["wall"]),
@@ -438,34 +474,6 @@ class CommandRunner:
                     f"metric {name!r}: the regex's first group matched {found!r}, which is not a number"
                 ) from None
         return values
-
-
-def _executable_word(command: str) -> str | None:
-    """The program a command line runs: its first word after `VAR=value` assignments.
-
-    None when there is none or an assignment holds shell code (`n=$(cat f); ...`), left to the shell.
-    """
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    while words and _ASSIGNMENT.match(words[0]):
-        if any(c in words[0] for c in "$`();|&<>{}"):
-            return None
-        words.pop(0)
-    return words[0] if words else None
-
-
-def _take_assignments(argv: list[str], env: dict[str, str]) -> list[str]:
-    """Leading `VAR=value` words set the environment, as they would in sh; the rest is the command."""
-    while argv and _ASSIGNMENT.match(argv[0]):
-        key, _, value = argv.pop(0).partition("=")
-        env[key] = value
-    return argv
-
-
-def _is_shell_builtin(word: str) -> bool:
-    return word in {"true", "false", ":", "exit", "echo", "printf", "test", "[", "cd", "eval", "exec", "sleep", "read", "."}
 
 
 def _output_tail(outcome: _Outcome, stdout_kept: bool) -> str:

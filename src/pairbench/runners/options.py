@@ -174,12 +174,19 @@ class CommandOptions:
     """Numbers the program prints: metric name -> regex with one group."""
     setup: str | None = None
     prepare: str | None = None
+    conclude: str | None = None
+    """Run after every measured run, not timed (hyperfine's --conclude)."""
     cleanup: str | None = None
     shell: bool = True
     """Through `sh -c` (its start-up is measured and subtracted)."""
     timeout: float | None = None
     """Seconds per run before it is killed."""
     ignore_failure: bool = False
+    output: str = "auto"
+    """Where a run's stdout goes (hyperfine's --output): `auto` (read while it may hold metric lines,
+    then discarded), `null`, `pipe` (read and discarded), `inherit` (shown), or a file's path."""
+    input: str | None = None
+    """A file each run reads as its stdin (hyperfine's --input); None: /dev/null."""
     description: str = ""
 
 
@@ -192,12 +199,27 @@ def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
         metrics=_regexes(m, "metrics", where),
         setup=_string(m, "setup", where, None, empty=False),
         prepare=_string(m, "prepare", where, None, empty=False),
+        conclude=_string(m, "conclude", where, None, empty=False),
         cleanup=_string(m, "cleanup", where, None, empty=False),
         shell=_boolean(m, "shell", where, True),
         timeout=_number(m, "timeout", where, None, positive=True),
         ignore_failure=_boolean(m, "ignore_failure", where, False),
+        output=_output(m, where),
+        input=None if _string(m, "input", where, None, empty=False) in (None, "null") else str(m["input"]),
         description=_string(m, "description", where, "") or "",
     )
+
+
+OUTPUT_MODES = ("auto", "null", "pipe", "inherit")
+"""`output` values that are not a file's path."""
+
+
+def _output(m: Mapping[str, Any], where: Where) -> str:
+    output = _string(m, "output", where, "auto", empty=False) or "auto"
+    if output in ("null", "pipe", "inherit") and m.get("metrics"):
+        raise where.fail("output", f"{output!r} discards the output, where the metrics ({', '.join(m['metrics'])}) "
+                                   "are read; leave it out or give a file")
+    return output
 
 
 # --- http --------------------------------------------------------------------------------------------

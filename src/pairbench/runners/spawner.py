@@ -12,7 +12,10 @@ time on a pipe, and the floor is gone.
 
 Protocol: one JSON request per line on stdin, one JSON reply per line on stdout.
 Request: {"argv": [...], "env": {...}, "cwd": str|null, "timeout": float|null, "stdout": path|null, "stderr": path,
-          "helper": path|null}
+          "helper": path|null, "stdin": path|null, "pipe": bool, "inherit": [out_fd, err_fd]|null}
+          (stdin: read from this file, else /dev/null; pipe: stdout goes through a pipe that is read
+          and discarded, hyperfine's --output=pipe; inherit: stdout and stderr are these descriptors,
+          pairbench's own, --output=inherit)
 Reply:   {"wall": s, "utime": s, "stime": s, "maxrss_kib": int, "status": int, "timed_out": bool,
           "helper": bool (the helper's report was used)}
 Run as a script by `sys.executable -S -E`; keep it importing nothing outside the standard library.
@@ -104,11 +107,8 @@ def _fork_exec(program: str, argv: "list[str]", env: "dict[str, str]", cwd: "str
 def _run(req: "dict[str, Any]") -> "dict[str, Any]":
     global _timed_out
     _timed_out = False
-    # no stdout path: discarded, as hyperfine's --output=null (a copy of it costs the command time)
-    out = os.open(req["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600) if req.get("stdout") else \
-        os.open(os.devnull, os.O_WRONLY)
-    err = os.open(req["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    devnull = os.open(os.devnull, os.O_RDONLY)
+    out, err, drain = _outputs(req)
+    devnull = os.open(req.get("stdin") or os.devnull, os.O_RDONLY)
     argv = req["argv"]
     env = req["env"]
     program = _resolve(argv[0], env.get("PATH"))
@@ -123,9 +123,40 @@ def _run(req: "dict[str, Any]") -> "dict[str, Any]":
     finally:
         if report_w >= 0:
             os.close(report_w)
+        if drain is not None:
+            drain.join()
     if report_r >= 0:
         reply = _helper_report(report_r, reply)
     return reply
+
+
+def _outputs(req: "dict[str, Any]") -> "tuple[int, int, Any]":
+    """The command's stdout and stderr descriptors, and the thread that drains a pipe (or None).
+
+    No stdout path: discarded, as hyperfine's --output=null (a copy of it costs the command time).
+    """
+    inherit = req.get("inherit")
+    if inherit:
+        return os.dup(inherit[0]), os.dup(inherit[1]), None
+    err = os.open(req["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if req.get("stdout"):
+        return os.open(req["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), err, None
+    if not req.get("pipe"):
+        return os.open(os.devnull, os.O_WRONLY), err, None
+    import threading
+
+    read_end, write_end = os.pipe()
+
+    def drain() -> None:
+        try:
+            while os.read(read_end, 65536):
+                pass
+        finally:
+            os.close(read_end)
+
+    thread = threading.Thread(target=drain, daemon=True)
+    thread.start()
+    return write_end, err, thread
 
 
 def _helper_report(fd: int, reply: "dict[str, Any]") -> "dict[str, Any]":

@@ -30,8 +30,8 @@ _VARIANT_KEYS = ("command", "args", "env", "unset_env", "cwd", "baseline", "para
 _GIT_KEYS = ("repo", "ref", "build", "timeout")
 _SWEEP_KEYS = ("name", "values", "range", "as", "arg", "variants")
 _RANGE_KEYS = ("start", "stop", "step")
-_COMMAND_KEYS = ("kind", "command", "metrics", "setup", "prepare", "cleanup", "shell", "timeout",
-                 "ignore_failure", "description")
+_COMMAND_KEYS = ("kind", "command", "metrics", "setup", "prepare", "conclude", "cleanup", "shell", "timeout",
+                 "ignore_failure", "output", "input", "description")
 _METRIC_KEYS = ("regex", "unit", "direction", "exact", "description")
 _DIRECTIONS = ("lower", "higher", "none")
 
@@ -349,7 +349,7 @@ def _command_benchmark(r: Reader, bname: str, spec: dict[str, Any], w: KeyPath, 
     if "command" not in spec:
         raise r.fail(w, f"benchmark {bname!r} needs a command, e.g. command = \"{{variant}} script.rb\"")
     options: dict[str, Any] = {"command": r.string(spec["command"], (*w, "command"))}
-    for k in ("setup", "prepare", "cleanup", "description"):
+    for k in ("setup", "prepare", "conclude", "cleanup", "output", "input", "description"):
         if k in spec:
             options[k] = r.string(spec[k], (*w, k), empty=(k == "description"))
     for k in ("shell", "ignore_failure"):
@@ -403,7 +403,7 @@ def check_placeholders(r: Reader, benchmarks: tuple[Benchmark, ...], matrix: lis
         if len(built) == len(matrix):
             everywhere.add("worktree")
     for b in benchmarks:
-        for key in ("command", "setup", "prepare", "cleanup"):
+        for key in ("command", "setup", "prepare", "conclude", "cleanup"):
             text = b.options.get(key)
             if not isinstance(text, str):
                 continue

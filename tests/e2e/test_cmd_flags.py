@@ -1,0 +1,149 @@
+"""hyperfine command lines run unchanged through `pairbench cmd` (scripted timings, no process)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from pairbench.store.runfile import load_run
+
+FAST = ("-w", "0", "--no-history", "--no-progress", "--debug-fake=1,1")
+
+
+def test_names_before_each_command(run_cli, tmp_path: Path) -> None:
+    r = run_cli("cmd", "-n", "A", "sleep 0.1", "-n", "B", "sleep 0.2", "-r", "6", *FAST, "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    run = load_run(tmp_path / "r.json")
+    assert [(v.name, v.command) for v in run.variants] == [("A", "sleep 0.1"), ("B", "sleep 0.2")]
+
+
+def test_a_a_check_runs_with_names_made_distinct_said_once(run_cli, tmp_path: Path) -> None:
+    r = run_cli("cmd", "sleep 0.1", "sleep 0.1", "-r", "6", *FAST, "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    run = load_run(tmp_path / "r.json")
+    assert [v.name for v in run.variants] == ["sleep 0.1", "sleep 0.1 #2"]
+    said = (r.stdout + r.stderr).count("repeated names made distinct")
+    assert said == 1, r.stdout + r.stderr
+
+
+def test_a_name_template_with_a_parameter_list(run_cli, tmp_path: Path) -> None:
+    r = run_cli("cmd", "-n", "one-{a}", "-L", "a", "1,2", "echo {a}", "-r", "6", *FAST, "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    assert [v.name for v in load_run(tmp_path / "r.json").variants] == ["one-1", "one-2"]
+
+
+EXPORTS = ("--export-markdown", "r.md", "--export-csv", "r.csv", "--export-asciidoc", "r.adoc",
+           "--export-orgmode", "r.org")
+
+
+def _check_exports(tmp_path: Path, variant: str) -> None:
+    assert "| Benchmark | Metric | Variant |" in (tmp_path / "r.md").read_text()
+    assert (tmp_path / "r.csv").read_text().startswith("benchmark,variant,metric,value")
+    adoc = (tmp_path / "r.adoc").read_text()
+    assert adoc.count("|===") == 2 and f"| {variant}" in adoc
+    org = (tmp_path / "r.org").read_text()
+    assert org.startswith("#+TITLE:") and f"| {variant} |" in org
+
+
+def test_hyperfine_exports_on_cmd(run_cli, tmp_path: Path) -> None:
+    # hyperfine README: hyperfine --export-markdown results.md ... (and the other formats alike)
+    r = run_cli("cmd", *EXPORTS, "sleep 0.1", "sleep 0.2", "-r", "6", *FAST)
+    assert r.returncode == 0, r.stderr
+    _check_exports(tmp_path, "sleep 0.2")
+
+
+def test_hyperfine_exports_on_run(run_cli, tmp_path: Path) -> None:
+    (tmp_path / "s.toml").write_text('[variants.a]\ncommand = "true"\n[variants.b]\ncommand = "false"\n'
+                                     '[benchmarks.t]\nkind = "command"\ncommand = "{variant}"\n')
+    r = run_cli("run", "s.toml", *EXPORTS, "-r", "6", *FAST)
+    assert r.returncode == 0, r.stderr
+    _check_exports(tmp_path, "b")
+
+
+def test_hyperfine_exports_on_http(run_cli, tmp_path: Path) -> None:
+    r = run_cli("http", "--server", "python3 -m http.server {port}", "--server", "python3 -m http.server {port} ",
+                "--requests", "10", *EXPORTS, "-r", "6", *FAST)
+    assert r.returncode == 0, r.stderr
+    _check_exports(tmp_path, "server2")
+
+
+@pytest.mark.slow
+def test_hyperfine_exports_on_micro(run_cli, tmp_path: Path) -> None:
+    # micro calibrates its loop on the real interpreter before the scripted timings take over
+    r = run_cli("micro", "--python", sys.executable, "--python", f"{sys.executable} -X dev", "x = 1 + 1",
+                *EXPORTS, "-r", "6", *FAST)
+    assert r.returncode == 0, r.stderr
+    _check_exports(tmp_path, f"{sys.executable} -X dev")
+
+
+def test_parameter_scan_with_decimal_steps(run_cli, tmp_path: Path) -> None:
+    # hyperfine --help: hyperfine -P delay 0.3 0.7 -D 0.2 'sleep {delay}'
+    r = run_cli("cmd", "-P", "delay", "0.3", "0.7", "-D", "0.2", "sleep {delay}", "-r", "6", *FAST,
+                "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    run = load_run(tmp_path / "r.json")
+    assert [v.params for v in run.variants] == [{"delay": "0.3"}, {"delay": "0.5"}, {"delay": "0.7"}]
+
+
+def test_max_runs_alone_bounds_the_blocks(run_cli, tmp_path: Path) -> None:
+    # hyperfine --help: -M/--max-runs NUM, with no time limit
+    r = run_cli("cmd", "-M", "7", "sleep 0.1", "sleep 0.2", *FAST[:-1], "--debug-fake=1,1", "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    blocks = load_run(tmp_path / "r.json").metadata["blocks"]
+    assert blocks == 7  # identical timings never settle a difference, so the bound is what stops it
+
+
+@pytest.mark.slow
+def test_hooks_run_where_hyperfine_runs_them_and_conclude_is_not_timed(run_cli, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    r = run_cli("cmd", "-s", f"echo setup >> {log}", "-p", f"echo prepare >> {log}",
+                "-C", f"echo conclude >> {log}; sleep 0.3", "-c", f"echo cleanup >> {log}",
+                "true", "true", "-r", "2", "-w", "1", "--no-history", "--no-progress", "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    lines = log.read_text().split()
+    assert lines.count("setup") == 2 and lines.count("cleanup") == 2
+    assert lines.count("prepare") == lines.count("conclude") == 2 * (2 + 1)
+    assert lines.index("conclude") > lines.index("prepare")
+    times = [s.value for s in load_run(tmp_path / "r.json").samples if s.metric == "time" and not s.warmup]
+    assert max(times) < 0.15  # the 0.3 s of --conclude is outside the timed run
+
+
+REAL = ("-r", "2", "-w", "0", "--no-history", "--no-progress")
+
+
+@pytest.mark.slow
+def test_show_output_prints_what_the_commands_print(run_cli) -> None:
+    # hyperfine --help: --show-output
+    r = run_cli("cmd", "--show-output", "echo one-line-from-a", "echo one-line-from-b", *REAL)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines.count("one-line-from-a") == 2 and lines.count("one-line-from-b") == 2
+
+
+@pytest.mark.slow
+def test_output_pipe_gives_the_command_a_pipe_and_null_does_not(run_cli) -> None:
+    # hyperfine --help: --output=pipe, for programs that detect /dev/null
+    probe = "[ -p /proc/self/fd/1 ]"  # exits 1 unless stdout is a pipe
+    assert run_cli("cmd", "--output=pipe", probe, f"{probe} ", *REAL).returncode == 0
+    refused = run_cli("cmd", "--output=null", probe, f"{probe} ", *REAL)
+    assert refused.returncode == 1 and "exited with code 1" in refused.stderr
+
+
+@pytest.mark.slow
+def test_input_file_is_each_runs_stdin_and_output_file_keeps_the_last(run_cli, tmp_path: Path) -> None:
+    # hyperfine --help: --input FILE, --output FILE
+    (tmp_path / "in.txt").write_text("a\nb\nc\n")
+    r = run_cli("cmd", "--input", "in.txt", "--output", "out.txt", "--metric", r"lines=^\s*(\d+)",
+                "wc -l", "cat | wc -l", *REAL, "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out.txt").read_text().strip() == "3"
+    lines = {s.value for s in load_run(tmp_path / "r.json").samples if s.metric == "lines"}
+    assert lines == {3.0}
+
+
+def test_input_that_is_missing_is_one_clear_error(run_cli) -> None:
+    r = run_cli("cmd", "--input", "nope.txt", "wc -l", "cat", *FAST)
+    assert r.returncode == 1
+    assert r.stderr.strip() == "error: --input nope.txt: no readable file there; give the file the commands read as stdin"
