@@ -31,7 +31,8 @@ FLAG_NAMES = {"url": "--url", "mix": "--mix", "method": "-m/--method", "headers"
               "rate": "--rate", "keepalive": "--no-keepalive", "timeout": "--timeout", "warmup_time": "--warmup-time",
               "warmup_requests": "--warmup-requests", "port": "--port", "ready_path": "--ready-path",
               "ready_timeout": "--ready-timeout", "grace": "--grace", "engine": "--engine",
-              "error_rate_warning": "--error-rate-warning", "log_dir": "--log-dir"}
+              "error_rate_warning": "--error-rate-warning", "log_dir": "--log-dir",
+              "insecure": "--insecure"}
 """The flag that sets each http option, for error messages."""
 
 
@@ -77,6 +78,9 @@ def register(subparsers: Any) -> None:
     g.add_argument("--body-file", default=None)
     g.add_argument("--timeout", type=float, default=30.0, metavar="S", help="per-request timeout")
     g.add_argument("--engine", choices=("builtin", "wrk"), default="builtin")
+    g.add_argument("--insecure", action="store_true",
+                   help="https: accept a certificate that does not verify, such as a self-signed one (as curl -k; "
+                   "default: the certificate and host name are checked, for both engines)")
     g.add_argument("--error-rate-warning", type=float, default=1.0, metavar="PCT",
                    help="warn when more than PCT%% of a round's requests fail or are non-2xx")
     from pairbench.commands.common import add_run_options
@@ -194,7 +198,7 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
         "warmup_requests": args.warmup_requests, "port": args.port,
         "ready_path": "" if args.ready_tcp else args.ready_path, "ready_timeout": args.ready_timeout,
         "grace": args.grace, "engine": args.engine, "error_rate_warning": args.error_rate_warning / 100,
-        "log_dir": args.log_dir,
+        "log_dir": args.log_dir, "insecure": args.insecure,
     }
     prefix = "" if args.method.upper() == "GET" else args.method.upper() + " "
     kind = get_kind("http")

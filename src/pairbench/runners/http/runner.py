@@ -57,6 +57,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "engine": "builtin",
     "error_rate_warning": 0.01,
     "log_dir": None,
+    "insecure": False,
 }
 
 EngineFn = Callable[[LoadSpec, Callable[[float], None] | None], LoadResult]
@@ -165,6 +166,16 @@ def _options(benchmark: Benchmark) -> dict[str, Any]:
     return opts
 
 
+def _check_certificate(url: str, host: str, port: int) -> None:
+    """One error line before anything runs when an https target's certificate does not verify."""
+    from pairbench.runners.http.tls import certificate_problem
+
+    problem = certificate_problem(host, port)
+    if problem is not None:
+        raise UserError(f"--url {url}: the server's certificate does not verify ({problem}); "
+                        "give --insecure to accept it (a self-signed test certificate)")
+
+
 def _round(block: int) -> str:
     return f"round {block}" if block >= 0 else f"warm-up round {-block}"
 
@@ -226,11 +237,6 @@ class HttpRunner:
             else:
                 for url in self._paths(opts):
                     parts = urlsplit(url)
-                    if parts.scheme == "https" and parts.hostname and opts["engine"] != "wrk":
-                        raise UserError(
-                            f"--url {url!r}: the built-in engine speaks plain http only; give --engine wrk "
-                            "(wrk speaks https) or an http:// URL"
-                        )
                     if parts.scheme not in ("http", "https") or not parts.hostname:
                         raise UserError(
                             f"--url {url!r}: without --server, give the full URL of a running server, "
@@ -242,6 +248,8 @@ class HttpRunner:
                             f"cannot connect to {parts.hostname}:{port} (from --url {url}): "
                             "is the server running? Start it, or give --server to have pairbench start it"
                         )
+                    if parts.scheme == "https" and not opts["insecure"]:
+                        _check_certificate(url, parts.hostname, port)
         return notices
 
     def measure(
@@ -270,7 +278,7 @@ class HttpRunner:
                         requests=requests, connections=int(opts["connections"]),
                         count=int(opts["warmup_requests"]) or None,
                         duration=float(opts["warmup_time"]) or None, keepalive=keepalive,
-                        timeout=float(opts["timeout"]),
+                        timeout=float(opts["timeout"]), insecure=bool(opts["insecure"]),
                     ),
                     None,
                 )
@@ -279,7 +287,7 @@ class HttpRunner:
                 count=int(opts["requests"]) if opts["requests"] else None,
                 duration=float(opts["duration"]) if opts["duration"] else None,
                 rate=float(opts["rate"]) if opts["rate"] else None,
-                keepalive=keepalive, timeout=float(opts["timeout"]),
+                keepalive=keepalive, timeout=float(opts["timeout"]), insecure=bool(opts["insecure"]),
             )
             cpu0 = server.usage()[0] if server else 0.0
             result = engine(spec, lambda rps: progress(f"{variant.name}: {rps:,.0f} req/s"))
