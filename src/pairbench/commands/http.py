@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from pairbench.commands.http_flags import add_load_flags, add_request_flags, resolve_ab_wrk_flags
 from pairbench.errors import UserError
 
 __all__ = ["register", "build_http_run", "demo_http_run", "DEMO_APP"]
@@ -32,7 +33,7 @@ FLAG_NAMES = {"url": "--url", "mix": "--mix", "method": "-m/--method", "headers"
               "warmup_requests": "--warmup-requests", "port": "--port", "ready_path": "--ready-path",
               "ready_timeout": "--ready-timeout", "grace": "--grace", "engine": "--engine",
               "error_rate_warning": "--error-rate-warning", "log_dir": "--log-dir",
-              "insecure": "--insecure"}
+              "insecure": "--insecure", "threads": "--threads"}
 """The flag that sets each http option, for error messages."""
 
 
@@ -49,40 +50,32 @@ def register(subparsers: Any) -> None:
     g.add_argument("--name", action="append", default=[], metavar="NAME", help="name of each --server variant")
     g.add_argument("-L", "--parameter-list", nargs=2, action="append", default=[], metavar=("NAME", "VALUES"),
                    help="a variant per comma-separated value: {NAME} in the command, else env var NAME")
-    g.add_argument("--env", action="append", default=[], metavar="K=V", help="environment for every server")
-    g.add_argument("--unset-env", action="append", default=[], metavar="NAME")
+    g.add_argument("--env", action="append", default=[], metavar="K=V", help="environment for every server, repeatable")
+    g.add_argument("--unset-env", action="append", default=[], metavar="NAME",
+                   help="remove NAME from the servers' environment, repeatable")
     g.add_argument("--cwd", default=None, help="working directory of the servers")
     g.add_argument("--port", type=int, default=None, help="fixed port (when the command cannot take {port})")
     g.add_argument("--ready-path", default=None, help="path polled until the server answers (default: first URL)")
     g.add_argument("--ready-tcp", action="store_true", help="ready as soon as the port accepts connections")
-    g.add_argument("--ready-timeout", type=float, default=30.0, metavar="S")
-    g.add_argument("--grace", type=float, default=5.0, metavar="S", help="SIGTERM to SIGKILL delay")
+    g.add_argument("--ready-timeout", type=float, default=30.0, metavar="S",
+                   help="seconds a server has to become ready (default 30)")
+    g.add_argument("--grace", type=float, default=5.0, metavar="S", help="seconds from SIGTERM to SIGKILL when a server is stopped (default 5)")
     g.add_argument("--log-dir", default=None, help="where server logs go (default: a temporary directory)")
     g = p.add_argument_group("load")
+    g.add_argument("target_urls", nargs="*", default=[], metavar="URL",
+                   help="full URL of a running server, as ab and wrk take it (the same as --url URL)")
     g.add_argument("--url", action="append", default=[], metavar="URL",
                    help="path to load (or full URL of a running server); repeat for several")
     g.add_argument("--mix", default=None, metavar="W1,W2,...",
                    help="also load the URLs as one weighted mix (one weight per --url)")
-    g.add_argument("-n", "--requests", type=int, default=None, help="requests per round (like ab -n)")
-    g.add_argument("-c", "--concurrency", type=int, default=1, help="connections (like ab -c)")
-    g.add_argument("--duration", type=float, default=None, metavar="S", help="seconds of load per round")
-    g.add_argument("--rate", type=float, default=None, metavar="R",
-                   help="open loop: R requests/s on a fixed schedule (latency from intended send time)")
     g.add_argument("--warmup-time", type=float, default=None, metavar="S",
                    help="seconds of unmeasured load before each round (default 1 with --server, else 0)")
-    g.add_argument("--warmup-requests", type=int, default=0, metavar="N")
-    g.add_argument("--no-keepalive", action="store_true", help="a new connection per request (ab without -k)")
-    g.add_argument("-m", "--method", default="GET")
-    g.add_argument("-H", "--header", action="append", default=[], metavar="'Name: value'")
-    g.add_argument("--body", default=None)
-    g.add_argument("--body-file", default=None)
-    g.add_argument("--timeout", type=float, default=30.0, metavar="S", help="per-request timeout")
-    g.add_argument("--engine", choices=("builtin", "wrk"), default="builtin")
-    g.add_argument("--insecure", action="store_true",
-                   help="https: accept a certificate that does not verify, such as a self-signed one (as curl -k; "
-                   "default: the certificate and host name are checked, for both engines)")
+    g.add_argument("--warmup-requests", type=int, default=0, metavar="N",
+                   help="requests of unmeasured load before each round (default 0)")
+    add_load_flags(g)
     g.add_argument("--error-rate-warning", type=float, default=1.0, metavar="PCT",
-                   help="warn when more than PCT%% of a round's requests fail or are non-2xx")
+                   help="warn when more than PCT%% of a round's requests fail or are non-2xx (default 1)")
+    add_request_flags(p.add_argument_group("requests (ab's and wrk's flags)"))
     from pairbench.commands.common import add_run_options
 
     # Warm-up happens inside each round (--warmup-time): a whole warm-up server start per
@@ -168,6 +161,8 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
     from pairbench.runners.kinds import get_kind
     from pairbench.runners.options import Flags, HttpOptions, as_mapping
 
+    args.url = list(args.url) + list(args.target_urls)
+    resolve_ab_wrk_flags(args)
     if not args.url:
         if args.server:
             args.url = ["/"]
@@ -198,7 +193,7 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
         "warmup_requests": args.warmup_requests, "port": args.port,
         "ready_path": "" if args.ready_tcp else args.ready_path, "ready_timeout": args.ready_timeout,
         "grace": args.grace, "engine": args.engine, "error_rate_warning": args.error_rate_warning / 100,
-        "log_dir": args.log_dir, "insecure": args.insecure,
+        "log_dir": args.log_dir, "insecure": args.insecure, "threads": args.threads,
     }
     prefix = "" if args.method.upper() == "GET" else args.method.upper() + " "
     kind = get_kind("http")

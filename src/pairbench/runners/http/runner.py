@@ -58,6 +58,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "error_rate_warning": 0.01,
     "log_dir": None,
     "insecure": False,
+    "threads": None,
 }
 
 EngineFn = Callable[[LoadSpec, Callable[[float], None] | None], LoadResult]
@@ -215,7 +216,7 @@ class HttpRunner:
                 wrk_command(LoadSpec(
                     requests=tuple(RequestSpec(urljoin("http://127.0.0.1/", u)) for u in self._paths(opts)),
                     connections=int(opts["connections"]), count=opts["requests"], duration=opts["duration"],
-                    rate=opts["rate"], keepalive=bool(opts["keepalive"])), "-")
+                    rate=opts["rate"], keepalive=bool(opts["keepalive"])), "-", opts["threads"])
             except WrkFailed as exc:
                 raise UserError(f"--engine wrk: {exc}") from None
         if opts["requests"] is None and opts["duration"] is None and opts["rate"] is None:
@@ -343,7 +344,8 @@ class HttpRunner:
         if self._engine is not None:
             return self._engine
         if opts["engine"] == "wrk":
-            return lambda spec, progress: run_wrk(spec)
+            threads = int(opts["threads"]) if opts["threads"] else None
+            return lambda spec, progress: run_wrk(spec, threads=threads)
         return run_load
 
     def _log_path(self, benchmark: Benchmark, variant: Variant, block: int, opts: Mapping[str, Any]) -> str:
