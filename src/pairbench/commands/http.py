@@ -61,6 +61,9 @@ def register(subparsers: Any) -> None:
                    help="seconds a server has to become ready (default 30)")
     g.add_argument("--grace", type=float, default=5.0, metavar="S", help="seconds from SIGTERM to SIGKILL when a server is stopped (default 5)")
     g.add_argument("--log-dir", default=None, help="where server logs go (default: a temporary directory)")
+    g.add_argument("--target", action="append", default=[], metavar="NAME=URL",
+                   help="a variant that is a server already running at URL (its base; --url paths are loaded "
+                   "under it), repeatable; loaded in interleaved rounds like started servers, never restarted")
     g = p.add_argument_group("load")
     g.add_argument("target_urls", nargs="*", default=[], metavar="URL",
                    help="full URL of a running server, as ab and wrk take it (the same as --url URL)")
@@ -120,10 +123,38 @@ def _body_and_headers(args: argparse.Namespace) -> tuple[str, list[list[str]]]:
     return body, headers
 
 
+def _target_variants(args: argparse.Namespace) -> list[Any]:
+    """A variant per --target NAME=URL: a running server, its URL base in the variant's meta."""
+    from urllib.parse import urlsplit
+
+    from pairbench.model import Variant
+
+    if args.server or args.parameter_list or args.name:
+        raise UserError("--target names running servers: give --target or --server (with --name, -L), not both")
+    variants = []
+    for item in args.target:
+        name, sep, url = item.partition("=")
+        parts = urlsplit(url.strip())
+        if not sep or not name.strip() or parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UserError(f"--target {item!r}: expected NAME=URL, such as head=http://127.0.0.1:8080")
+        if parts.query or parts.fragment:
+            raise UserError(f"--target {item!r}: give the URL base only; the paths and queries go in --url")
+        variants.append(Variant(name=name.strip(), meta={"http_target": url.strip().rstrip("/")}))
+    if len({v.name for v in variants}) != len(variants):
+        raise UserError("two --target have the same name: give each running server its own NAME")
+    for url in args.url:
+        if urlsplit(url).scheme:
+            raise UserError(f"--url {url!r} is absolute, but --target gives the servers: give a path such as "
+                            f"{urlsplit(url).path or '/'!r}")
+    return variants
+
+
 def _variants(args: argparse.Namespace) -> list[Any]:
     """A variant per --server and -L value: {NAME} in the command, else env var NAME."""
     from pairbench.model import Variant
 
+    if args.target:
+        return _target_variants(args)
     env = _split_env(args.env, "--env")
     servers = list(args.server) or [""]
     names = list(args.name) or (_default_names(servers) if args.server else ["target"])
@@ -164,10 +195,10 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
     args.url = list(args.url) + list(args.target_urls)
     resolve_ab_wrk_flags(args)
     if not args.url:
-        if args.server:
+        if args.server or args.target:
             args.url = ["/"]
         else:
-            raise UserError("give --url (a path with --server, or the full URL of a running server)")
+            raise UserError("give --url (a path with --server or --target, or the full URL of a running server)")
     if args.requests is None and args.duration is None:
         if args.rate is not None:
             raise UserError("--rate needs --duration (or -n) to know how long to load")

@@ -130,3 +130,28 @@ def test_every_http_flag_has_help_text_and_states_its_default() -> None:
     text = " ".join(http.format_help().split())
     for said in ("default 1)", "default 30 s)", "default 5)", "default GET", "(default 30)"):
         assert said in text, said
+
+
+def test_targets_are_variants_with_their_url_base_and_paths_under_it() -> None:
+    opts, run = _build("--target head=http://127.0.0.1:8001 --target patch=http://127.0.0.1:8002/app/ "
+                       "--url /index.html -n 10")
+    assert [(v.name, v.command, v.meta["http_target"]) for v in run.variants] == [
+        ("head", "", "http://127.0.0.1:8001"), ("patch", "", "http://127.0.0.1:8002/app")]
+    assert run.variants[0].baseline and opts["url"] == "/index.html"
+    from pairbench.runners.http.runner import HttpRunner
+
+    urls = [r.url for r in HttpRunner()._requests(opts | {"mix": None}, run.variants[1].meta["http_target"])]
+    assert urls == ["http://127.0.0.1:8002/app/index.html"]
+
+
+@pytest.mark.parametrize("line, message", [
+    ("--target a=http://h:1 --target a=http://h:2 -n 1", "same name"),
+    ("--target a -n 1", "expected NAME=URL"),
+    ("--target a=ftp://h:1 -n 1", "expected NAME=URL"),
+    ("--target a=http://h:1/?q=1 -n 1", "URL base only"),
+    ("--target a=http://h:1 --server 'x {port}' -n 1", "not both"),
+    ("--target a=http://h:1 --url http://h:1/x -n 1", "give a path"),
+])
+def test_bad_targets_are_one_clear_error(line: str, message: str) -> None:
+    with pytest.raises(UserError, match=message):
+        _build(line)

@@ -167,6 +167,31 @@ def _options(benchmark: Benchmark) -> dict[str, Any]:
     return opts
 
 
+def _target(variant: Variant) -> str:
+    """The URL base of a variant that is a running server (`--target NAME=URL`), or ""."""
+    return str(variant.meta.get("http_target") or "")
+
+
+def _under(base: str, path: str) -> str:
+    """`path` under a target's URL base, keeping the base's own path (`http://h/app` + `/x` -> `http://h/app/x`)."""
+    return base.rstrip("/") + "/" + path.lstrip("/")
+
+
+def _check_running(url: str, opts: Mapping[str, Any], source: str, instead: str) -> None:
+    """One error line before anything runs when a running server does not answer or its
+    certificate does not verify."""
+    parts = urlsplit(url)
+    host = parts.hostname or "127.0.0.1"
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    if not port_in_use(host, port):
+        raise UserError(
+            f"cannot connect to {host}:{port} (from {source}): is the server running? Start it, or give "
+            f"{instead}" + (" to have pairbench start it" if instead == "--server" else "")
+        )
+    if parts.scheme == "https" and not opts["insecure"]:
+        _check_certificate(url, host, port)
+
+
 def _check_certificate(url: str, host: str, port: int) -> None:
     """One error line before anything runs when an https target's certificate does not verify."""
     from pairbench.runners.http.tls import certificate_problem
@@ -201,6 +226,8 @@ class HttpRunner:
         self._started_ok: set[str] = set()
         self._told_closes: set[str] = set()
         """Variants already told that their server does not keep connections alive (said once)."""
+        self._told_targets = False
+        """Whether the warning that --target servers are not restarted was given (once per run)."""
         self._machine = socket.gethostname()
 
     # --- Runner protocol -------------------------------------------------------------------------
@@ -235,6 +262,10 @@ class HttpRunner:
                             f"--url {url!r} is absolute, but pairbench starts the server: give a path such as "
                             f"{urlsplit(url).path or '/'!r}"
                         )
+            elif _target(variant):
+                for url in self._paths(opts):
+                    _check_running(_under(_target(variant), url), opts,
+                                   f"--target {variant.name}={_target(variant)}", "--target")
             else:
                 for url in self._paths(opts):
                     parts = urlsplit(url)
@@ -243,14 +274,17 @@ class HttpRunner:
                             f"--url {url!r}: without --server, give the full URL of a running server, "
                             "such as http://127.0.0.1:8080/"
                         )
-                    port = parts.port or (443 if parts.scheme == "https" else 80)
-                    if not port_in_use(parts.hostname, port):
-                        raise UserError(
-                            f"cannot connect to {parts.hostname}:{port} (from --url {url}): "
-                            "is the server running? Start it, or give --server to have pairbench start it"
-                        )
-                    if parts.scheme == "https" and not opts["insecure"]:
-                        _check_certificate(url, parts.hostname, port)
+                    _check_running(url, opts, f"--url {url}", "--server")
+        if any(_target(v) for v in variants) and not self._told_targets:
+            self._told_targets = True
+            notices.append(Notice(
+                "http-targets-not-restarted",
+                "the --target servers were already running and are not restarted between rounds: per-process "
+                "effects (memory layout, hash seeds, JIT and cache warm-up) are not replicated, so the "
+                "intervals cover the rounds' load-to-load noise only",
+                "to replicate them, give --server commands and let pairbench start each server per round",
+                benchmark.name,
+            ))
         return notices
 
     def measure(
@@ -267,7 +301,7 @@ class HttpRunner:
                 server = started
                 base = server.base_url
             else:
-                base = ""
+                base = _target(variant)
             requests = self._requests(opts, base)
             keepalive = bool(opts["keepalive"])
             engine = self._engine_fn(opts)
@@ -334,7 +368,7 @@ class HttpRunner:
         body = str(opts["body"]).encode()
         return tuple(
             RequestSpec(
-                url=urljoin(base + "/", str(e["url"])) if base else str(e["url"]),
+                url=_under(base, str(e["url"])) if base else str(e["url"]),
                 method=str(opts["method"]).upper(), headers=headers, body=body, weight=float(e.get("weight", 1.0)),
             )
             for e in entries
