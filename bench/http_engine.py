@@ -3,12 +3,15 @@
 1. nginx serving a small file: maximum requests/s with the same connections (keep-alive), and
    the client's CPU time per request (user + system, and the user part alone, from getrusage);
    with one connection also the engine on its event loop instead of the blocking socket.
-2. the bundled demo app: throughput and median latency as each tool reports them.
+2. the same nginx over https (a self-signed certificate made for the run; wrk -t1 beside the
+   engine, the engine with --insecure): requests/s and client CPU per request;
+3. the bundled demo app: throughput and median latency as each tool reports them.
 
 Each (tool, setting) is run `--reps` times, interleaved with the order of the tools rotated every
 repetition (the machine drifts), and the median is shown.
 
     PYTHONPATH=src python3 bench/http_engine.py [--duration 3] [--reps 3] [--connections 1,10,50]
+        [--no-https | --only-https]
 """
 
 from __future__ import annotations
@@ -51,7 +54,8 @@ def _per_request(before: tuple[float, float], after: tuple[float, float], n: int
 
 def builtin(url: str, c: int, duration: float, loop: str = "auto") -> dict[str, float]:
     cpu0 = _cpu(resource.RUSAGE_SELF)
-    r = run_load(LoadSpec(requests=(RequestSpec(url),), connections=c, duration=duration), loop=loop)
+    spec = LoadSpec(requests=(RequestSpec(url),), connections=c, duration=duration, insecure=True)
+    r = run_load(spec, loop=loop)
     return {"rps": r.req_per_s, "median": r.percentiles_s([50])[0], "errors": r.failed + r.non_2xx,
             **_per_request(cpu0, _cpu(resource.RUSAGE_SELF), r.completed)}
 
@@ -92,12 +96,46 @@ def _median(rows: list[dict[str, float]], key: str) -> float:
     return statistics.median(r[key] for r in rows)
 
 
+def _nginx_table(url: str, tools: dict[str, Callable[..., dict[str, float]]], conns: list[int], reps: int,
+                 duration: float, with_asyncio: bool) -> None:
+    print("| connections | tool | req/s | vs wrk | client CPU per request | of which user |")
+    print("|---:|---|---:|---:|---:|---:|")
+    for c in conns:
+        here = dict(tools)
+        if c == 1 and with_asyncio:
+            here["pairbench (asyncio loop)"] = builtin_asyncio
+        results: dict[str, list[dict[str, float]]] = {t: [] for t in here}
+        for rep in range(reps):
+            for name, fn in _rotated(here, rep):
+                results[name].append(fn(url, c, duration))
+        ref = _median(results["wrk -t1"], "rps") if "wrk -t1" in results else None
+        for name, rows in results.items():
+            rps = _median(rows, "rps")
+            vs = f"{rps / ref:.0%}" if ref else "-"
+            errors = sum(r["errors"] for r in rows)
+            print(f"| {c} | {name} | {rps:,.0f} | {vs} | {_median(rows, 'cpu_per_req') * 1e6:.1f} µs "
+                  f"| {_median(rows, 'user_per_req') * 1e6:.1f} µs |" + (f" {errors:g} errors" if errors else ""))
+
+
+def _plain_nginx(tools: dict[str, Callable[..., dict[str, float]]], conns: list[int], reps: int,
+                 duration: float) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        nginx = Nginx(Path(d))
+        try:
+            print(f"\n## nginx (1 worker), {len((Path(d) / 'index.html').read_bytes())}-byte file, keep-alive\n")
+            _nginx_table(nginx.url, tools, conns, reps, duration, with_asyncio=True)
+        finally:
+            nginx.stop()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=3.0)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--connections", default="1,10,50")
     ap.add_argument("--app-connections", type=int, default=2)
+    ap.add_argument("--no-https", action="store_true", help="skip the https table")
+    ap.add_argument("--only-https", action="store_true", help="only the https table")
     args = ap.parse_args()
     conns = [int(c) for c in args.connections.split(",")]
     tools: dict[str, Callable[..., dict[str, float]]] = {"pairbench": builtin}
@@ -108,29 +146,20 @@ def main() -> int:
     print(f"engine loop: {engine_loop_name()}; {os.cpu_count()} CPUs; {args.duration:g} s per load, "
           f"median of {args.reps}")
 
-    with tempfile.TemporaryDirectory() as d:
-        nginx = Nginx(Path(d))
-        try:
-            print(f"\n## nginx (1 worker), {len((Path(d) / 'index.html').read_bytes())}-byte file, keep-alive\n")
-            print("| connections | tool | req/s | vs wrk | client CPU per request | of which user |")
-            print("|---:|---|---:|---:|---:|---:|")
-            for c in conns:
-                here = dict(tools)
-                if c == 1:
-                    here["pairbench (asyncio loop)"] = builtin_asyncio
-                results: dict[str, list[dict[str, float]]] = {t: [] for t in here}
-                for rep in range(args.reps):
-                    for name, fn in _rotated(here, rep):
-                        results[name].append(fn(nginx.url, c, args.duration))
-                ref = _median(results["wrk -t1"], "rps") if "wrk -t1" in results else None
-                for name, rows in results.items():
-                    rps = _median(rows, "rps")
-                    vs = f"{rps / ref:.0%}" if ref else "-"
-                    print(f"| {c} | {name} | {rps:,.0f} | {vs} | {_median(rows, 'cpu_per_req') * 1e6:.1f} µs "
-                          f"| {_median(rows, 'user_per_req') * 1e6:.1f} µs |")
-        finally:
-            nginx.stop()
+    if not args.only_https:
+        _plain_nginx(tools, conns, args.reps, args.duration)
+    if not args.no_https:
+        https_tools = {k: v for k, v in tools.items() if k != "ab -k"}  # ab's TLS is not what is compared
+        with tempfile.TemporaryDirectory() as d:
+            nginx = Nginx(Path(d), tls=True)
+            try:
+                print("\n## nginx (1 worker) over https (TLS 1.3, RSA-2048 self-signed), keep-alive\n")
+                _nginx_table(nginx.url, https_tools, conns, args.reps, args.duration, with_asyncio=True)
+            finally:
+                nginx.stop()
 
+    if args.only_https:
+        return 0
     port = free_port()
     app = subprocess.Popen([sys.executable, str(DEMO_APP), "--port", str(port)], stdout=subprocess.DEVNULL,
                            start_new_session=True)

@@ -112,7 +112,7 @@ class Nginx:
         listen = f"127.0.0.1:{self.port}"
         if tls:
             subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                            "-subj", "/CN=127.0.0.1", "-keyout", str(root / "key.pem"), "-out", str(root / "cert.pem")],
+                            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(root / "key.pem"), "-out", str(root / "cert.pem")],
                            check=True, capture_output=True, timeout=60)
             listen += f" ssl; ssl_certificate {root}/cert.pem; ssl_certificate_key {root}/key.pem"
         # As root, nginx's workers would run as nobody and could not read a pytest tmp dir (mode 700).

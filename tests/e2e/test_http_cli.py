@@ -159,27 +159,6 @@ def test_wrk_engine_figures_land_in_the_same_samples(run_cli, tmp_path: Path) ->
         nginx.stop()
 
 
-@pytest.mark.skipif(shutil.which("nginx") is None or shutil.which("wrk") is None or shutil.which("openssl") is None,
-                    reason="needs nginx, wrk and openssl")
-def test_https_url_is_loaded_by_wrk_and_refused_by_the_builtin_engine_in_one_line(run_cli, tmp_path: Path) -> None:
-    nginx = Nginx(tmp_path, tls=True)
-    try:
-        out = tmp_path / "run.json"
-        r = run_cli("http", "--url", nginx.url, "--engine", "wrk", "-c", "2", "--duration", "1", "--runs", "2",
-                    "--export-json", str(out))
-        assert r.returncode == 0, r.stderr
-        values: dict[str, list[float]] = {}
-        for s in json.loads(out.read_text())["samples"]:
-            values.setdefault(s["metric"], []).append(s["value"])
-        assert min(values["requests"]) > 100 and values["failed"] == [0.0, 0.0]
-        assert values["status_2xx"] == values["requests"]
-        r = run_cli("http", "--url", nginx.url, "-n", "10", "--runs", "1")
-        assert r.returncode == 1 and "Traceback" not in r.stderr
-        assert r.stderr.count("\n") == 1 and "--engine wrk" in r.stderr and r.stderr.startswith("error: ")
-    finally:
-        nginx.stop()
-
-
 @pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
 def test_one_server_prints_its_figures_and_says_there_is_nothing_to_compare(run_cli, tmp_path: Path) -> None:
     nginx = Nginx(tmp_path)

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from pairbench.commands.http_flags import add_load_flags, add_request_flags, resolve_ab_wrk_flags
 from pairbench.errors import UserError
 
 __all__ = ["register", "build_http_run", "demo_http_run", "DEMO_APP"]
@@ -31,7 +32,8 @@ FLAG_NAMES = {"url": "--url", "mix": "--mix", "method": "-m/--method", "headers"
               "rate": "--rate", "keepalive": "--no-keepalive", "timeout": "--timeout", "warmup_time": "--warmup-time",
               "warmup_requests": "--warmup-requests", "port": "--port", "ready_path": "--ready-path",
               "ready_timeout": "--ready-timeout", "grace": "--grace", "engine": "--engine",
-              "error_rate_warning": "--error-rate-warning", "log_dir": "--log-dir"}
+              "error_rate_warning": "--error-rate-warning", "log_dir": "--log-dir",
+              "insecure": "--insecure", "threads": "--threads"}
 """The flag that sets each http option, for error messages."""
 
 
@@ -48,37 +50,35 @@ def register(subparsers: Any) -> None:
     g.add_argument("--name", action="append", default=[], metavar="NAME", help="name of each --server variant")
     g.add_argument("-L", "--parameter-list", nargs=2, action="append", default=[], metavar=("NAME", "VALUES"),
                    help="a variant per comma-separated value: {NAME} in the command, else env var NAME")
-    g.add_argument("--env", action="append", default=[], metavar="K=V", help="environment for every server")
-    g.add_argument("--unset-env", action="append", default=[], metavar="NAME")
+    g.add_argument("--env", action="append", default=[], metavar="K=V", help="environment for every server, repeatable")
+    g.add_argument("--unset-env", action="append", default=[], metavar="NAME",
+                   help="remove NAME from the servers' environment, repeatable")
     g.add_argument("--cwd", default=None, help="working directory of the servers")
     g.add_argument("--port", type=int, default=None, help="fixed port (when the command cannot take {port})")
     g.add_argument("--ready-path", default=None, help="path polled until the server answers (default: first URL)")
     g.add_argument("--ready-tcp", action="store_true", help="ready as soon as the port accepts connections")
-    g.add_argument("--ready-timeout", type=float, default=30.0, metavar="S")
-    g.add_argument("--grace", type=float, default=5.0, metavar="S", help="SIGTERM to SIGKILL delay")
+    g.add_argument("--ready-timeout", type=float, default=30.0, metavar="S",
+                   help="seconds a server has to become ready (default 30)")
+    g.add_argument("--grace", type=float, default=5.0, metavar="S", help="seconds from SIGTERM to SIGKILL when a server is stopped (default 5)")
     g.add_argument("--log-dir", default=None, help="where server logs go (default: a temporary directory)")
+    g.add_argument("--target", action="append", default=[], metavar="NAME=URL",
+                   help="a variant that is a server already running at URL (its base; --url paths are loaded "
+                   "under it), repeatable; loaded in interleaved rounds like started servers, never restarted")
     g = p.add_argument_group("load")
+    g.add_argument("target_urls", nargs="*", default=[], metavar="URL",
+                   help="full URL of a running server, as ab and wrk take it (the same as --url URL)")
     g.add_argument("--url", action="append", default=[], metavar="URL",
                    help="path to load (or full URL of a running server); repeat for several")
     g.add_argument("--mix", default=None, metavar="W1,W2,...",
                    help="also load the URLs as one weighted mix (one weight per --url)")
-    g.add_argument("-n", "--requests", type=int, default=None, help="requests per round (like ab -n)")
-    g.add_argument("-c", "--concurrency", type=int, default=1, help="connections (like ab -c)")
-    g.add_argument("--duration", type=float, default=None, metavar="S", help="seconds of load per round")
-    g.add_argument("--rate", type=float, default=None, metavar="R",
-                   help="open loop: R requests/s on a fixed schedule (latency from intended send time)")
     g.add_argument("--warmup-time", type=float, default=None, metavar="S",
                    help="seconds of unmeasured load before each round (default 1 with --server, else 0)")
-    g.add_argument("--warmup-requests", type=int, default=0, metavar="N")
-    g.add_argument("--no-keepalive", action="store_true", help="a new connection per request (ab without -k)")
-    g.add_argument("-m", "--method", default="GET")
-    g.add_argument("-H", "--header", action="append", default=[], metavar="'Name: value'")
-    g.add_argument("--body", default=None)
-    g.add_argument("--body-file", default=None)
-    g.add_argument("--timeout", type=float, default=30.0, metavar="S", help="per-request timeout")
-    g.add_argument("--engine", choices=("builtin", "wrk"), default="builtin")
+    g.add_argument("--warmup-requests", type=int, default=0, metavar="N",
+                   help="requests of unmeasured load before each round (default 0)")
+    add_load_flags(g)
     g.add_argument("--error-rate-warning", type=float, default=1.0, metavar="PCT",
-                   help="warn when more than PCT%% of a round's requests fail or are non-2xx")
+                   help="warn when more than PCT%% of a round's requests fail or are non-2xx (default 1)")
+    add_request_flags(p.add_argument_group("requests (ab's and wrk's flags)"))
     from pairbench.commands.common import add_run_options
 
     # Warm-up happens inside each round (--warmup-time): a whole warm-up server start per
@@ -123,10 +123,38 @@ def _body_and_headers(args: argparse.Namespace) -> tuple[str, list[list[str]]]:
     return body, headers
 
 
+def _target_variants(args: argparse.Namespace) -> list[Any]:
+    """A variant per --target NAME=URL: a running server, its URL base in the variant's meta."""
+    from urllib.parse import urlsplit
+
+    from pairbench.model import Variant
+
+    if args.server or args.parameter_list or args.name:
+        raise UserError("--target names running servers: give --target or --server (with --name, -L), not both")
+    variants = []
+    for item in args.target:
+        name, sep, url = item.partition("=")
+        parts = urlsplit(url.strip())
+        if not sep or not name.strip() or parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UserError(f"--target {item!r}: expected NAME=URL, such as head=http://127.0.0.1:8080")
+        if parts.query or parts.fragment:
+            raise UserError(f"--target {item!r}: give the URL base only; the paths and queries go in --url")
+        variants.append(Variant(name=name.strip(), meta={"http_target": url.strip().rstrip("/")}))
+    if len({v.name for v in variants}) != len(variants):
+        raise UserError("two --target have the same name: give each running server its own NAME")
+    for url in args.url:
+        if urlsplit(url).scheme:
+            raise UserError(f"--url {url!r} is absolute, but --target gives the servers: give a path such as "
+                            f"{urlsplit(url).path or '/'!r}")
+    return variants
+
+
 def _variants(args: argparse.Namespace) -> list[Any]:
     """A variant per --server and -L value: {NAME} in the command, else env var NAME."""
     from pairbench.model import Variant
 
+    if args.target:
+        return _target_variants(args)
     env = _split_env(args.env, "--env")
     servers = list(args.server) or [""]
     names = list(args.name) or (_default_names(servers) if args.server else ["target"])
@@ -164,11 +192,13 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
     from pairbench.runners.kinds import get_kind
     from pairbench.runners.options import Flags, HttpOptions, as_mapping
 
+    args.url = list(args.url) + list(args.target_urls)
+    resolve_ab_wrk_flags(args)
     if not args.url:
-        if args.server:
+        if args.server or args.target:
             args.url = ["/"]
         else:
-            raise UserError("give --url (a path with --server, or the full URL of a running server)")
+            raise UserError("give --url (a path with --server or --target, or the full URL of a running server)")
     if args.requests is None and args.duration is None:
         if args.rate is not None:
             raise UserError("--rate needs --duration (or -n) to know how long to load")
@@ -194,7 +224,7 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
         "warmup_requests": args.warmup_requests, "port": args.port,
         "ready_path": "" if args.ready_tcp else args.ready_path, "ready_timeout": args.ready_timeout,
         "grace": args.grace, "engine": args.engine, "error_rate_warning": args.error_rate_warning / 100,
-        "log_dir": args.log_dir,
+        "log_dir": args.log_dir, "insecure": args.insecure, "threads": args.threads,
     }
     prefix = "" if args.method.upper() == "GET" else args.method.upper() + " "
     kind = get_kind("http")

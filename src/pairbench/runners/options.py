@@ -259,6 +259,10 @@ class HttpOptions:
     error_rate_warning: float = 0.01
     """Fraction of failed or non-2xx requests in a round that draws a warning."""
     log_dir: str | None = None
+    insecure: bool = False
+    """https: accept a certificate that does not verify (self-signed); the default checks it."""
+    threads: int | None = None
+    """wrk's threads (engine "wrk"); None: as many as CPUs, at most the connections."""
 
 
 HTTP_ALIASES: Mapping[str, str] = {"warmup_duration": "warmup_time", "concurrency": "connections", "n": "requests"}
@@ -293,6 +297,8 @@ def parse_http_options(m: Mapping[str, Any], where: Where) -> HttpOptions:
         engine=_choice(given, "engine", where, HTTP_ENGINES),
         error_rate_warning=_number(given, "error_rate_warning", where, d.error_rate_warning, maximum=1.0) or 0.0,
         log_dir=_string(given, "log_dir", where, None, empty=False),
+        insecure=_boolean(given, "insecure", where, False),
+        threads=_integer(given, "threads", where, None, 1),
     )
     if opts.requests is None and opts.duration is None and opts.rate is None:
         raise where.fail(None, "the load needs requests (-n), a duration or a rate; give one of them")

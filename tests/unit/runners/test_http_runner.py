@@ -318,14 +318,18 @@ def test_wrk_longest_request_is_its_max_not_the_zero_its_percentile_100_gives() 
     assert figures["latency_p99"] == pytest.approx(0.004)
 
 
-def test_https_is_refused_by_the_builtin_engine_before_anything_connects() -> None:
-    from pairbench.runners.http.engine import RequestSpec
+def test_https_settings_default_port_and_a_verifying_client_context() -> None:
+    import ssl
 
-    bench = Benchmark("/", "http", http_metrics(), {"url": "https://127.0.0.1:9/", "requests": 5})
-    with pytest.raises(UserError, match="plain http.*--engine wrk"):
-        HttpRunner().prepare(bench, [Variant("target")])
-    # wrk speaks https: the load's settings are valid, the default port is 443.
+    from pairbench.runners.http.engine import RequestSpec
+    from pairbench.runners.http.tls import client_context
+
     spec = LoadSpec(requests=(RequestSpec("https://example.test/x"),), duration=1)
     assert spec.requests[0].host_port() == ("example.test", 443)
     assert b"Host: example.test\r\n" in spec.requests[0].encode(True)
     assert wrk_command(spec, "s.lua")[-1] == "https://example.test/x"
+    # The default verifies the certificate and the host name; --insecure turns both off.
+    assert not spec.insecure
+    strict, lax = client_context(insecure=False), client_context(insecure=True)
+    assert strict.verify_mode == ssl.CERT_REQUIRED and strict.check_hostname
+    assert lax.verify_mode == ssl.CERT_NONE and not lax.check_hostname

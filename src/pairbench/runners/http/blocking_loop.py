@@ -18,6 +18,7 @@ import heapq
 import itertools
 import signal
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -30,6 +31,8 @@ __all__ = ["BlockingLoop"]
 
 _now = time.perf_counter_ns
 _RECV_SIZE = 64 * 1024
+_TLS_RECV_SIZE = 16 * 1024
+"""One TLS record at most (RFC 8446 §5.1): SSL_read returns no more, and a smaller buffer is cheaper to allocate."""
 _WAKE_S = 0.05
 
 
@@ -88,7 +91,9 @@ class _SocketTransport:
 class BlockingLoop:
     """The engine's loop interface (create_future, call_later, connect) for a single connection."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        self.tls = tls
+        """https: the socket is wrapped, its handshake inside `connect` (in the first request's latency)."""
         self.current: _SocketTransport | None = None
         self.timers: list[tuple[int, int, Callable[..., None], tuple[Any, ...]]] = []
         self.soon: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
@@ -105,11 +110,13 @@ class BlockingLoop:
         """Connect now (every address of the host in turn); `on_error` runs soon after a failure."""
         try:
             sock = socket.create_connection((host, port), timeout=timeout)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if self.tls is not None:
+                sock = self.tls.wrap_socket(sock, server_hostname=host)
         except OSError as exc:
             self.soon.append((on_error, (exc,)))
             return
         sock.settimeout(None)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         wake = struct.pack("ll", 0, int(_WAKE_S * 1e6))
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, wake)
         sec = int(timeout)
@@ -141,6 +148,7 @@ class BlockingLoop:
     def run_until(self, flag: _Flag) -> None:
         """Read responses and run timers until `flag` is set."""
         timers = self.timers
+        size = _RECV_SIZE if self.tls is None else _TLS_RECV_SIZE
         while not flag._done:
             if self.soon:
                 batch, self.soon = self.soon, []
@@ -158,8 +166,8 @@ class BlockingLoop:
                 time.sleep(max(0.0, (timers[0][0] - _now()) / 1e9))
                 continue
             try:
-                data = t.sock.recv(_RECV_SIZE)
-            except BlockingIOError:
+                data = t.sock.recv(size)
+            except (BlockingIOError, ssl.SSLWantReadError):
                 continue  # no data within _WAKE_S: let the timers run
             except OSError as exc:
                 self.lose(t, exc)

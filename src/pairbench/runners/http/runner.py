@@ -57,6 +57,8 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "engine": "builtin",
     "error_rate_warning": 0.01,
     "log_dir": None,
+    "insecure": False,
+    "threads": None,
 }
 
 EngineFn = Callable[[LoadSpec, Callable[[float], None] | None], LoadResult]
@@ -165,6 +167,41 @@ def _options(benchmark: Benchmark) -> dict[str, Any]:
     return opts
 
 
+def _target(variant: Variant) -> str:
+    """The URL base of a variant that is a running server (`--target NAME=URL`), or ""."""
+    return str(variant.meta.get("http_target") or "")
+
+
+def _under(base: str, path: str) -> str:
+    """`path` under a target's URL base, keeping the base's own path (`http://h/app` + `/x` -> `http://h/app/x`)."""
+    return base.rstrip("/") + "/" + path.lstrip("/")
+
+
+def _check_running(url: str, opts: Mapping[str, Any], source: str, instead: str) -> None:
+    """One error line before anything runs when a running server does not answer or its
+    certificate does not verify."""
+    parts = urlsplit(url)
+    host = parts.hostname or "127.0.0.1"
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    if not port_in_use(host, port):
+        raise UserError(
+            f"cannot connect to {host}:{port} (from {source}): is the server running? Start it, or give "
+            f"{instead}" + (" to have pairbench start it" if instead == "--server" else "")
+        )
+    if parts.scheme == "https" and not opts["insecure"]:
+        _check_certificate(url, host, port)
+
+
+def _check_certificate(url: str, host: str, port: int) -> None:
+    """One error line before anything runs when an https target's certificate does not verify."""
+    from pairbench.runners.http.tls import certificate_problem
+
+    problem = certificate_problem(host, port)
+    if problem is not None:
+        raise UserError(f"--url {url}: the server's certificate does not verify ({problem}); "
+                        "give --insecure to accept it (a self-signed test certificate)")
+
+
 def _round(block: int) -> str:
     return f"round {block}" if block >= 0 else f"warm-up round {-block}"
 
@@ -189,6 +226,8 @@ class HttpRunner:
         self._started_ok: set[str] = set()
         self._told_closes: set[str] = set()
         """Variants already told that their server does not keep connections alive (said once)."""
+        self._told_targets = False
+        """Whether the warning that --target servers are not restarted was given (once per run)."""
         self._machine = socket.gethostname()
 
     # --- Runner protocol -------------------------------------------------------------------------
@@ -204,7 +243,7 @@ class HttpRunner:
                 wrk_command(LoadSpec(
                     requests=tuple(RequestSpec(urljoin("http://127.0.0.1/", u)) for u in self._paths(opts)),
                     connections=int(opts["connections"]), count=opts["requests"], duration=opts["duration"],
-                    rate=opts["rate"], keepalive=bool(opts["keepalive"])), "-")
+                    rate=opts["rate"], keepalive=bool(opts["keepalive"])), "-", opts["threads"])
             except WrkFailed as exc:
                 raise UserError(f"--engine wrk: {exc}") from None
         if opts["requests"] is None and opts["duration"] is None and opts["rate"] is None:
@@ -223,25 +262,29 @@ class HttpRunner:
                             f"--url {url!r} is absolute, but pairbench starts the server: give a path such as "
                             f"{urlsplit(url).path or '/'!r}"
                         )
+            elif _target(variant):
+                for url in self._paths(opts):
+                    _check_running(_under(_target(variant), url), opts,
+                                   f"--target {variant.name}={_target(variant)}", "--target")
             else:
                 for url in self._paths(opts):
                     parts = urlsplit(url)
-                    if parts.scheme == "https" and parts.hostname and opts["engine"] != "wrk":
-                        raise UserError(
-                            f"--url {url!r}: the built-in engine speaks plain http only; give --engine wrk "
-                            "(wrk speaks https) or an http:// URL"
-                        )
                     if parts.scheme not in ("http", "https") or not parts.hostname:
                         raise UserError(
                             f"--url {url!r}: without --server, give the full URL of a running server, "
                             "such as http://127.0.0.1:8080/"
                         )
-                    port = parts.port or (443 if parts.scheme == "https" else 80)
-                    if not port_in_use(parts.hostname, port):
-                        raise UserError(
-                            f"cannot connect to {parts.hostname}:{port} (from --url {url}): "
-                            "is the server running? Start it, or give --server to have pairbench start it"
-                        )
+                    _check_running(url, opts, f"--url {url}", "--server")
+        if any(_target(v) for v in variants) and not self._told_targets:
+            self._told_targets = True
+            notices.append(Notice(
+                "http-targets-not-restarted",
+                "the --target servers were already running and are not restarted between rounds: per-process "
+                "effects (memory layout, hash seeds, JIT and cache warm-up) are not replicated, so the "
+                "intervals cover the rounds' load-to-load noise only",
+                "to replicate them, give --server commands and let pairbench start each server per round",
+                benchmark.name,
+            ))
         return notices
 
     def measure(
@@ -258,7 +301,7 @@ class HttpRunner:
                 server = started
                 base = server.base_url
             else:
-                base = ""
+                base = _target(variant)
             requests = self._requests(opts, base)
             keepalive = bool(opts["keepalive"])
             engine = self._engine_fn(opts)
@@ -270,7 +313,7 @@ class HttpRunner:
                         requests=requests, connections=int(opts["connections"]),
                         count=int(opts["warmup_requests"]) or None,
                         duration=float(opts["warmup_time"]) or None, keepalive=keepalive,
-                        timeout=float(opts["timeout"]),
+                        timeout=float(opts["timeout"]), insecure=bool(opts["insecure"]),
                     ),
                     None,
                 )
@@ -279,7 +322,7 @@ class HttpRunner:
                 count=int(opts["requests"]) if opts["requests"] else None,
                 duration=float(opts["duration"]) if opts["duration"] else None,
                 rate=float(opts["rate"]) if opts["rate"] else None,
-                keepalive=keepalive, timeout=float(opts["timeout"]),
+                keepalive=keepalive, timeout=float(opts["timeout"]), insecure=bool(opts["insecure"]),
             )
             cpu0 = server.usage()[0] if server else 0.0
             result = engine(spec, lambda rps: progress(f"{variant.name}: {rps:,.0f} req/s"))
@@ -325,7 +368,7 @@ class HttpRunner:
         body = str(opts["body"]).encode()
         return tuple(
             RequestSpec(
-                url=urljoin(base + "/", str(e["url"])) if base else str(e["url"]),
+                url=_under(base, str(e["url"])) if base else str(e["url"]),
                 method=str(opts["method"]).upper(), headers=headers, body=body, weight=float(e.get("weight", 1.0)),
             )
             for e in entries
@@ -335,7 +378,8 @@ class HttpRunner:
         if self._engine is not None:
             return self._engine
         if opts["engine"] == "wrk":
-            return lambda spec, progress: run_wrk(spec)
+            threads = int(opts["threads"]) if opts["threads"] else None
+            return lambda spec, progress: run_wrk(spec, threads=threads)
         return run_load
 
     def _log_path(self, benchmark: Benchmark, variant: Variant, block: int, opts: Mapping[str, Any]) -> str:

@@ -8,6 +8,7 @@ blocking socket loop); the HTTP/1 work of each connection is http1.py's `Connect
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 from typing import Any, Callable, Protocol, Sequence
 
@@ -156,7 +157,9 @@ class Load:
         self.busy -= 1
         self.fail("connect")
         self.connect_failures += 1
-        if self.connect_failures >= _MAX_CONNECT_FAILURES and self.completed == 0:
+        # A certificate that does not verify fails every connect alike: stop at the first one.
+        if isinstance(exc, ssl.SSLCertVerificationError) or (
+                self.connect_failures >= _MAX_CONNECT_FAILURES and self.completed == 0):
             self.aborted = f"cannot connect to {self.host}:{self.port}: {_reason(exc)}"
             self.stopping = True
             self.t_end = _now()
@@ -275,6 +278,8 @@ def finish_load(load: Load) -> None:
 
 
 def _reason(exc: BaseException) -> str:
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"certificate not verified ({exc.verify_message}); give --insecure to accept it"
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused"
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):

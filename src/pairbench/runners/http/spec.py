@@ -27,7 +27,7 @@ class RequestSpec:
     weight: float = 1.0
 
     def host_port(self) -> tuple[str, int]:
-        """Host and port of the URL (https: for `--engine wrk`; the built-in engine speaks plain http)."""
+        """Host and port of the URL (80 for http://, 443 for https:// when the URL gives none)."""
         parts = urlsplit(self.url)
         if parts.scheme not in _DEFAULT_PORTS:
             raise ValueError(f"URL {self.url!r}: only http:// and https:// are supported")
@@ -71,6 +71,8 @@ class LoadSpec:
     """Per-request timeout in seconds."""
     max_time: float = 3600.0
     """Hard limit for the whole load, whatever else is set."""
+    insecure: bool = False
+    """https: accept any certificate (default: verify it and the host name)."""
 
     def __post_init__(self) -> None:
         if not self.requests:

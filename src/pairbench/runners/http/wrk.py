@@ -110,6 +110,8 @@ def wrk_command(spec: LoadSpec, script: str, threads: int | None = None) -> list
         raise WrkFailed("wrk runs for a duration, not a request count: give --duration instead of -n")
     if not spec.keepalive:
         raise WrkFailed("wrk always keeps connections alive; drop --no-keepalive or use --engine builtin")
+    if threads is not None and threads > spec.connections:
+        raise WrkFailed(f"{threads} threads for {spec.connections} connection(s): wrk needs a connection per thread")
     threads = threads or max(1, min(spec.connections, os.cpu_count() or 1))
     return [
         "wrk", f"-t{threads}", f"-c{spec.connections}", f"-d{max(1, round(spec.duration))}s",

@@ -1,0 +1,47 @@
+"""TLS for the built-in engine: the client context (standard `ssl` module), and the check made
+before a load that the target's certificate verifies.
+
+Why a check before the load: a certificate that does not verify fails every connect the same
+way; said once, before anything is measured, it is one line that names the fix (`--insecure`)
+instead of a round of connect errors. wrk never verifies certificates, so the same check keeps
+the default (verify) identical for both engines.
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+
+__all__ = ["client_context", "certificate_problem", "TLS_ALPN"]
+
+TLS_ALPN = {False: ["http/1.1"], True: ["h2"]}
+"""ALPN protocols offered, by whether HTTP/2 is asked for."""
+
+
+def client_context(insecure: bool, http2: bool = False) -> ssl.SSLContext:
+    """A client context: the system's trust store (SSL_CERT_FILE and SSL_CERT_DIR are honoured),
+    host names checked, ALPN http/1.1 (or h2); `insecure` accepts any certificate, as curl -k.
+
+    The host name given as `server_hostname` is sent as SNI and checked against the certificate
+    (an IP address is checked against the certificate's IP entries and sent as no SNI, RFC 6066 §3).
+    """
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
+    if insecure:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    context.set_alpn_protocols(TLS_ALPN[http2])
+    return context
+
+
+def certificate_problem(host: str, port: int, timeout: float = 10.0) -> str | None:
+    """Why the certificate of host:port does not verify, or None when it does (or when nothing
+    answers: the load's own connect errors say that)."""
+    context = client_context(insecure=False)
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            with context.wrap_socket(sock, server_hostname=host):
+                return None
+    except ssl.SSLCertVerificationError as exc:
+        return exc.verify_message or str(exc)
+    except (OSError, ssl.SSLError):
+        return None

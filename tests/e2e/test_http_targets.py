@@ -1,0 +1,74 @@
+"""`--target NAME=URL`: A/B of two servers already running, started by the test on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e._http_servers import free_port, wait_port
+
+pytestmark = pytest.mark.slow
+
+DEMO_APP = Path(__file__).resolve().parents[2] / "src" / "pairbench" / "data" / "demo_app.py"
+
+
+def _start(work: int) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(DEMO_APP), "--port", str(port), "--work", str(work)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_port(port)
+    except BaseException:
+        _stop(proc)
+        raise
+    return proc, port
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+def test_two_running_servers_are_compared_round_by_round_without_restart(run_cli, tmp_path: Path) -> None:
+    fast, fast_port = _start(5)
+    slow, slow_port = _start(60)
+    try:
+        out = tmp_path / "run.json"
+        r = run_cli("http", "--target", f"fast=http://127.0.0.1:{fast_port}",
+                    "--target", f"slow=http://127.0.0.1:{slow_port}/", "--url", "/", "-c", "1",
+                    "--duration", "0.5", "--runs", "6", "--seed", "3", "--export-json", str(out))
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(out.read_text())
+        assert [v["name"] for v in doc["variants"]] == ["fast", "slow"]
+        comp = {(c["benchmark"], c["metric"]): c for c in doc["comparisons"]}[("/", "req_per_s")]
+        assert comp["verdict"] == "slower" and comp["ratio"] < 0.8
+        # Interleaved by round: every round has a sample of each variant.
+        rounds = {(s["variant"], s["block"]) for s in doc["samples"] if s["metric"] == "req_per_s"}
+        assert rounds == {(v, b) for v in ("fast", "slow") for b in range(6)}
+        # Not restarted: the same processes served every round and are still up.
+        assert fast.poll() is None and slow.poll() is None
+        assert "not replicated" in r.stdout + r.stderr
+    finally:
+        _stop(fast)
+        _stop(slow)
+
+
+def test_a_target_that_is_not_running_is_one_error_line(run_cli) -> None:
+    port = free_port()
+    r = run_cli("http", "--target", f"a=http://127.0.0.1:{port}", "--target", f"b=http://127.0.0.1:{port}",
+                "-n", "10", "--runs", "1")
+    assert r.returncode == 1 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert "cannot connect" in r.stderr and "--target a=" in r.stderr
