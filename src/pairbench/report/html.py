@@ -24,6 +24,8 @@ from pairbench.report.plots import (
     sweep_plot,
 )
 from pairbench.report.format import format_change, format_delta, format_value
+from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
+from pairbench.report.sweep import BEST_MARK, sweep_cells, sweep_header, sweep_lines, sweep_title
 from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spreads
 from pairbench.report.wording import verdict_word
 
@@ -110,6 +112,7 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
     forest = forest_plot(comps)
     if forest:
         body += ["<h2>Summary</h2>", forest]
+    body.append(_suite_summary(run))
     for kind in kinds_in_order(b.kind for b in run.benchmarks):
         kind_comps = [c for c in comps if _kind_of(run, c.benchmark) == kind]
         table = _table(run, kind, kind_comps)
@@ -138,6 +141,7 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
                 drift = drift_plot(run, b.name, b.metrics[0].name)
                 if drift:
                     body.append(drift)
+    body.append(_sweeps(run))
     if run.notices:
         body.append("<h2>Warnings</h2><ul>")
         for n in run.notices:
@@ -154,6 +158,46 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
         + "\n".join(body)
         + f"\n<script>{_SCRIPT}</script>\n</body></html>\n"
     )
+
+
+def _cells_table(header: list[str], rows: list[list[str]], right: set[int]) -> str:
+    """A table of text cells; the columns in `right` hold numbers."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f'<td class="num">{esc(c)}</td>' if i in right else f"<td>{_verdict_span(c)}</td>"
+                                    for i, c in enumerate(cells)) + "</tr>" for cells in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _verdict_span(cell: str) -> str:
+    """A verdict cell coloured as in the main table (`faster ★` keeps its mark)."""
+    word = cell.removesuffix(BEST_MARK)
+    if word in ("faster", "slower"):
+        return f'<span class="{word}">{esc(cell)}</span>'
+    return esc(cell)
+
+
+def _sweeps(run: Run) -> str:
+    """Every sweep table with its best point, runner-up and trends, as the terminal prints them."""
+    if not run.sweeps:
+        return ""
+    parts = ["<h2>Sweeps</h2>"]
+    for t in run.sweeps:
+        header = sweep_header(t)
+        parts.append(f'<h3>{esc(sweep_title(t))}</h3>')
+        parts.append(_cells_table(header, sweep_cells(t), set(range(len(header) - 1))))
+        parts.append('<ul class="sentences">' + "".join(f"<li>{esc(line)}</li>" for line in sweep_lines(t)) + "</ul>")
+    return "\n".join(parts)
+
+
+def _suite_summary(run: Run) -> str:
+    """Each candidate's geometric mean over the benchmarks, with its CI."""
+    rows = run.summaries
+    if not rows:
+        return ""
+    header = summary_header(rows)
+    return (f"<h2>{esc(SUMMARY_TITLE.capitalize())}</h2>"
+            + _cells_table(header, summary_cells(rows), set(range(1, len(header))))
+            + f'<p class="notes">{esc(summary_note(rows))}</p>')
 
 
 def _details(run: Run) -> str:

@@ -15,7 +15,9 @@ from typing import Any, Iterable
 
 from pairbench.model import Comparison, Metric, Run
 from pairbench.report.format import format_change, format_delta, format_value
+from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
 from pairbench.report.summary import ci_header, ci_mixed, ci_text, ratio_text, sentence_of, spreads
+from pairbench.report.sweep import sweep_cells, sweep_header, sweep_lines, sweep_title
 from pairbench.report.wording import verdict_word
 from pairbench.runners.kinds import kind_title, kinds_in_order
 
@@ -150,6 +152,8 @@ def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: l
         out.append("")
     for kind in kinds_in_order(b.kind for b in run.benchmarks):
         out.extend(_kind_section(run, kind, [c for c in comps if _kind_of(run, c.benchmark) == kind]))
+    out.extend(_sweeps(run))
+    out.extend(_suite_summary(run))
     if run.notices:
         out.append("## Warnings")
         out.append("")
@@ -162,6 +166,38 @@ def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: l
         out.append("")
     out.extend(_details(run))
     return "\n".join(out).rstrip() + "\n"
+
+
+def _md_table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    """A table of text cells (escaped here); the columns in `right` hold numbers, aligned right."""
+    align = ["--:" if i in right else "---" for i in range(len(header))]
+    lines = ["| " + " | ".join(md_escape(h) for h in header) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(md_escape(c) for c in cells) + " |" for cells in rows]
+    return lines + [""]
+
+
+def _sweeps(run: Run) -> list[str]:
+    """Every sweep table with its best point, runner-up and trends, as the terminal prints them."""
+    if not run.sweeps:
+        return []
+    lines = ["## Sweeps", ""]
+    for t in run.sweeps:
+        header = sweep_header(t)
+        lines += [f"### {md_escape(sweep_title(t))}", ""]
+        lines += _md_table(header, sweep_cells(t), set(range(len(header) - 1)))
+        lines += [f"- {md_escape(line)}" for line in sweep_lines(t)] + [""]
+    return lines
+
+
+def _suite_summary(run: Run) -> list[str]:
+    """Each candidate's geometric mean over the benchmarks, with its CI."""
+    rows = run.summaries
+    if not rows:
+        return []
+    lines = [f"## {SUMMARY_TITLE.capitalize()}", ""]
+    header = summary_header(rows)
+    lines += _md_table(header, summary_cells(rows), set(range(1, len(header))))
+    return lines + [md_escape(summary_note(rows)), ""]
 
 
 def _kind_of(run: Run, benchmark: str) -> str:
