@@ -1,13 +1,16 @@
 """A self-contained HTML report: one file that opens offline, with the plots people look at.
 
-No CDN, no fonts, no images to fetch: plots are inline SVG built in Python (plots.py), styles are
-inline, and a Content-Security-Policy forbids any network access. The only script is a few lines
-that mark the page ready (the browser test reads it). Every user string is escaped with
-`html.escape`, so a benchmark called `<script>alert(1)</script>` shows as text.
+No CDN, no fonts, no images to fetch, no script: plots are inline SVG built in Python (plots.py),
+laid out with measured text (labels.py), and the one style sheet is allowed by its hash in a
+Content-Security-Policy that forbids everything else (network, scripts, other styles). Every user
+string is escaped with `html.escape`, so a benchmark called `<script>alert(1)</script>` shows as
+text, and would not run if it did not.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 from typing import Sequence
 
@@ -22,6 +25,7 @@ from pairbench.report.plots import (
     latency_plot,
     sweep_parameter,
     sweep_plot,
+    variant_labels,
 )
 from pairbench.report.format import format_change, format_delta, format_value
 from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
@@ -31,7 +35,6 @@ from pairbench.report.wording import verdict_word
 
 __all__ = ["render_html"]
 
-_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1000px;color:#222;padding:0 1em}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}h3{margin-bottom:.3em}
@@ -43,10 +46,9 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#f6f6f6}
 svg.plot{display:block;margin:.4em 0;max-width:100%;height:auto;font-family:inherit}
 pre{background:#f6f6f6;padding:.6em;overflow:auto}details{margin-top:1.5em}
 """
-_SCRIPT = """
-(function(){var n=document.querySelectorAll('svg.plot').length;
-document.getElementById('plot-count').textContent=n+' plots';document.body.setAttribute('data-ready','1');})();
-"""
+_STYLE_HASH = base64.b64encode(hashlib.sha256(_STYLE.encode()).digest()).decode()
+CSP = f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; base-uri 'none'; form-action 'none'"
+"""Nothing but the page's own style sheet: no script, no fetch, no other style."""
 
 
 def esc(s: object) -> str:
@@ -104,12 +106,16 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
             facts.append(f"{key}: {esc(run.metadata[key])}")
     if run.variants:
         facts.append(f"baseline: <b>{esc(run.baseline.name)}</b>")
-    body.append(f"<p>{' · '.join(facts)} · <span id=\"plot-count\"></span></p>")
+    facts_at = len(body)
     if run.status != "complete":
         body.append(f'<p class="warn">This run is {esc(run.status)}; the figures use only what was measured.</p>')
     if any(not c.paired for c in comps):
         body.append(f'<p class="warn"><b>{esc(UNPAIRED_LABEL)}.</b></p>')
-    forest = forest_plot(comps)
+    labels = variant_labels(run)
+    if labels.shortened:
+        body.append(f'<p class="notes">Plots name each variant by the part that differs: '
+                    f'<code>{esc(labels.prefix)}</code>…<code>{esc(labels.suffix)}</code></p>')
+    forest = forest_plot(comps, labels)
     if forest:
         body += ["<h2>Summary</h2>", forest]
     body.append(_suite_summary(run))
@@ -150,13 +156,15 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
                         f"{' — ' + esc(n.hint) if n.hint else ''}</li>")
         body.append("</ul>")
     body.append(_details(run))
+    plots = sum(part.count('<svg class="plot') for part in body)
+    body.insert(facts_at, f"<p>{' · '.join(facts)} · <span id=\"plot-count\">{plots} plots</span></p>")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title><style>{_STYLE}</style></head>\n<body>\n"
         + "\n".join(body)
-        + f"\n<script>{_SCRIPT}</script>\n</body></html>\n"
+        + "\n</body></html>\n"
     )
 
 
