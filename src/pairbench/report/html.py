@@ -14,7 +14,7 @@ import hashlib
 import html
 from typing import Sequence
 
-from pairbench.model import Comparison, Run
+from pairbench.model import Comparison, Metric, Run
 from pairbench.report.markdown import UNPAIRED_LABEL, command_line
 from pairbench.runners.kinds import kind_title, kinds_in_order
 from pairbench.report.plots import (
@@ -30,7 +30,16 @@ from pairbench.report.plots import (
 from pairbench.report.format import format_change, format_delta, format_value
 from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
 from pairbench.report.sweep import BEST_MARK, sweep_cells, sweep_header, sweep_lines, sweep_title
-from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spreads
+from pairbench.report.summary import (
+    ci_header,
+    ci_mixed,
+    ci_text,
+    metric_groups,
+    metric_of,
+    ratio_text,
+    sentence_of,
+    spreads,
+)
 from pairbench.report.wording import verdict_word
 
 __all__ = ["render_html"]
@@ -44,7 +53,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#f6f6f6}
 .warn{background:#fff6e0;border-left:4px solid #e0a000;padding:.5em .8em;margin:.6em 0}
 .sentences li{margin:.2em 0}.notes{color:#666;font-size:.9em}
 svg.plot{display:block;margin:.4em 0;max-width:100%;height:auto;font-family:inherit}
-pre{background:#f6f6f6;padding:.6em;overflow:auto}details{margin-top:1.5em}
+pre{background:#f6f6f6;padding:.6em;overflow:auto}details{margin-top:1.5em}details.figs{margin:.4em 0;color:#555}
 """
 _STYLE_HASH = base64.b64encode(hashlib.sha256(_STYLE.encode()).digest()).decode()
 CSP = f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; base-uri 'none'; form-action 'none'"
@@ -62,38 +71,56 @@ def _kind_of(run: Run, name: str) -> str:
         return "command"
 
 
-def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
+def _rows(run: Run, metrics: Sequence[tuple[str, Metric]], comps: Sequence[Comparison]) -> list[str]:
+    """One row per (benchmark, metric) and variant."""
     spread = spreads(run)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comps}
     mixed = ci_mixed(comps)
     rows = []
-    for b in (b for b in run.benchmarks if b.kind == kind):
-        for m in b.metrics:
-            for v in run.variants:
-                sp = spread.get((b.name, m.name, v.name))
-                c = by_key.get((b.name, m.name, v.name))
-                if sp is None and c is None:
-                    continue
-                change = verdict = ""
-                if c is not None and c.ratio is not None:
-                    change = format_change(c.ratio)
-                elif c is not None and c.delta is not None:
-                    change = format_delta(c.delta, m.unit)
-                ratio, ci = (ratio_text(c), ci_text(c, mixed)) if c is not None else ("", "")
-                if c is not None:
-                    verdict = f'<span class="{esc(c.verdict)}">{esc(verdict_word(c.verdict, m))}</span>'
-                base = " (baseline)" if v.name == run.baseline.name else ""
-                rows.append(
-                    f"<tr><td>{esc(b.name)}</td><td>{esc(m.name)}</td><td>{esc(v.name)}{base}</td>"
-                    f'<td class="num">{esc(format_value(sp.median, m.unit)) if sp else "–"}</td>'
-                    f'<td class="num">{esc(change)}</td><td class="num">{esc(ratio)}</td><td>{esc(ci)}</td>'
-                    f'<td class="num">{c.n if c is not None else (sp.n if sp else "")}</td><td>{verdict}</td></tr>'
-                )
-    if not rows:
+    for bench, m in metrics:
+        for v in run.variants:
+            sp = spread.get((bench, m.name, v.name))
+            c = by_key.get((bench, m.name, v.name))
+            if sp is None and c is None:
+                continue
+            change = verdict = ""
+            if c is not None and c.ratio is not None:
+                change = format_change(c.ratio)
+            elif c is not None and c.delta is not None:
+                change = format_delta(c.delta, m.unit)
+            ratio, ci = (ratio_text(c), ci_text(c, mixed)) if c is not None else ("", "")
+            if c is not None:
+                verdict = f'<span class="{esc(c.verdict)}">{esc(verdict_word(c.verdict, m))}</span>'
+            base = " (baseline)" if v.name == run.baseline.name else ""
+            rows.append(
+                f"<tr><td>{esc(bench)}</td><td>{esc(m.name)}</td><td>{esc(v.name)}{base}</td>"
+                f'<td class="num">{esc(format_value(sp.median, m.unit)) if sp else "–"}</td>'
+                f'<td class="num">{esc(change)}</td><td class="num">{esc(ratio)}</td><td>{esc(ci)}</td>'
+                f'<td class="num">{c.n if c is not None else (sp.n if sp else "")}</td><td>{verdict}</td></tr>'
+            )
+    return rows
+
+
+def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
+    """The verdicts first; figures that are never judged in a collapsed section, and the counters
+    that are zero for every variant named in one line, their rows collapsed too."""
+    groups = [(b.name, metric_groups(run, b, comps)) for b in run.benchmarks if b.kind == kind]
+    judged = _rows(run, [(name, m) for name, g in groups for m in g.judged], comps)
+    described = _rows(run, [(name, m) for name, g in groups for m in g.described], comps)
+    zero = _rows(run, [(name, m) for name, g in groups for m in g.zero], comps)
+    if not (judged or described or zero):
         return ""
     head = (f"<tr><th>Benchmark</th><th>Metric</th><th>Variant</th><th>Median</th><th>Change</th><th>Ratio</th>"
             f"<th>{esc(ci_header(comps))}</th><th>n</th><th>Verdict</th></tr>")
-    return f"<table>{head}{''.join(rows)}</table>"
+    parts = [f"<table>{head}{''.join(judged)}</table>"] if judged else []
+    if described:
+        parts.append(f'<details class="figs"><summary>Measured, not judged ({len(described)} rows)</summary>'
+                     f"<table>{head}{''.join(described)}</table></details>")
+    if zero:
+        names = "; ".join(f"{esc(name)}: {esc(', '.join(m.name for m in g.zero))}" for name, g in groups if g.zero)
+        parts.append(f'<details class="figs zero"><summary>Zero for every variant: {names}</summary>'
+                     f"<table>{head}{''.join(zero)}</table></details>")
+    return "".join(parts)
 
 
 def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[Comparison] | None = None) -> str:
