@@ -1,5 +1,6 @@
-"""The HTML report in a real browser (Debian's chromium, headless): it renders, draws the plots,
-runs its script without errors, and shows a benchmark called <script>alert(1)</script> as text."""
+"""The HTML report in a real browser (Debian's chromium, headless): it renders, draws the plots
+without console errors, refuses any script under its policy, labels sweep variants apart, and shows
+a benchmark called <script>alert(1)</script> as text."""
 
 from __future__ import annotations
 
@@ -56,9 +57,64 @@ def test_report_renders_plots_without_errors_and_escapes_names(tmp_path: Path, r
     dom, log = _browse(out, tmp_path / "profile")
     shutil.rmtree(tmp_path / "profile", ignore_errors=True)
     assert _console_errors(log) == []
-    assert 'data-ready="1"' in dom  # the page's own script ran to the end
     n = len(re.findall(r'<svg class="plot', dom))
     assert n == 10 and f"{n} plots" in dom
     assert "<circle" in dom and "<polygon" in dom and "<polyline" in dom
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dom
-    assert len(re.findall(r"<script", dom)) == 1  # the name never became an element
+    assert len(re.findall(r"<script", dom)) == 0  # the name never became an element
+
+
+def test_the_policy_refuses_a_script_planted_in_the_page(tmp_path: Path, run_cli) -> None:
+    """The check of the policy is meaningful: a script added to a report is blocked and logged."""
+    run_file = tmp_path / "run.json"
+    write_run(run_file, make_run())
+    out = tmp_path / "report.html"
+    assert run_cli("report", str(run_file), "--html", str(out)).returncode == 0
+    out.write_text(out.read_text().replace("</body>", "<script>document.title='ran'</script></body>"))
+    dom, log = _browse(out, tmp_path / "profile")
+    assert "<title>ran</title>" not in dom
+    assert any("Content Security Policy" in e for e in _console_errors(log))
+
+
+SWEEP_SUITE = """\
+[defaults]
+runs = 8
+warmup = 0
+
+[variants.app]
+command = "true"
+
+[[sweeps]]
+name = "PAIRBENCH_DEMO_WORK"
+values = [2, 1, 4, 16]
+as = "env"
+
+[benchmarks.loop]
+command = "{variant}"
+
+[benchmarks.other]
+command = "{variant}"
+"""
+
+
+def test_sweep_variants_are_labelled_apart_in_the_browser(tmp_path: Path, run_cli) -> None:
+    (tmp_path / "s.toml").write_text(SWEEP_SUITE)
+    proc = run_cli("run", "s.toml", "--no-history", "--no-progress", "--debug-fake=1,0.5,2,8",
+                   "--export-html", "sweep.html")
+    assert proc.returncode == 0, proc.stderr
+    page = tmp_path / "sweep.html"
+    dom, log = _browse(page, tmp_path / "profile")
+    assert _console_errors(log) == []
+    assert "<script" not in dom
+    assert "Plots name each variant by the part that differs" in dom
+    distribution = dom[dom.index('plot-distribution'):]
+    distribution = distribution[: distribution.index("</svg>")]
+    labels = [re.sub(r"<title>.*?</title>", "", t) for t in
+              re.findall(r'<text[^>]*font-size="11"[^>]*>(.*?)</text>', distribution)]
+    assert labels[:4] == ["2", "1", "4", "16"], labels  # distinct, and the values themselves
+    assert "PAIRBENCH_DEM…" not in dom
+    shot = tmp_path / "sweep.png"
+    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                    f"--user-data-dir={tmp_path / 'profile2'}", "--window-size=1100,1800",
+                    f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120, check=True)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

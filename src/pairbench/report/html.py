@@ -1,17 +1,20 @@
 """A self-contained HTML report: one file that opens offline, with the plots people look at.
 
-No CDN, no fonts, no images to fetch: plots are inline SVG built in Python (plots.py), styles are
-inline, and a Content-Security-Policy forbids any network access. The only script is a few lines
-that mark the page ready (the browser test reads it). Every user string is escaped with
-`html.escape`, so a benchmark called `<script>alert(1)</script>` shows as text.
+No CDN, no fonts, no images to fetch, no script: plots are inline SVG built in Python (plots.py),
+laid out with measured text (labels.py), and the one style sheet is allowed by its hash in a
+Content-Security-Policy that forbids everything else (network, scripts, other styles). Every user
+string is escaped with `html.escape`, so a benchmark called `<script>alert(1)</script>` shows as
+text, and would not run if it did not.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 from typing import Sequence
 
-from pairbench.model import Comparison, Run
+from pairbench.model import Comparison, Metric, Run
 from pairbench.report.markdown import UNPAIRED_LABEL, command_line
 from pairbench.runners.kinds import kind_title, kinds_in_order
 from pairbench.report.plots import (
@@ -22,14 +25,25 @@ from pairbench.report.plots import (
     latency_plot,
     sweep_parameter,
     sweep_plot,
+    variant_labels,
 )
 from pairbench.report.format import format_change, format_delta, format_value
-from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spreads
+from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
+from pairbench.report.sweep import BEST_MARK, sweep_cells, sweep_header, sweep_lines, sweep_title
+from pairbench.report.summary import (
+    ci_header,
+    ci_mixed,
+    ci_text,
+    metric_groups,
+    metric_of,
+    ratio_text,
+    sentence_of,
+    spreads,
+)
 from pairbench.report.wording import verdict_word
 
 __all__ = ["render_html"]
 
-_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1000px;color:#222;padding:0 1em}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}h3{margin-bottom:.3em}
@@ -39,12 +53,11 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#f6f6f6}
 .warn{background:#fff6e0;border-left:4px solid #e0a000;padding:.5em .8em;margin:.6em 0}
 .sentences li{margin:.2em 0}.notes{color:#666;font-size:.9em}
 svg.plot{display:block;margin:.4em 0;max-width:100%;height:auto;font-family:inherit}
-pre{background:#f6f6f6;padding:.6em;overflow:auto}details{margin-top:1.5em}
+pre{background:#f6f6f6;padding:.6em;overflow:auto}details{margin-top:1.5em}details.figs{margin:.4em 0;color:#555}
 """
-_SCRIPT = """
-(function(){var n=document.querySelectorAll('svg.plot').length;
-document.getElementById('plot-count').textContent=n+' plots';document.body.setAttribute('data-ready','1');})();
-"""
+_STYLE_HASH = base64.b64encode(hashlib.sha256(_STYLE.encode()).digest()).decode()
+CSP = f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; base-uri 'none'; form-action 'none'"
+"""Nothing but the page's own style sheet: no script, no fetch, no other style."""
 
 
 def esc(s: object) -> str:
@@ -58,38 +71,56 @@ def _kind_of(run: Run, name: str) -> str:
         return "command"
 
 
-def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
+def _rows(run: Run, metrics: Sequence[tuple[str, Metric]], comps: Sequence[Comparison]) -> list[str]:
+    """One row per (benchmark, metric) and variant."""
     spread = spreads(run)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comps}
     mixed = ci_mixed(comps)
     rows = []
-    for b in (b for b in run.benchmarks if b.kind == kind):
-        for m in b.metrics:
-            for v in run.variants:
-                sp = spread.get((b.name, m.name, v.name))
-                c = by_key.get((b.name, m.name, v.name))
-                if sp is None and c is None:
-                    continue
-                change = verdict = ""
-                if c is not None and c.ratio is not None:
-                    change = format_change(c.ratio)
-                elif c is not None and c.delta is not None:
-                    change = format_delta(c.delta, m.unit)
-                ratio, ci = (ratio_text(c), ci_text(c, mixed)) if c is not None else ("", "")
-                if c is not None:
-                    verdict = f'<span class="{esc(c.verdict)}">{esc(verdict_word(c.verdict, m))}</span>'
-                base = " (baseline)" if v.name == run.baseline.name else ""
-                rows.append(
-                    f"<tr><td>{esc(b.name)}</td><td>{esc(m.name)}</td><td>{esc(v.name)}{base}</td>"
-                    f'<td class="num">{esc(format_value(sp.median, m.unit)) if sp else "–"}</td>'
-                    f'<td class="num">{esc(change)}</td><td class="num">{esc(ratio)}</td><td>{esc(ci)}</td>'
-                    f'<td class="num">{c.n if c is not None else (sp.n if sp else "")}</td><td>{verdict}</td></tr>'
-                )
-    if not rows:
+    for bench, m in metrics:
+        for v in run.variants:
+            sp = spread.get((bench, m.name, v.name))
+            c = by_key.get((bench, m.name, v.name))
+            if sp is None and c is None:
+                continue
+            change = verdict = ""
+            if c is not None and c.ratio is not None:
+                change = format_change(c.ratio)
+            elif c is not None and c.delta is not None:
+                change = format_delta(c.delta, m.unit)
+            ratio, ci = (ratio_text(c), ci_text(c, mixed)) if c is not None else ("", "")
+            if c is not None:
+                verdict = f'<span class="{esc(c.verdict)}">{esc(verdict_word(c.verdict, m))}</span>'
+            base = " (baseline)" if v.name == run.baseline.name else ""
+            rows.append(
+                f"<tr><td>{esc(bench)}</td><td>{esc(m.name)}</td><td>{esc(v.name)}{base}</td>"
+                f'<td class="num">{esc(format_value(sp.median, m.unit)) if sp else "–"}</td>'
+                f'<td class="num">{esc(change)}</td><td class="num">{esc(ratio)}</td><td>{esc(ci)}</td>'
+                f'<td class="num">{c.n if c is not None else (sp.n if sp else "")}</td><td>{verdict}</td></tr>'
+            )
+    return rows
+
+
+def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
+    """The verdicts first; figures that are never judged in a collapsed section, and the counters
+    that are zero for every variant named in one line, their rows collapsed too."""
+    groups = [(b.name, metric_groups(run, b, comps)) for b in run.benchmarks if b.kind == kind]
+    judged = _rows(run, [(name, m) for name, g in groups for m in g.judged], comps)
+    described = _rows(run, [(name, m) for name, g in groups for m in g.described], comps)
+    zero = _rows(run, [(name, m) for name, g in groups for m in g.zero], comps)
+    if not (judged or described or zero):
         return ""
     head = (f"<tr><th>Benchmark</th><th>Metric</th><th>Variant</th><th>Median</th><th>Change</th><th>Ratio</th>"
             f"<th>{esc(ci_header(comps))}</th><th>n</th><th>Verdict</th></tr>")
-    return f"<table>{head}{''.join(rows)}</table>"
+    parts = [f"<table>{head}{''.join(judged)}</table>"] if judged else []
+    if described:
+        parts.append(f'<details class="figs"><summary>Measured, not judged ({len(described)} rows)</summary>'
+                     f"<table>{head}{''.join(described)}</table></details>")
+    if zero:
+        names = "; ".join(f"{esc(name)}: {esc(', '.join(m.name for m in g.zero))}" for name, g in groups if g.zero)
+        parts.append(f'<details class="figs zero"><summary>Zero for every variant: {names}</summary>'
+                     f"<table>{head}{''.join(zero)}</table></details>")
+    return "".join(parts)
 
 
 def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[Comparison] | None = None) -> str:
@@ -102,14 +133,19 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
             facts.append(f"{key}: {esc(run.metadata[key])}")
     if run.variants:
         facts.append(f"baseline: <b>{esc(run.baseline.name)}</b>")
-    body.append(f"<p>{' · '.join(facts)} · <span id=\"plot-count\"></span></p>")
+    facts_at = len(body)
     if run.status != "complete":
         body.append(f'<p class="warn">This run is {esc(run.status)}; the figures use only what was measured.</p>')
     if any(not c.paired for c in comps):
         body.append(f'<p class="warn"><b>{esc(UNPAIRED_LABEL)}.</b></p>')
-    forest = forest_plot(comps)
+    labels = variant_labels(run)
+    if labels.shortened:
+        body.append(f'<p class="notes">Plots name each variant by the part that differs: '
+                    f'<code>{esc(labels.prefix)}</code>…<code>{esc(labels.suffix)}</code></p>')
+    forest = forest_plot(comps, labels)
     if forest:
         body += ["<h2>Summary</h2>", forest]
+    body.append(_suite_summary(run))
     for kind in kinds_in_order(b.kind for b in run.benchmarks):
         kind_comps = [c for c in comps if _kind_of(run, c.benchmark) == kind]
         table = _table(run, kind, kind_comps)
@@ -138,6 +174,7 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
                 drift = drift_plot(run, b.name, b.metrics[0].name)
                 if drift:
                     body.append(drift)
+    body.append(_sweeps(run))
     if run.notices:
         body.append("<h2>Warnings</h2><ul>")
         for n in run.notices:
@@ -146,14 +183,56 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
                         f"{' — ' + esc(n.hint) if n.hint else ''}</li>")
         body.append("</ul>")
     body.append(_details(run))
+    plots = sum(part.count('<svg class="plot') for part in body)
+    body.insert(facts_at, f"<p>{' · '.join(facts)} · <span id=\"plot-count\">{plots} plots</span></p>")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title><style>{_STYLE}</style></head>\n<body>\n"
         + "\n".join(body)
-        + f"\n<script>{_SCRIPT}</script>\n</body></html>\n"
+        + "\n</body></html>\n"
     )
+
+
+def _cells_table(header: list[str], rows: list[list[str]], right: set[int]) -> str:
+    """A table of text cells; the columns in `right` hold numbers."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f'<td class="num">{esc(c)}</td>' if i in right else f"<td>{_verdict_span(c)}</td>"
+                                    for i, c in enumerate(cells)) + "</tr>" for cells in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _verdict_span(cell: str) -> str:
+    """A verdict cell coloured as in the main table (`faster ★` keeps its mark)."""
+    word = cell.removesuffix(BEST_MARK)
+    if word in ("faster", "slower"):
+        return f'<span class="{word}">{esc(cell)}</span>'
+    return esc(cell)
+
+
+def _sweeps(run: Run) -> str:
+    """Every sweep table with its best point, runner-up and trends, as the terminal prints them."""
+    if not run.sweeps:
+        return ""
+    parts = ["<h2>Sweeps</h2>"]
+    for t in run.sweeps:
+        header = sweep_header(t)
+        parts.append(f'<h3>{esc(sweep_title(t))}</h3>')
+        parts.append(_cells_table(header, sweep_cells(t), set(range(len(header) - 1))))
+        parts.append('<ul class="sentences">' + "".join(f"<li>{esc(line)}</li>" for line in sweep_lines(t)) + "</ul>")
+    return "\n".join(parts)
+
+
+def _suite_summary(run: Run) -> str:
+    """Each candidate's geometric mean over the benchmarks, with its CI."""
+    rows = run.summaries
+    if not rows:
+        return ""
+    header = summary_header(rows)
+    return (f"<h2>{esc(SUMMARY_TITLE.capitalize())}</h2>"
+            + _cells_table(header, summary_cells(rows), set(range(1, len(header))))
+            + f'<p class="notes">{esc(summary_note(rows))}</p>')
 
 
 def _details(run: Run) -> str:

@@ -15,7 +15,9 @@ from typing import Any, Iterable
 
 from pairbench.model import Comparison, Metric, Run
 from pairbench.report.format import format_change, format_delta, format_value
-from pairbench.report.summary import ci_header, ci_mixed, ci_text, ratio_text, sentence_of, spreads
+from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
+from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_groups, ratio_text, sentence_of, spreads
+from pairbench.report.sweep import sweep_cells, sweep_header, sweep_lines, sweep_title
 from pairbench.report.wording import verdict_word
 from pairbench.runners.kinds import kind_title, kinds_in_order
 
@@ -71,50 +73,67 @@ def _verdict_cell(c: Comparison, metric: Metric) -> str:
     return f"**{word}**" if c.verdict in ("faster", "slower") else word
 
 
-def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[str]:
-    benches = [b for b in run.benchmarks if b.kind == kind]
-    if not benches:
-        return []
+def _metric_rows(run: Run, metrics: list[tuple[str, Metric]], comparisons: list[Comparison]) -> list[str]:
+    """One table row per (benchmark, metric) and variant."""
     spread = spreads(run)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
     mixed = ci_mixed(comparisons)
-    lines = [f"## {md_escape(kind_title(kind))}", ""]
-    header = ci_header(comparisons).replace("*", "\\*")
-    lines.append(f"| Benchmark | Metric | Variant | Median | Change | Ratio | {header} | n | Verdict |")
-    lines.append("|---|---|---|--:|--:|--:|---|--:|---|")
     baseline = run.baseline.name
+    rows = []
+    for bench, m in metrics:
+        for v in run.variants:
+            sp = spread.get((bench, m.name, v.name))
+            c = by_key.get((bench, m.name, v.name))
+            if sp is None and c is None:
+                continue
+            median = format_value(sp.median, m.unit) if sp else "–"
+            name = md_escape(v.name) + (" (baseline)" if v.name == baseline else "")
+            if c is not None and c.ratio is not None:
+                change = format_change(c.ratio)
+            elif c is not None and c.delta is not None:
+                change = md_escape(format_delta(c.delta, m.unit))
+            else:
+                change = ""
+            ratio, ci = (ratio_text(c), ci_text(c, mixed).replace("*", "\\*")) if c is not None else ("", "")
+            n = str(c.n) if c is not None else (str(sp.n) if sp else "")
+            verdict = _verdict_cell(c, m) if c is not None else ""
+            rows.append(f"| {md_escape(bench)} | {md_escape(m.name)} | {name} | {median} | {change} | {ratio} | {ci} | {n} | {verdict} |")
+    return rows
+
+
+def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[str]:
+    """The verdict rows, their sentences, then (collapsed) the figures never judged and the
+    counters that are zero for every variant."""
+    benches = [b for b in run.benchmarks if b.kind == kind]
+    if not benches:
+        return []
+    groups = [(b.name, metric_groups(run, b, comparisons)) for b in benches]
+    header = ci_header(comparisons).replace("*", "\\*")
+    head = [f"| Benchmark | Metric | Variant | Median | Change | Ratio | {header} | n | Verdict |",
+            "|---|---|---|--:|--:|--:|---|--:|---|"]
+    lines = [f"## {md_escape(kind_title(kind))}", ""]
+    lines += head + _metric_rows(run, [(name, m) for name, g in groups for m in g.judged], comparisons) + [""]
     sentences: list[str] = []
     for b in benches:
         for m in b.metrics:
-            rows = []
             for v in run.variants:
-                sp = spread.get((b.name, m.name, v.name))
-                c = by_key.get((b.name, m.name, v.name))
-                if sp is None and c is None:
-                    continue
-                median = format_value(sp.median, m.unit) if sp else "–"
-                name = md_escape(v.name) + (" (baseline)" if v.name == baseline else "")
-                if c is not None and c.ratio is not None:
-                    change = format_change(c.ratio)
-                elif c is not None and c.delta is not None:
-                    change = md_escape(format_delta(c.delta, m.unit))
-                else:
-                    change = ""
-                ratio, ci = (ratio_text(c), ci_text(c, mixed).replace("*", "\\*")) if c is not None else ("", "")
-                n = str(c.n) if c is not None else (str(sp.n) if sp else "")
-                verdict = _verdict_cell(c, m) if c is not None else ""
-                rows.append(f"| {md_escape(b.name)} | {md_escape(m.name)} | {name} | {median} | {change} | {ratio} | {ci} | {n} | {verdict} |")
-            lines.extend(rows)
-            for v in run.variants:
-                c = by_key.get((b.name, m.name, v.name))
+                c = next((c for c in comparisons if (c.benchmark, c.metric, c.candidate) == (b.name, m.name, v.name)),
+                         None)
                 if c is not None:
                     sentences.append(f"- **{md_escape(b.name)} · {md_escape(m.name)}**: {md_escape(sentence_of(c, m))}")
-                    for note in c.notes:
-                        sentences.append(f"  - {md_escape(note)}")
-    lines.append("")
+                    sentences.extend(f"  - {md_escape(note)}" for note in c.notes)
     if sentences:
-        lines.extend(sentences)
-        lines.append("")
+        lines += sentences + [""]
+    described = _metric_rows(run, [(name, m) for name, g in groups for m in g.described], comparisons)
+    if described:
+        lines += ["<details>", f"<summary>Measured, not judged ({len(described)} rows)</summary>", ""]
+        lines += head + described + ["", "</details>", ""]
+    zero = _metric_rows(run, [(name, m) for name, g in groups for m in g.zero], comparisons)
+    if zero:
+        names = "; ".join(f"{html.escape(name)}: {html.escape(', '.join(m.name for m in g.zero))}"
+                          for name, g in groups if g.zero)
+        lines += ["<details>", f"<summary>Zero for every variant: {names}</summary>", ""]
+        lines += head + zero + ["", "</details>", ""]
     return lines
 
 
@@ -150,6 +169,8 @@ def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: l
         out.append("")
     for kind in kinds_in_order(b.kind for b in run.benchmarks):
         out.extend(_kind_section(run, kind, [c for c in comps if _kind_of(run, c.benchmark) == kind]))
+    out.extend(_sweeps(run))
+    out.extend(_suite_summary(run))
     if run.notices:
         out.append("## Warnings")
         out.append("")
@@ -162,6 +183,38 @@ def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: l
         out.append("")
     out.extend(_details(run))
     return "\n".join(out).rstrip() + "\n"
+
+
+def _md_table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    """A table of text cells (escaped here); the columns in `right` hold numbers, aligned right."""
+    align = ["--:" if i in right else "---" for i in range(len(header))]
+    lines = ["| " + " | ".join(md_escape(h) for h in header) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(md_escape(c) for c in cells) + " |" for cells in rows]
+    return lines + [""]
+
+
+def _sweeps(run: Run) -> list[str]:
+    """Every sweep table with its best point, runner-up and trends, as the terminal prints them."""
+    if not run.sweeps:
+        return []
+    lines = ["## Sweeps", ""]
+    for t in run.sweeps:
+        header = sweep_header(t)
+        lines += [f"### {md_escape(sweep_title(t))}", ""]
+        lines += _md_table(header, sweep_cells(t), set(range(len(header) - 1)))
+        lines += [f"- {md_escape(line)}" for line in sweep_lines(t)] + [""]
+    return lines
+
+
+def _suite_summary(run: Run) -> list[str]:
+    """Each candidate's geometric mean over the benchmarks, with its CI."""
+    rows = run.summaries
+    if not rows:
+        return []
+    lines = [f"## {SUMMARY_TITLE.capitalize()}", ""]
+    header = summary_header(rows)
+    lines += _md_table(header, summary_cells(rows), set(range(1, len(header))))
+    return lines + [md_escape(summary_note(rows)), ""]
 
 
 def _kind_of(run: Run, benchmark: str) -> str:

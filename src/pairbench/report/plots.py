@@ -19,11 +19,12 @@ from typing import Sequence
 from pairbench.model import Comparison, Run
 from pairbench.report.format import axis_formatter, change_percent, format_percent, format_value
 from pairbench.analysis.replicates import replicate_values
+from pairbench.report.labels import Labels, fit_width, shorten, text_width
 from pairbench.report.summary import metric_of, sample_order_key
 from pairbench.report.svg import PALETTE, Canvas, Scale
 
 __all__ = ["distribution_plot", "forest_plot", "sweep_plot", "latency_plot", "drift_plot", "LATENCY_METRIC", "sweep_parameter",
-           "sweep_parameters"]
+           "sweep_parameters", "variant_labels"]
 
 LATENCY_METRIC = re.compile(r"^latency_p(\d+(?:\.\d+)?)$")
 
@@ -32,8 +33,13 @@ def _colors(run: Run) -> dict[str, str]:
     return {v.name: PALETTE[i % len(PALETTE)] for i, v in enumerate(run.variants)}
 
 
-def _short(name: str, limit: int = 22) -> str:
-    return name if len(name) <= limit else name[: limit - 1] + "…"
+def variant_labels(run: Run) -> Labels:
+    """The variants' labels in every plot: the part of their names that varies."""
+    return shorten([v.name for v in run.variants])
+
+
+# Widest label before it is cut in the middle: a plot keeps most of its width for the data.
+_LABEL_LIMIT = 320.0
 
 
 def _kde(values: Sequence[float], grid: Sequence[float]) -> list[float]:
@@ -58,8 +64,14 @@ def distribution_plot(run: Run, benchmark: str, metric: str) -> str | None:
     if not rows:
         return None
     colors = _colors(run)
+    labels = variant_labels(run)
     row_h = 46
-    c = Canvas(height=40 + 28 + row_h * len(rows), title=f"{benchmark} · {metric}: per-block values per variant")
+    names = {name: fit_width(labels(name), 11, _LABEL_LIMIT) for name, _ in rows}
+    medians = {name: f"median {format_value(statistics.median(vals), m.unit)} (n={len(vals)})" for name, vals in rows}
+    left = 16 + max(max(text_width(t, 11) for t in names.values()), max(text_width(t, 9) for t in medians.values()))
+    left = max(120, int(math.ceil(left)))
+    c = Canvas(width=left + 490, left=left, height=40 + 28 + row_h * len(rows),
+               title=f"{benchmark} · {metric}: per-block values per variant")
     allv = [x for _, vals in rows for x in vals]
     xs = Scale.padded(allv, c.x0, c.x1)
     rng = random.Random(0)  # fixed jitter: the same run gives the same picture
@@ -78,18 +90,24 @@ def distribution_plot(run: Run, benchmark: str, metric: str) -> str | None:
                      tip=f"{name}: {format_value(v, m.unit)}")
         med = statistics.median(vals)
         c.line(xs(med), yc - row_h * 0.4, xs(med), yc + row_h * 0.4, "#111", 2)
-        c.text(c.x0 - 8, yc + 4, _short(name), anchor="end", size=11)
-        c.text(c.x0 - 8, yc + 16, f"median {format_value(med, m.unit)} (n={len(vals)})", anchor="end", size=9, color="#666")
+        c.text(c.x0 - 8, yc + 4, names[name], anchor="end", size=11, tip=name)
+        c.text(c.x0 - 8, yc + 16, medians[name], anchor="end", size=9, color="#666")
     c.x_axis(xs, axis_formatter(xs.lo, xs.hi, m.unit), label=f"{metric} ({m.unit})" if m.unit else metric)
     return c.render("distribution")
 
 
-def forest_plot(comparisons: Sequence[Comparison]) -> str | None:
+def forest_plot(comparisons: Sequence[Comparison], labels: Labels | None = None) -> str | None:
+    """Each comparison's change with its CI; rows labelled `benchmark · metric · candidate`, the
+    candidate by `labels` (the part of the variant names that varies)."""
     rows = [cmp for cmp in comparisons if cmp.ratio is not None]
     if not rows:
         return None
+    label_of = labels or shorten([r.candidate for r in rows])
+    texts = [" · ".join((fit_width(r.benchmark, 10, 180), fit_width(r.metric, 10, 110),
+                         fit_width(label_of(r.candidate), 10, 180))) for r in rows]
+    left = max(120, int(math.ceil(16 + max(text_width(t, 10) for t in texts))))
     row_h = 26
-    c = Canvas(width=720, left=260, height=40 + 28 + row_h * len(rows), title="Change against the baseline, with CIs")
+    c = Canvas(width=left + 460, left=left, height=40 + 28 + row_h * len(rows), title="Change against the baseline, with CIs")
     delta = max(r.threshold for r in rows) * 100
     estimates = [change_percent(r.ratio) for r in rows if r.ratio is not None]
     # The axis covers every estimate and the band; a CI far wider than that (a noisy metric) would
@@ -116,8 +134,7 @@ def forest_plot(comparisons: Sequence[Comparison]) -> str | None:
             if lo < xs.lo:
                 c.text(c.x0 + 2, y + 4, "‹", size=14, color=color)
         c.circle(xs(change_percent(r.ratio)), y, 4.5, color, 1.0, tip=tip)
-        label = f"{_short(r.benchmark, 18)} · {_short(r.metric, 14)} · {_short(r.candidate, 14)}"
-        c.text(c.x0 - 8, y + 4, label, anchor="end", size=10)
+        c.text(c.x0 - 8, y + 4, texts[i], anchor="end", size=10, tip=f"{r.benchmark} · {r.metric} · {r.candidate}")
     c.x_axis(xs, lambda t: f"{t:+g}%", label=f"change vs baseline (shaded: ±{delta:g}%)")
     return c.render("forest")
 
@@ -189,6 +206,7 @@ def sweep_plot(run: Run, benchmark: str, metric: str, comparisons: Sequence[Comp
         pts.sort(key=lambda pt: position[pt[0]])
     title = f"{benchmark} · {metric} against {param}" + (f", a line per {', '.join(others)}" if others else "")
     c = Canvas(width=640, left=70, height=280, title=title)
+    legend = _reserve_legend(c, list(series)) if len(series) > 1 else []
     keys = sorted(set(position.values()))
     xs = Scale.padded(keys, c.x0, c.x1, pad=0.04)
     delta = threshold * 100
@@ -206,8 +224,7 @@ def sweep_plot(run: Run, benchmark: str, metric: str, comparisons: Sequence[Comp
         for x, mid, _, _, verdict in pts:
             where = f"{label}, " if label else ""
             c.circle(xs(position[x]), ys(mid), 3.5, color, 1.0, tip=f"{where}{param}={x}: {format_percent(mid / 100)} ({verdict})")
-    if len(series) > 1:
-        _legend(c, list(series), colors)
+    _legend(c, legend, colors)
     ticks = keys if len(keys) <= 12 else None
     c.x_axis(xs, lambda t: f"{t:g}" if numeric else categories[int(round(t))] if 0 <= round(t) < len(categories) else "",
              label=param, ticks=ticks)
@@ -247,6 +264,7 @@ def latency_plot(run: Run, benchmark: str) -> str | None:
             lines.append((v.name, med, q1, q3))
     if not lines:
         return None
+    legend = _reserve_legend(c, [name for name, *_ in lines], variant_labels(run))
     ys = Scale.padded([x for _, _, a, b in lines for x in a + b] + [0.0], c.y0, c.y1)
     for name, med, q1, q3 in lines:
         color = colors[name]
@@ -254,7 +272,7 @@ def latency_plot(run: Run, benchmark: str) -> str | None:
         c.polyline([(xs(p), ys(m)) for p, m in zip(positions, med)], color, 2)
         for p, m, (pct, _) in zip(positions, med, pcts):
             c.circle(xs(p), ys(m), 3, color, 1.0, tip=f"{name} p{pct:g}: {format_value(m, 's')}")
-    _legend(c, [name for name, *_ in lines], colors)
+    _legend(c, legend, colors)
     c.x_axis(xs, lambda t: f"p{pcts[int(round(t))][0]:g}" if 0 <= round(t) < len(pcts) else "", label="percentile",
              ticks=[float(p) for p in positions])
     c.y_axis(ys, axis_formatter(ys.lo, ys.hi, "s"), label="latency")
@@ -269,20 +287,41 @@ def drift_plot(run: Run, benchmark: str, metric: str) -> str | None:
     m = metric_of(run, benchmark, metric)
     colors = _colors(run)
     c = Canvas(width=720, left=80, height=260, title=f"{benchmark} · {metric} in run order")
+    legend = _reserve_legend(c, [v.name for v in run.variants if any(s.variant == v.name for s in samples)],
+                             variant_labels(run))
     xs = Scale(-0.5, len(samples) - 0.5, c.x0, c.x1)
     ys = Scale.padded([s.value for s in samples], c.y0, c.y1)
     for i, s in enumerate(samples):
         c.circle(xs(i), ys(s.value), 2.6, colors.get(s.variant, "#888"), 0.8,
                  tip=f"#{i} block {s.block} {s.variant}: {format_value(s.value, m.unit)}")
-    _legend(c, [v.name for v in run.variants if any(s.variant == v.name for s in samples)], colors)
+    _legend(c, legend, colors)
     c.x_axis(xs, lambda t: f"{t:g}", label="sample, in the order measured")
     c.y_axis(ys, axis_formatter(ys.lo, ys.hi, m.unit), label=metric)
     return c.render("drift")
 
 
-def _legend(c: Canvas, names: Sequence[str], colors: dict[str, str]) -> None:
-    x = c.x0 + 6
+_Legend = list[tuple[float, float, str, str]]
+
+
+def _reserve_legend(c: Canvas, names: Sequence[str], labels: Labels | None = None) -> _Legend:
+    """Lay the legend out in rows across the plot's width (each entry measured) and move the plot
+    area down to make room; call before any scale is made from `c.y1`.
+
+    Returns (x, y, name, text) per entry."""
+    layout: _Legend = []
+    x, y = c.x0 + 6, 17.0
     for name in names:
-        c.rect(x, 8, 10, 10, colors.get(name, "#888"))
-        c.text(x + 14, 17, _short(name, 18), size=10)
-        x += 30 + 6.5 * len(_short(name, 18))
+        text = fit_width(labels(name) if labels else name, 10, _LABEL_LIMIT)
+        step = 14 + text_width(text, 10) + 14
+        if layout and x + step > c.x1:
+            x, y = c.x0 + 6, y + 14
+        layout.append((x, y, name, text))
+        x += step
+    c.top = max(c.top, int(y) + 11)
+    return layout
+
+
+def _legend(c: Canvas, layout: _Legend, colors: dict[str, str]) -> None:
+    for x, y, name, text in layout:
+        c.rect(x, y - 9, 10, 10, colors.get(name, "#888"))
+        c.text(x + 14, y, text, size=10, tip=name)

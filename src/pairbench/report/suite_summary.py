@@ -1,15 +1,44 @@
 """The suite summary: per candidate, the geometric mean of its primary-metric ratios across the
 benchmarks, with a block-bootstrap CI (computed once by analysis.suite_summary and stored in the
-Run, METHOD.md §6; rendered here, never recomputed)."""
+Run, METHOD.md §6; rendered here, never recomputed).
+
+The cells and the note are made here once (`summary_header`, `summary_cells`, `summary_note`);
+the terminal, Markdown and HTML lay them out, so every format shows the same numbers.
+"""
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from pairbench.model import Run
+from pairbench.model import Run, SuiteSummary
+from pairbench.report.format import format_change, format_ratio
 
-__all__ = ["render_suite_summary"]
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["render_suite_summary", "summary_header", "summary_cells", "summary_note", "SUMMARY_TITLE"]
+
+SUMMARY_TITLE = "suite summary"
+
+
+def summary_header(rows: Sequence[SuiteSummary]) -> list[str]:
+    """Column heads: the candidate, its geometric-mean ratio to the baseline, the CI, the change, the count."""
+    level = int(round(rows[0].confidence * 100))
+    return ["candidate", f"vs {rows[0].baseline}", f"{level}% CI", "change", "benchmarks"]
+
+
+def summary_cells(rows: Sequence[SuiteSummary]) -> list[list[str]]:
+    """One row of text cells per candidate, in the order of `summary_header`."""
+    return [[r.candidate, format_ratio(r.ratio), f"[{format_ratio(r.ci[0])}, {format_ratio(r.ci[1])}]",
+             format_change(r.ratio), str(r.benchmarks)] for r in rows]
+
+
+def summary_note(rows: Sequence[SuiteSummary]) -> str:
+    """What the figures are: which mean, which bootstrap, which way the ratios read."""
+    return ("geometric mean of each candidate's primary-metric ratios over the benchmarks; CI from a bootstrap "
+            f"over blocks ({rows[0].blocks} blocks), keeping benchmarks measured "
+            "in the same block together; rates are inverted so every ratio reads lower = better")
 
 
 def render_suite_summary(run: Run, console: Console) -> None:
@@ -17,21 +46,12 @@ def render_suite_summary(run: Run, console: Console) -> None:
     rows = run.summaries
     if not rows:
         return
-    from pairbench.report.format import format_change, format_ratio
+    from rich.table import Table
 
-    confidence = rows[0].confidence
-    level = int(round(confidence * 100))
-    table = Table(title="suite summary",
-                  title_justify="left", show_edge=False, pad_edge=False)
-    table.add_column("candidate")
-    table.add_column(f"vs {rows[0].baseline}", justify="right")
-    table.add_column(f"{level}% CI", justify="right")
-    table.add_column("change", justify="right")
-    table.add_column("benchmarks", justify="right")
-    for r in rows:
-        table.add_row(r.candidate, format_ratio(r.ratio), f"[{format_ratio(r.ci[0])}, {format_ratio(r.ci[1])}]",
-                      format_change(r.ratio), str(r.benchmarks))
+    table = Table(title=SUMMARY_TITLE, title_justify="left", show_edge=False, pad_edge=False)
+    for i, head in enumerate(summary_header(rows)):
+        table.add_column(head, justify="left" if i == 0 else "right")
+    for cells in summary_cells(rows):
+        table.add_row(*cells)
     console.print(table)
-    console.print(f"  geometric mean of each candidate's primary-metric ratios over the benchmarks; CI from a bootstrap "
-                  f"over blocks ({rows[0].blocks} blocks), keeping benchmarks measured "
-                  "in the same block together; rates are inverted so every ratio reads lower = better")
+    console.print("  " + summary_note(rows))

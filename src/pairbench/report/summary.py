@@ -8,13 +8,15 @@ reduction (`analysis.replicates`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pairbench.analysis.replicates import Spread, spreads
-from pairbench.model import Comparison, Metric, Run, Sample
+from pairbench.model import Benchmark, Comparison, Metric, Run, Sample
 from pairbench.report.format import format_ratio, format_value
 from pairbench.report.wording import verdict_sentence
 
-__all__ = ["Spread", "spreads", "spread_text", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text"]
+__all__ = ["Spread", "spreads", "spread_text", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
+           "MetricGroups", "metric_groups"]
 
 
 def spread_text(spread: Spread | None, unit: str) -> str:
@@ -95,3 +97,26 @@ def ci_header(comparisons: Sequence[Comparison], confidence: float | None = None
 def sample_order_key(s: Sample) -> tuple[float, int, int, int]:
     """Run order: by time when recorded, else by block, replicate and iteration."""
     return (s.time, s.block, s.replicate, s.iteration)
+
+
+@dataclass(frozen=True, slots=True)
+class MetricGroups:
+    """A benchmark's metrics in the order a reader wants them: the answers first."""
+
+    judged: tuple[Metric, ...]
+    """Metrics with verdicts (a direction, or a comparison made on them)."""
+    described: tuple[Metric, ...]
+    """Figures measured but never judged (bytes, CPU per request), with a non-zero value."""
+    zero: tuple[Metric, ...]
+    """Figures never judged that are zero for every variant (error and status counters, mostly)."""
+
+
+def metric_groups(run: Run, bench: Benchmark, comparisons: Sequence[Comparison]) -> MetricGroups:
+    """Split `bench`'s metrics into judged, described and all-zero (an HTTP benchmark has ~30
+    metrics, most of them counters that stay at zero: they are collapsed, not shown first)."""
+    compared = {c.metric for c in comparisons if c.benchmark == bench.name}
+    nonzero = {s.metric for s in run.samples if s.benchmark == bench.name and not s.warmup and s.value != 0}
+    judged = tuple(m for m in bench.metrics if m.direction != "none" or m.name in compared)
+    rest = [m for m in bench.metrics if m not in judged]
+    return MetricGroups(judged, tuple(m for m in rest if m.name in nonzero),
+                        tuple(m for m in rest if m.name not in nonzero))

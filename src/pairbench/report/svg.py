@@ -101,9 +101,12 @@ class Canvas:
         self.parts.append(svg)
 
     def text(self, x: float, y: float, s: object, *, anchor: str = "start", size: int = 11, cls: str = "",
-             color: str = "#333") -> None:
+             color: str = "#333", tip: str = "") -> None:
+        """A label; `tip` (the full name behind a shortened label) shows on hover."""
         c = f' class="{cls}"' if cls else ""
-        self.add(f'<text x="{_num(x)}" y="{_num(y)}" text-anchor="{anchor}" font-size="{size}" fill="{color}"{c}>{esc(s)}</text>')
+        t = f"<title>{esc(tip)}</title>" if tip and tip != s else ""
+        self.add(f'<text x="{_num(x)}" y="{_num(y)}" text-anchor="{anchor}" font-size="{size}" fill="{color}"{c}>'
+                 f'{t}{esc(s)}</text>')
 
     def line(self, x1: float, y1: float, x2: float, y2: float, color: str = "#999", width: float = 1,
              dash: str = "") -> None:

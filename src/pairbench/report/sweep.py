@@ -3,80 +3,106 @@
 Renders the SweepTables the analysis made (analysis.sweep): each row's median is the main
 table's figure, and its ratio, CI and verdict are the run's Comparison of that point with the
 baseline, so a verdict here never differs from the same comparison in the main table.
+
+The cells and sentences are made here once (`sweep_title`, `sweep_header`, `sweep_cells`,
+`sweep_lines`); the terminal, Markdown and HTML only lay them out, so every format shows the
+same numbers.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from pairbench.analysis.replicates import STATISTIC
 from pairbench.model import Run, SweepRow, SweepTable
+from pairbench.report.format import format_percent, format_ratio, format_value
+from pairbench.report.summary import spread_text
 
-__all__ = ["render_sweeps"]
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["render_sweeps", "sweep_title", "sweep_header", "sweep_cells", "sweep_lines", "BEST_MARK"]
 
 _CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
+BEST_MARK = " ★"
+"""Appended to the verdict of the best point."""
 
 
 def _correction_line(t: SweepTable) -> str:
     band = f"noise band ±{t.threshold * 100:g}%"
     if t.correction in _CORRECTION_NAMES:
-        return (f"  ratios, CIs and verdicts are the run's comparisons, as in the main table: "
+        return (f"ratios, CIs and verdicts are the run's comparisons, as in the main table: "
                 f"{_CORRECTION_NAMES[t.correction]}-corrected across all {t.family} primary comparisons of the run, "
                 f"CIs adjusted; {band}")
-    return (f"  ratios, CIs and verdicts are the run's comparisons, as in the main table "
+    return (f"ratios, CIs and verdicts are the run's comparisons, as in the main table "
             f"(not corrected for multiplicity); {band}")
+
+
+def sweep_title(t: SweepTable) -> str:
+    """`loop · time · app`: the benchmark, the metric and the swept base variant."""
+    return f"{t.benchmark} · {t.metric.name} · {t.base}"
+
+
+def sweep_header(t: SweepTable) -> list[str]:
+    """The column heads: the sweep parameters, the value, the ratio, the CI, the verdict."""
+    level = int(round(t.confidence * 100))
+    return [*t.params, f"{t.metric.name} ({STATISTIC})", f"ratio to {t.baseline}",
+            f"{level}% CI" + (" (adj.)" if t.correction != "none" else ""), "verdict"]
+
+
+def sweep_cells(t: SweepTable) -> list[list[str]]:
+    """One row of text cells per sweep point, in the order of `sweep_header`."""
+    rows = []
+    for r in t.rows:
+        cells = [r.params.get(p, "") for p in t.params]
+        cells.append(spread_text(r.spread, t.metric.unit))
+        cells.append(format_ratio(r.ratio))
+        cells.append(f"[{format_ratio(r.ci[0])}, {format_ratio(r.ci[1])}]" if r.ci else "–")
+        mark = BEST_MARK if r.variant == t.best else ""
+        cells.append((r.verdict if r.comparison is not None or r.variant == t.baseline else "–") + mark)
+        rows.append(cells)
+    return rows
+
+
+def sweep_lines(t: SweepTable) -> list[str]:
+    """The sentences under the table: the correction, the best point against the runner-up, the trends."""
+    level = int(round(t.confidence * 100))
+    lines = [_correction_line(t), _best_sentence(t)]
+    for fit in t.trends:
+        lo, hi = fit.ci if fit.ci else (float("nan"), float("nan"))
+        where = f" ({fit.held})" if fit.held else ""
+        lines.append(
+            f"trend over {fit.parameter}{where}: {_pct(fit.percent_per_unit)} {t.metric.name} per unit, "
+            f"{level}% CI [{_pct((math.exp(lo) - 1) * 100)}, {_pct((math.exp(hi) - 1) * 100)}], "
+            f"R² {fit.r_squared:.2f} over {fit.n} values (fit of ln {STATISTIC} {t.metric.name} on {fit.parameter})"
+        )
+    return lines
 
 
 def render_sweeps(run: Run, console: Console) -> None:
     """Print the sweep tables the analysis stored in the run."""
-    from pairbench.report.summary import spread_text
-    from pairbench.report.format import format_ratio, format_value
+    from rich.table import Table
 
     for t in run.sweeps:
-        level = int(round(t.confidence * 100))
-        title = f"sweep: {t.benchmark} · {t.metric.name} · {t.base}"
-        table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
-        for p in t.params:
-            table.add_column(p, justify="right")
-        table.add_column(f"{t.metric.name} ({STATISTIC})", justify="right")
-        table.add_column(f"ratio to {t.baseline}", justify="right")
-        table.add_column(f"{level}% CI" + (" (adj.)" if t.correction != "none" else ""), justify="right")
-        table.add_column("verdict")
-        unit = t.metric.unit
-        for r in t.rows:
-            cells = [r.params.get(p, "") for p in t.params]
-            cells.append(spread_text(r.spread, unit))
-            cells.append(format_ratio(r.ratio))
-            cells.append(f"[{format_ratio(r.ci[0])}, {format_ratio(r.ci[1])}]" if r.ci else "–")
-            mark = " ★" if r.variant == t.best else ""
-            cells.append((r.verdict if r.comparison is not None or r.variant == t.baseline else "–") + mark)
+        header = sweep_header(t)
+        table = Table(title=f"sweep: {sweep_title(t)}", title_justify="left", show_edge=False, pad_edge=False)
+        for i, head in enumerate(header):
+            table.add_column(head, justify="left" if i == len(header) - 1 else "right")
+        for cells in sweep_cells(t):
             table.add_row(*cells)
         console.print(table)
-        console.print(_correction_line(t))
-        console.print("  " + _best_sentence(t, format_value))
-        for fit in t.trends:
-            lo, hi = fit.ci if fit.ci else (float("nan"), float("nan"))
-            where = f" ({fit.held})" if fit.held else ""
-            console.print(
-                f"  trend over {fit.parameter}{where}: {_pct(fit.percent_per_unit)} {t.metric.name} per unit, "
-                f"{level}% CI [{_pct((math.exp(lo) - 1) * 100)}, {_pct((math.exp(hi) - 1) * 100)}], "
-                f"R² {fit.r_squared:.2f} over {fit.n} values (fit of ln {STATISTIC} {t.metric.name} on {fit.parameter})"
-            )
+        for line in sweep_lines(t):
+            console.print("  " + line)
         console.print()
 
 
 def _pct(x: float) -> str:
     """A percent (7.4 -> `+7.4%`), by the one rule of report/format.py."""
-    from pairbench.report.format import format_percent
-
     return format_percent(x / 100)
 
 
-def _best_sentence(t: SweepTable, format_value: Any) -> str:
+def _best_sentence(t: SweepTable) -> str:
     best = t.row(t.best) if t.best is not None else None
     if best is None or best.spread is None:
         return "best: not enough data"
