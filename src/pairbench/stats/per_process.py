@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import Iterable
 
+from pairbench.stats._dist import t_ppf
+
 __all__ = ["ProcessSummary", "summarize_processes"]
 
 
@@ -30,12 +32,6 @@ class ProcessSummary:
     confidence: float = 0.95
 
 
-def _t_quantile(p: float, df: int) -> float:
-    from scipy.stats import t  # type: ignore[import-untyped]  # scipy only when an interval is computed
-
-    return float(t.ppf(p, df))
-
-
 def summarize_processes(values: Iterable[float], confidence: float = 0.95) -> ProcessSummary | None:
     """Geometric mean of positive per-process values and its t interval (None without values).
 
@@ -50,5 +46,5 @@ def summarize_processes(values: Iterable[float], confidence: float = 0.95) -> Pr
         c = math.exp(mean)
         return ProcessSummary(c, c, c, 1, confidence)
     sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (n - 1))
-    half = _t_quantile(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
+    half = t_ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
     return ProcessSummary(math.exp(mean), math.exp(mean - half), math.exp(mean + half), n, confidence)
