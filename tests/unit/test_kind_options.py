@@ -42,7 +42,7 @@ def _line_of(text: str, needle: str) -> int:
     ('url = "/"', 'url = "/"\nengine = "ab"', "engine =", r"engine 'ab' is not one of: builtin, wrk"),
     ("duration = 5\n", "", "[benchmarks.page]", r"the load needs requests \(-n\), a duration or a rate"),
     ("samples = 5", "samples = 1", "samples =", r"benchmark 'loop': samples must be at least 2, not 1"),
-    ("samples = 5", 'clock = "gpu"', "clock =", r"clock 'gpu' is not one of: cpu, wall"),
+    ("samples = 5", 'clock = "gpu"', "clock =", r"clock 'gpu' is not one of: auto, cpu, wall"),
     ('stmt = "sum(range(100))"', 'file = "b.py"', "[benchmarks.loop]", r"a Python benchmark file needs func"),
 ])
 def test_a_bad_http_or_micro_option_names_file_line_and_choices(old: str, new: str, needle: str, message: str) -> None:

@@ -46,7 +46,7 @@ def test_snippets_become_benchmarks_calibrated_once_with_named_variants() -> Non
     (bench,) = run.benchmarks
     assert bench.name == "d['a'] = 1" and bench.kind == "micro"
     assert bench.options["setup"] == "d = {}" and bench.options["loops"] == 4200
-    assert bench.options["clock"] == "cpu"
+    assert bench.options["clock"] == "auto"
     assert run.metadata["command"] == "micro"
 
 

@@ -53,9 +53,10 @@ def register(subparsers: Any) -> None:
                    help="seconds per sample used to calibrate the loop count (default 0.1)")
     p.add_argument("--loops", type=int, default=None, help="fixed loop count per sample (skips calibration)")
     p.add_argument("--no-alloc", action="store_true", help="skip the allocation-counting pass")
-    p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
-                   help="cpu: the worker's CPU time, blind to other processes on a shared machine "
-                   "(default); wall: for operations that sleep, wait or use threads")
+    p.add_argument("--clock", choices=("auto", "cpu", "wall"), default="auto",
+                   help="cpu: the worker's CPU time, blind to other processes on a shared machine; "
+                   "wall: for operations that sleep, wait or use threads; auto (default): wall for "
+                   "async functions and pyperf benchmarks, cpu otherwise")
     # In-process warm-up samples absorb JIT and cache warm-up; a whole warm-up process would time
     # nothing the measured ones do not, so none by default.
     add_run_options(p, warmup=0)

@@ -22,12 +22,19 @@ Benchmark file convention (no decorators, nothing to import):
 """
 
 import gc
+import inspect
 import itertools
 import json
+import os
 import platform
 import sys
 import time
-import traceback
+
+# The worker's own modules (and its pyperf) come first, even under `python -I` or `-P`.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from py_async import aempty0, aempty1, async_parts, event_loop, refuse_unrun  # noqa: E402
+from py_base import BenchError, _describe  # noqa: E402
 
 MARKER = "@@pairbench@@ "
 MIN_VERSION = (3, 8)
@@ -38,25 +45,6 @@ CALIBRATE_MIN_TIME = 0.01
 ALLOC_OPS = 20000
 # How much slower an op runs under tracemalloc (measured 8-10x on a 134 ms op): sizes the pass.
 ALLOC_SLOWDOWN = 10.0
-
-
-class BenchError(Exception):
-    def __init__(self, stage, message):
-        Exception.__init__(self, message)
-        self.stage = stage
-        self.message = message
-
-
-def _describe(exc):
-    """`TypeName: message (file:line)` naming the innermost frame in user code."""
-    where = ""
-    tb = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
-    user = [f for f in tb if not f.filename.endswith("py_harness.py")]
-    if isinstance(exc, SyntaxError):
-        return "SyntaxError: %s (%s:%s)" % (exc.msg, exc.filename, exc.lineno)
-    elif user:
-        where = " (%s:%s)" % (user[-1].filename, user[-1].lineno)
-    return "%s: %s%s" % (type(exc).__name__, exc, where)
 
 
 def _load_module(path):
@@ -186,13 +174,9 @@ def _stmt_timer(setup, stmt, name):
 
 
 def _build(request):
-    """(timed, empty_timed, op or None, stmt spec): the timing function, its empty twin for loop
-    overhead, and a zero-argument callable for the allocation pass."""
-    global _clock
-    clock = request.get("clock", "cpu")
-    if clock not in CLOCKS:
-        raise BenchError("request", "unknown clock %r; valid: cpu, wall" % (clock,))
-    _clock = CLOCKS[clock]
+    """(timed, empty_timed, op or None, empty op, stmt spec): the timing function, its empty twin
+    for loop overhead, and zero-argument callables (the op and its empty twin) for the allocation
+    pass."""
     if request.get("file"):
         namespace = _load_module(request["file"])
         func_name = request["func"]
@@ -213,14 +197,36 @@ def _build(request):
         except Exception as exc:
             raise BenchError("setup", _describe(exc))
         with_arg = _argcount(func) >= 1
+        if inspect.iscoroutinefunction(func):
+            _set_clock(request, "wall")
+            call = _func_op(func, with_arg, arg)
+            empty_call = _func_op(aempty1 if with_arg else aempty0, with_arg, arg)
+            return async_parts(call, empty_call, event_loop(), _clock) + (None,)
+        _set_clock(request, "cpu")
+        op = _func_op(func, with_arg, arg)
+        refuse_unrun(func_name, func, op, "make %s itself `async def` (pairbench awaits coroutine "
+                      "functions in an event loop) or await inside it" % func_name)
         timed = _func_timer(func, with_arg, arg)
         empty = _func_timer(_empty1 if with_arg else _empty0, with_arg, arg)
-        return timed, empty, _func_op(func, with_arg, arg), None
+        return timed, empty, op, _empty0, None
+    _set_clock(request, "cpu")
     setup = request.get("setup") or ""
     stmt = request.get("stmt") or "pass"
     timed = _stmt_timer(setup, stmt, "<pairbench stmt>")
     empty = _stmt_timer(setup, "pass", "<pairbench empty>")
-    return timed, empty, None, (setup, stmt)
+    return timed, empty, None, _empty0, (setup, stmt)
+
+
+def _set_clock(request, natural):
+    """The request's clock; "auto" picks `natural`: wall time where an op waits (coroutines, pyperf
+    benchmarks, which pyperf times with perf_counter), CPU time otherwise."""
+    global _clock
+    clock = request.get("clock") or "cpu"
+    if clock == "auto":
+        clock = natural
+    if clock not in CLOCKS:
+        raise BenchError("request", "unknown clock %r; valid: auto, cpu, wall" % (clock,))
+    _clock = CLOCKS[clock]
 
 
 def _run(timed, loops):
@@ -399,7 +405,7 @@ def _alloc_pass(op, stmt_spec, empty_op, loops, per_op=None, budget=None):
 
 
 def do_time(request):
-    timed, empty, op, stmt_spec = _build(request)
+    timed, empty, op, empty_op, stmt_spec = _build(request)
     loops = int(request["loops"])
     warm = [_run(timed, loops) for _ in range(int(request.get("warmup", 1)))]
     overhead = _overhead(empty, loops)
@@ -408,7 +414,7 @@ def do_time(request):
     if request.get("alloc", True):
         # the op's time from the shared loop count, not this variant's samples: every variant
         # gets the same plan, so the counts compare like with like
-        out["alloc"] = _alloc_pass(op, stmt_spec, _empty0, loops, request.get("alloc_op_s"),
+        out["alloc"] = _alloc_pass(op, stmt_spec, empty_op, loops, request.get("alloc_op_s"),
                                    request.get("alloc_budget"))
     return out
 

@@ -16,8 +16,10 @@ Benchmark.options for kind "micro" (JSON-serialisable):
     setup, stmt the snippet (timeit style / benchmark_driver prelude + script)
     loops       a fixed loop count (skips calibration)
     samples, warmup, target_time   per-process sample plan (defaults below)
-    clock       "cpu" (default: the worker's CPU time, blind to other processes' time slices on a
-                shared machine) or "wall" (for operations that sleep, wait or use threads)
+    clock       "auto" (default: wall time for coroutines and pyperf benchmarks, which wait or time
+                themselves, CPU time otherwise), "cpu" (the worker's CPU time, blind to other
+                processes' time slices on a shared machine) or "wall" (for operations that sleep,
+                wait or use threads)
     alloc       false skips the allocation-counting pass
 They are parsed and checked before anything runs by runners/options.py (`MicroOptions`).
 """
@@ -243,6 +245,8 @@ class MicroRunner:
     def _spec(benchmark: Benchmark) -> dict[str, Any]:
         o = benchmark.options
         clock = {"clock": o["clock"]} if o.get("clock") else {}
+        if clock.get("clock") == "auto" and o.get("language") == "ruby":
+            clock["clock"] = "cpu"  # a Ruby snippet never waits: its CPU time is the op
         if o.get("file"):
             spec: dict[str, Any] = {"file": o["file"], **clock}
             if "func" in o:

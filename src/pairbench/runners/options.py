@@ -365,7 +365,8 @@ class MicroOptions:
     """Warm-up samples per process, discarded."""
     target_time: float = 0.1
     """Seconds per sample the loop count is calibrated to."""
-    clock: str = "cpu"
+    clock: str = "auto"
+    """auto (wall time for coroutines and pyperf benchmarks, CPU time otherwise), cpu or wall."""
     alloc: bool = True
     """Count allocations in a separate pass."""
 
@@ -390,7 +391,7 @@ def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
         samples=_integer(m, "samples", where, 5, 2) or 5,
         warmup=_integer(m, "warmup", where, 2, 0) or 0,
         target_time=_number(m, "target_time", where, 0.1, positive=True) or 0.1,
-        clock=_choice(m, "clock", where, ("cpu", "wall")),
+        clock=_choice(m, "clock", where, ("auto", "cpu", "wall")),
         alloc=_boolean(m, "alloc", where, True),
     )
     if (opts.file is None) == (opts.stmt is None):
