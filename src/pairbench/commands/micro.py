@@ -2,6 +2,7 @@
 
     pairbench micro bench_dicts.py --python python3.11 --python /usr/bin/python3 --python pypy3
     pairbench micro benchmark/object_new.yml --ruby ruby --ruby 'ruby --yjit'
+    pairbench micro benchmark/app_fib.rb --ruby ruby --ruby 'ruby --yjit'
     pairbench micro -s 'd = {}' 'd["a"] = 1' --python python3.11 --python pypy3
 
 Top-level imports stay light (`pairbench --help` must not import numpy or scipy).
@@ -23,6 +24,8 @@ FLAG_NAMES = {"samples": "--samples", "warmup": "--warmup-samples", "target_time
 """The flag that sets each micro option, for error messages."""
 PY_SUFFIXES = (".py",)
 RB_SUFFIXES = (".yml", ".yaml")
+RB_SCRIPT_SUFFIXES = (".rb",)
+"""A whole Ruby script: one run per process is one sample (benchmark_driver's benchmark/*.rb)."""
 
 
 def register(subparsers: Any) -> None:
@@ -98,7 +101,7 @@ def _language(args: argparse.Namespace, files: list[Path]) -> str:
 
     if args.python and args.ruby:
         raise UserError("give either --python or --ruby interpreters, not both: a micro run compares one language")
-    kinds = {"ruby" if f.suffix in RB_SUFFIXES else "python" for f in files}
+    kinds = {"ruby" if f.suffix in RB_SUFFIXES + RB_SCRIPT_SUFFIXES else "python" for f in files}
     if args.ruby:
         kinds.add("ruby")
     if args.python:
@@ -114,7 +117,7 @@ def _split_targets(args: argparse.Namespace) -> tuple[list[Path], list[str]]:
     files: list[Path] = []
     stmts: list[str] = []
     for t in args.targets:
-        if t.endswith(PY_SUFFIXES + RB_SUFFIXES) and "\n" not in t and " " not in t.strip():
+        if t.endswith(PY_SUFFIXES + RB_SUFFIXES + RB_SCRIPT_SUFFIXES) and "\n" not in t and " " not in t.strip():
             path = Path(t)
             if not path.is_file():
                 raise UserError(f"benchmark file {t!r} not found")
@@ -122,7 +125,7 @@ def _split_targets(args: argparse.Namespace) -> tuple[list[Path], list[str]]:
         else:
             stmts.append(t)
     if not files and not stmts:
-        raise UserError("nothing to time: give a benchmark file (.py or .yml) or a statement, "
+        raise UserError("nothing to time: give a benchmark file (.py, .yml or .rb) or a statement, "
                         "e.g. pairbench micro -s 'd = {}' 'd[\"a\"] = 1'")
     if args.setup and not stmts:
         raise UserError("-s/--setup applies to statements, but only benchmark files were given")
@@ -179,6 +182,9 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
     benchmarks: list[Benchmark] = []
     prefix_files = len(files) > 1
     for path in files:
+        if path.suffix in RB_SCRIPT_SUFFIXES:
+            benchmarks.append(micro(path.stem, {**common, "file": str(path), "script": True, "loops": 1}))
+            continue
         items, error = runner.list_benchmarks(str(path), language, variants)
         if error:
             notices.append(Notice("benchmark-failed", f"benchmark file {path.name}: {error}",

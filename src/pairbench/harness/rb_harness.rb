@@ -9,8 +9,9 @@
 #   calibrate  {spec, "target"}          -> {"loops", "time"}
 #   time       {spec, "loops", "warmup", "samples", "alloc"}
 #              -> {"warmup": [s], "samples": [s], "overhead": s per iteration, "alloc": {...}}
-# A spec is {"file", "index"} (one benchmark of a benchmark_driver YAML file) or
-# {"setup", "stmt"} (prelude and script given on the command line).
+# A spec is {"file", "index"} (one benchmark of a benchmark_driver YAML file), {"setup", "stmt"}
+# (prelude and script given on the command line) or {"file", "script": true} (a whole .rb file, run
+# once per process: one sample, as benchmark_driver runs ruby/ruby's benchmark/*.rb).
 #
 # benchmark_driver's YAML format, as used by ruby/ruby's benchmark/*.yml:
 #   prelude: code run once          benchmark: {name: code, ...}
@@ -178,7 +179,41 @@ rescue Exception => e
   raise BenchError.new("run", describe(e))
 end
 
+# A whole .rb file timed once: compiled first (not timed, as benchmark_driver compiles its
+# generated script before the clock starts), then evaluated at top level.
+def time_script(req)
+  path = req["file"].to_s
+  clock = Process.const_get((CLOCKS[req["clock"] || "cpu"] or raise BenchError.new("request", "unknown clock")).split("::").last)
+  iseq = nil
+  if defined?(RubyVM::InstructionSequence)
+    begin
+      iseq = RubyVM::InstructionSequence.compile_file(path)
+    rescue SyntaxError => e
+      raise BenchError.new("load", describe(e))
+    rescue SystemCallError => e
+      raise BenchError.new("load", "#{path}: cannot read: #{e.message}")
+    end
+  end
+  # Objects allocated during the one run (counted whether or not GC runs; no second pass, since
+  # a script may not survive being run twice in one process).
+  a0 = GC.stat(:total_allocated_objects)
+  t0 = Process.clock_gettime(clock)
+  begin
+    iseq ? iseq.eval : load(path)
+  rescue SystemExit => e
+    raise BenchError.new("run", "the script called exit #{e.status}") unless e.success?
+  rescue Exception => e
+    raise BenchError.new("run", describe(e))
+  end
+  t = Process.clock_gettime(clock) - t0
+  allocs = GC.stat(:total_allocated_objects) - a0
+  out = { "loops" => 1, "warmup" => [], "samples" => [t], "overhead" => 0.0 }
+  out["alloc"] = { "allocs_per_op" => allocs.to_f } if req.fetch("alloc", true)
+  out
+end
+
 def do_time(req)
+  return time_script(req) if req["script"]
   timed, empty = build(req)
   loops = req["loops"].to_i
   warm = Array.new((req["warmup"] || 1).to_i) { run(timed, loops) }
