@@ -11,7 +11,11 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_micro import flat, geo_ratio, need, per_process, run_micro
+import pairbench
+from pairbench.store.runfile import load_run
+from tests.e2e.test_micro import FAST, flat, geo_ratio, need, per_process, run_micro
+
+PACKAGE = Path(pairbench.__file__).resolve().parent
 
 FIB_SCRIPT = '''
 def fib(n)
@@ -46,3 +50,51 @@ def test_a_rb_file_is_a_script_run_once_per_process_in_each_ruby(run_cli: Any, t
     # fib(23) makes 1.618^4 = 6.9 times the calls of fib(19): each variant ran its own script
     assert geo_ratio(run, "app_fib", "large", "small") > 3
     assert "failed" not in flat(proc)
+
+
+WRITES_NEXT_TO_0 = '''
+prelude: |
+  data_dir = File.join(File.dirname($0), "bm_require.data")
+  Dir.mkdir(data_dir) unless File.directory?(data_dir)
+  30.times { |i| File.write(File.join(data_dir, "pb_c#{i}.rb"), "class PbC#{i}; end\\n") }
+  $:.push(data_dir)
+benchmark:
+  require: |
+    30.times { |i| require "pb_c#{i}" }
+  beside_file: File.directory?(File.join(File.dirname(__FILE__), "bm_require.data")) || raise("not beside __FILE__")
+'''
+
+SCRIPT_WRITES_NEXT_TO_0 = '''
+out = File.join(File.dirname($0), "scratch.dat")
+File.write(out, "x" * 100_000)
+raise "__FILE__ and $0 differ" unless File.expand_path(__FILE__) == File.expand_path($0)
+raise "not beside __dir__" unless File.exist?(File.join(__dir__, "scratch.dat"))
+'''
+
+
+def package_listing() -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(PACKAGE)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in PACKAGE.rglob("*") if "__pycache__" not in p.parts}
+
+
+@pytest.mark.slow
+def test_benchmarks_that_write_next_to_0_write_into_a_run_directory_not_the_package(
+        run_cli: Any, tmp_path: Path) -> None:
+    need("ruby")
+    (tmp_path / "require.yml").write_text(WRITES_NEXT_TO_0)
+    (tmp_path / "scratch.rb").write_text(SCRIPT_WRITES_NEXT_TO_0)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    before = package_listing()
+    out = tmp_path / "run.json"
+    proc = run_cli("micro", "require.yml", "scratch.rb", "--ruby", "ruby", "--ruby", "ruby --yjit", *FAST,
+                   "--runs", "2", "--export-json", str(out), env={"TMPDIR": str(tmp)})
+    assert proc.returncode == 0, flat(proc)
+    assert "failed" not in flat(proc), flat(proc)
+    run = load_run(out)
+    for bench in ("require:require", "require:beside_file", "scratch"):
+        for v in ("ruby", "ruby --yjit"):
+            assert len(per_process(run, bench, v)) == 2, (bench, v)
+    assert package_listing() == before
+    # each worker's run directory is removed when it exits
+    assert list(tmp.iterdir()) == []

@@ -18,8 +18,14 @@
 #   loop_count: N                   benchmark: [{name:, script:, prelude:, loop_count:} | "code", ...]
 # loop_count is reported back but timing is calibrated to a target time per sample, as
 # benchmark_driver's default ips runner does.
+#
+# Each benchmark runs from a real script file in a temporary directory of its own, removed at
+# exit: $0 and __FILE__ name that file, so benchmarks that write next to $0 (require.yml) write
+# there, never into pairbench's installed package.
 
 require 'json'
+require 'tmpdir'
+require 'fileutils'
 
 MARKER = "@@pairbench@@ "
 ALLOC_OPS = 100_000
@@ -33,10 +39,32 @@ class BenchError < StandardError
   end
 end
 
+# The script file a benchmark runs from, and the name it is shown by in error messages.
+$pb_script = nil
+$pb_shown = nil
+
+def run_dir
+  $pb_run_dir ||= Dir.mktmpdir("pairbench-rb-")
+end
+
+# Writes `code` to a script file in the run directory and points $0 at it.
+def script_file(name, code, shown)
+  path = File.join(run_dir, name.to_s.gsub(/[^A-Za-z0-9_.-]/, "_")[0, 80] + ".rb")
+  File.write(path, code)
+  $0 = path
+  $pb_script = path
+  $pb_shown = shown
+  path
+end
+
 def describe(exc)
   where = (exc.backtrace || []).reject { |l| l.include?("rb_harness.rb") }.first
   msg = "#{exc.class}: #{exc.message.lines.first.to_s.strip}"
-  where ? "#{msg} (#{where.sub(/:in .*/, '')})" : msg
+  msg = msg.gsub($pb_script, $pb_shown) if $pb_script
+  return msg unless where
+  where = where.sub(/:in .*/, '')
+  where = where.sub($pb_script, $pb_shown) if $pb_script
+  "#{msg} (#{where})"
 end
 
 def load_yaml(path)
@@ -85,6 +113,12 @@ def fresh_binding
   binding
 end
 
+# CPU time of this process by default: wall time on a shared machine also counts other
+# processes' time slices. "wall" for operations that sleep, wait or use other threads.
+def clock_name(req)
+  CLOCKS[req["clock"] || "cpu"] or raise BenchError.new("request", "unknown clock #{req['clock'].inspect}; valid: cpu, wall")
+end
+
 # [timed, empty]: lambdas running `n` iterations of the script (or of nothing) and returning seconds.
 def build(req)
   if req["file"]
@@ -92,24 +126,63 @@ def build(req)
     item = items[req["index"].to_i] or raise BenchError.new("load", "#{req['file']}: no benchmark ##{req['index']}")
     prelude = prelude + "\n" + item["prelude"].to_s
     script = item["script"]
+    name, shown = item["name"], "#{File.basename(req['file'])}:#{item['name']}"
   else
     prelude = req["setup"].to_s
     script = req["stmt"].to_s
+    name, shown = "benchmark", "benchmark"
   end
-  # CPU time of this process by default: wall time on a shared machine also counts other
-  # processes' time slices. "wall" for operations that sleep, wait or use other threads.
-  clock = CLOCKS[req["clock"] || "cpu"] or raise BenchError.new("request", "unknown clock #{req['clock'].inspect}; valid: cpu, wall")
+  clock = clock_name(req)
   loop_src = lambda do |body|
     "lambda do |__pb_n|\n  __pb_i = 0\n  __pb_t0 = Process.clock_gettime(#{clock})\n" \
     "  while __pb_i < __pb_n\n#{body}\n    __pb_i += 1\n  end\n" \
     "  Process.clock_gettime(#{clock}) - __pb_t0\nend"
   end
   src = "#{prelude}\n[#{loop_src.call(script)},\n#{loop_src.call('')}]\n"
+  path = script_file(name, src, shown)
   begin
-    eval(src, fresh_binding, "benchmark", 0)
+    eval(src, fresh_binding, path, 1)
   rescue Exception => e
     raise BenchError.new("load", describe(e))
   end
+end
+
+# A whole .rb file timed once: compiled first (not timed, as benchmark_driver compiles its
+# generated script before the clock starts), then evaluated at top level from its copy in the
+# run directory, so __FILE__, __dir__ and $0 point there.
+def time_script(req)
+  source = req["file"].to_s
+  code = begin
+    File.read(source)
+  rescue SystemCallError => e
+    raise BenchError.new("load", "#{source}: cannot read: #{e.message}")
+  end
+  path = script_file(File.basename(source, ".rb"), code, File.basename(source))
+  clock = Process.const_get(clock_name(req).split("::").last)
+  iseq = nil
+  if defined?(RubyVM::InstructionSequence)
+    begin
+      iseq = RubyVM::InstructionSequence.compile_file(path)
+    rescue SyntaxError => e
+      raise BenchError.new("load", describe(e))
+    end
+  end
+  # Objects allocated during the one run (counted whether or not GC runs; no second pass, since
+  # a script may not survive being run twice in one process).
+  a0 = GC.stat(:total_allocated_objects)
+  t0 = Process.clock_gettime(clock)
+  begin
+    iseq ? iseq.eval : load(path)
+  rescue SystemExit => e
+    raise BenchError.new("run", "the script called exit #{e.status}") unless e.success?
+  rescue Exception => e
+    raise BenchError.new("run", describe(e))
+  end
+  t = Process.clock_gettime(clock) - t0
+  allocs = GC.stat(:total_allocated_objects) - a0
+  out = { "loops" => 1, "warmup" => [], "samples" => [t], "overhead" => 0.0 }
+  out["alloc"] = { "allocs_per_op" => allocs.to_f } if req.fetch("alloc", true)
+  out
 end
 
 def run(timed, loops)
@@ -179,39 +252,6 @@ rescue Exception => e
   raise BenchError.new("run", describe(e))
 end
 
-# A whole .rb file timed once: compiled first (not timed, as benchmark_driver compiles its
-# generated script before the clock starts), then evaluated at top level.
-def time_script(req)
-  path = req["file"].to_s
-  clock = Process.const_get((CLOCKS[req["clock"] || "cpu"] or raise BenchError.new("request", "unknown clock")).split("::").last)
-  iseq = nil
-  if defined?(RubyVM::InstructionSequence)
-    begin
-      iseq = RubyVM::InstructionSequence.compile_file(path)
-    rescue SyntaxError => e
-      raise BenchError.new("load", describe(e))
-    rescue SystemCallError => e
-      raise BenchError.new("load", "#{path}: cannot read: #{e.message}")
-    end
-  end
-  # Objects allocated during the one run (counted whether or not GC runs; no second pass, since
-  # a script may not survive being run twice in one process).
-  a0 = GC.stat(:total_allocated_objects)
-  t0 = Process.clock_gettime(clock)
-  begin
-    iseq ? iseq.eval : load(path)
-  rescue SystemExit => e
-    raise BenchError.new("run", "the script called exit #{e.status}") unless e.success?
-  rescue Exception => e
-    raise BenchError.new("run", describe(e))
-  end
-  t = Process.clock_gettime(clock) - t0
-  allocs = GC.stat(:total_allocated_objects) - a0
-  out = { "loops" => 1, "warmup" => [], "samples" => [t], "overhead" => 0.0 }
-  out["alloc"] = { "allocs_per_op" => allocs.to_f } if req.fetch("alloc", true)
-  out
-end
-
 def do_time(req)
   return time_script(req) if req["script"]
   timed, empty = build(req)
@@ -223,6 +263,13 @@ def do_time(req)
   out = { "loops" => loops, "warmup" => warm, "samples" => samples, "overhead" => overhead }
   out["alloc"] = alloc_pass(timed, loops) if req.fetch("alloc", true)
   out
+end
+
+# The run directory goes when the worker is done, whatever happened.
+def finish(answer)
+  Dir.chdir(Dir.tmpdir) if $pb_run_dir && Dir.pwd.start_with?($pb_run_dir)
+  FileUtils.rm_rf($pb_run_dir) if $pb_run_dir
+  answer
 end
 
 def main
@@ -245,6 +292,7 @@ def main
   rescue Exception => e
     { "ok" => false, "stage" => "harness", "error" => describe(e) }
   end
+  answer = finish(answer)
   engine = defined?(RUBY_ENGINE) ? RUBY_ENGINE : "ruby"
   yjit = defined?(RubyVM::YJIT) && RubyVM::YJIT.respond_to?(:enabled?) && RubyVM::YJIT.enabled?
   answer.merge!("implementation" => engine, "version" => RUBY_VERSION, "executable" => RbConfig.ruby,
