@@ -98,3 +98,73 @@ def test_benchmarks_that_write_next_to_0_write_into_a_run_directory_not_the_pack
     assert package_listing() == before
     # each worker's run directory is removed when it exits
     assert list(tmp.iterdir()) == []
+
+
+POPS_A_BATCH = '''
+prelude: |
+  batches = Array.new(40) { [1, 2] }
+benchmark:
+  pop_batch: batches.pop.each { |x| x }
+loop_count: 5
+'''
+
+TEARDOWN = '''
+prelude: |
+  Dir.mkdir("made_by_prelude") unless File.directory?("made_by_prelude")
+teardown: |
+  Dir.rmdir("made_by_prelude")
+benchmark:
+  made: File.directory?("made_by_prelude") || raise("no directory")
+'''
+
+RACTOR = '''
+type: lib/benchmark_driver/runner/ractor
+benchmark:
+  ractor_const: Object
+ractor: 1
+'''
+
+BREAKS_ON_ONE = '''
+benchmark:
+  - name: fine
+    script: nil.nil?
+  - name: breaks
+    script: 'raise ArgumentError, "broken in this variant" if ENV["PB_BREAK"]'
+'''
+
+
+@pytest.mark.slow
+def test_loop_count_teardown_other_runners_and_a_failure_on_one_variant(run_cli: Any, tmp_path: Path) -> None:
+    need("ruby")
+    for name, text in {"io_pop.yml": POPS_A_BATCH, "realpath.yml": TEARDOWN, "ractor_const.yml": RACTOR,
+                       "mixed.yml": BREAKS_ON_ONE}.items():
+        (tmp_path / name).write_text(text)
+    variants = ["--ruby", "ruby", "--ruby", "env PB_BREAK=1 ruby", "--name", "base", "--name", "broken"]
+    proc, run = run_micro(run_cli, tmp_path, "io_pop.yml", "realpath.yml", "ractor_const.yml", "mixed.yml",
+                          *variants, "--loops", "file", runs=3)
+    text = flat(proc)
+    # loop_count honoured: 40 batches last 5 ops a sample; a calibrated count would pop them all
+    assert run.benchmark("io_pop:pop_batch").options["loops"] == 5
+    assert len(per_process(run, "io_pop:pop_batch", "broken")) == 3, text
+    # teardown ran: the prelude's directory is gone
+    assert len(per_process(run, "realpath:made", "base")) == 3, text
+    assert not (tmp_path / "made_by_prelude").exists()
+    # another runner type is refused by name instead of being timed with the default loop
+    assert 'ractor_const.yml: runner type "lib/benchmark_driver/runner/ractor" is not supported' in text
+    assert not any(b.name.startswith("ractor_const") for b in run.benchmarks)
+    # a benchmark that fails on one variant: that variant's error, the rest of the file still runs
+    assert "'mixed:breaks' on variant 'broken': ArgumentError: broken in this variant" in text
+    assert len(per_process(run, "mixed:breaks", "base")) == 3
+    assert len(per_process(run, "mixed:fine", "broken")) == 3
+    # alone, the refused file is one error line
+    alone = run_cli("micro", "ractor_const.yml", "--ruby", "ruby", "--runs", "2")
+    assert alone.returncode == 1 and alone.stderr.count("\n") == 1 and "is not supported" in alone.stderr
+    assert "Traceback" not in alone.stderr
+
+
+def test_loops_file_is_for_ruby_files_and_bad_counts_are_one_line(run_cli: Any, tmp_path: Path) -> None:
+    proc = run_cli("micro", "pass", "--python", "python3", "--loops", "file")
+    assert proc.returncode == 1 and "--loops file reads loop_count from benchmark_driver" in proc.stderr
+    proc = run_cli("micro", "pass", "--loops", "often")
+    assert proc.returncode != 0 and "'often': give a whole number >= 1, or 'file'" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -26,6 +26,22 @@ PY_SUFFIXES = (".py",)
 RB_SUFFIXES = (".yml", ".yaml")
 RB_SCRIPT_SUFFIXES = (".rb",)
 """A whole Ruby script: one run per process is one sample (benchmark_driver's benchmark/*.rb)."""
+LOOPS_FROM_FILE = "file"
+"""`--loops file`: each Ruby benchmark runs its YAML `loop_count` per sample."""
+
+
+def _loops_arg(text: str) -> int | str:
+    """`--loops N` (a whole number >= 1) or `--loops file` (loop_count of benchmark_driver files)."""
+    if text.strip() == LOOPS_FROM_FILE:
+        return LOOPS_FROM_FILE
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number >= 1, or 'file' for the "
+                                         "loop_count of benchmark_driver .yml files")
+    return value
 
 
 def register(subparsers: Any) -> None:
@@ -54,7 +70,9 @@ def register(subparsers: Any) -> None:
                    help="warm-up samples per process, discarded (default 2; raise for JITs)")
     p.add_argument("--target-time", type=float, default=0.1,
                    help="seconds per sample used to calibrate the loop count (default 0.1)")
-    p.add_argument("--loops", type=int, default=None, help="fixed loop count per sample (skips calibration)")
+    p.add_argument("--loops", type=_loops_arg, default=None, metavar="N|file",
+                   help="fixed loop count per sample (skips calibration); 'file': each Ruby benchmark's "
+                   "loop_count from its .yml file (calibrated where it has none)")
     p.add_argument("--no-alloc", action="store_true", help="skip the allocation-counting pass")
     p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                    help="cpu: the worker's CPU time, blind to other processes on a shared machine "
@@ -177,7 +195,10 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
 
     common = {"language": language, "samples": args.samples, "warmup": args.warmup_samples,
               "target_time": args.target_time, "clock": args.clock, "alloc": not args.no_alloc}
-    if args.loops:
+    if args.loops == LOOPS_FROM_FILE and language != "ruby":
+        raise UserError("--loops file reads loop_count from benchmark_driver .yml files (Ruby); "
+                        "give a number, or leave --loops out to calibrate")
+    if args.loops and args.loops != LOOPS_FROM_FILE:
         common["loops"] = args.loops
     benchmarks: list[Benchmark] = []
     prefix_files = len(files) > 1
@@ -196,6 +217,8 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
                 opts = {**common, "file": str(path), "index": item["index"]}
                 if item.get("loop_count"):
                     opts["loop_count"] = item["loop_count"]
+                    if args.loops == LOOPS_FROM_FILE:
+                        opts["loops"] = item["loop_count"]
                 benchmarks.append(micro(base, opts))
             elif item.get("params") is None:
                 benchmarks.append(micro(base, {**common, "file": str(path), "func": item["func"]}))

@@ -15,9 +15,11 @@
 #
 # benchmark_driver's YAML format, as used by ruby/ruby's benchmark/*.yml:
 #   prelude: code run once          benchmark: {name: code, ...}
-#   loop_count: N                   benchmark: [{name:, script:, prelude:, loop_count:} | "code", ...]
-# loop_count is reported back but timing is calibrated to a target time per sample, as
-# benchmark_driver's default ips runner does.
+#   teardown: code run at the end   benchmark: [{name:, script:, prelude:, loop_count:} | "code", ...]
+#   loop_count: N
+# loop_count is reported back; pairbench uses it as the loop count only when asked (--loops file),
+# else timing is calibrated to a target time per sample, as benchmark_driver's ips runner does.
+# Files for another runner (`type:`, `ractor:`) are refused rather than timed with this one.
 #
 # Each benchmark runs from a real script file in a temporary directory of its own, removed at
 # exit: $0 and __FILE__ name that file, so benchmarks that write next to $0 (require.yml) write
@@ -67,6 +69,10 @@ def describe(exc)
   "#{msg} (#{where})"
 end
 
+# benchmark_driver runners other than the default loop: timing such a file with it would time
+# something else (a Ractor benchmark without Ractors), so it is refused.
+UNSUPPORTED_KEYS = { "type" => "runner type", "ractor" => "Ractor runner (ractor:)" }
+
 def load_yaml(path)
   require 'yaml'
   begin
@@ -76,6 +82,11 @@ def load_yaml(path)
   end
   unless doc.is_a?(Hash) && doc.key?("benchmark")
     raise BenchError.new("load", "#{path}: expected a map with a `benchmark` key (benchmark_driver format), got #{doc.class}")
+  end
+  UNSUPPORTED_KEYS.each do |key, what|
+    next unless doc.key?(key)
+    raise BenchError.new("load", "#{path}: #{what} #{doc[key].inspect} is not supported: pairbench times " \
+                         "benchmark_driver's default loop only; run this file with benchmark_driver")
   end
   prelude = doc["prelude"].to_s
   items = []
@@ -101,11 +112,11 @@ def load_yaml(path)
   end
   raise BenchError.new("load", "#{path}: `benchmark` is empty") if items.empty?
   items.each { |it| it["loop_count"] ||= doc["loop_count"] }
-  [prelude, items]
+  [prelude, items, doc["teardown"].to_s]
 end
 
 def do_list(req)
-  _prelude, items = load_yaml(req["file"])
+  _prelude, items, _teardown = load_yaml(req["file"])
   { "benchmarks" => items.each_with_index.map { |it, i| { "name" => it["name"], "index" => i, "loop_count" => it["loop_count"] } } }
 end
 
@@ -119,10 +130,22 @@ def clock_name(req)
   CLOCKS[req["clock"] || "cpu"] or raise BenchError.new("request", "unknown clock #{req['clock'].inspect}; valid: cpu, wall")
 end
 
+# Code to run once the samples are taken (the file's `teardown:`), in the benchmark's binding.
+$pb_teardown = nil
+
+def run_teardown
+  code, scope = $pb_teardown
+  $pb_teardown = nil
+  eval(code, scope, $pb_shown || "teardown", 1) if code && !code.strip.empty?
+rescue Exception => e
+  raise BenchError.new("teardown", "teardown: #{describe(e)}")
+end
+
 # [timed, empty]: lambdas running `n` iterations of the script (or of nothing) and returning seconds.
 def build(req)
+  teardown = ""
   if req["file"]
-    prelude, items = load_yaml(req["file"])
+    prelude, items, teardown = load_yaml(req["file"])
     item = items[req["index"].to_i] or raise BenchError.new("load", "#{req['file']}: no benchmark ##{req['index']}")
     prelude = prelude + "\n" + item["prelude"].to_s
     script = item["script"]
@@ -140,8 +163,10 @@ def build(req)
   end
   src = "#{prelude}\n[#{loop_src.call(script)},\n#{loop_src.call('')}]\n"
   path = script_file(name, src, shown)
+  scope = fresh_binding
+  $pb_teardown = [teardown, scope]
   begin
-    eval(src, fresh_binding, path, 1)
+    eval(src, scope, path, 1)
   rescue Exception => e
     raise BenchError.new("load", describe(e))
   end
@@ -265,8 +290,14 @@ def do_time(req)
   out
 end
 
-# The run directory goes when the worker is done, whatever happened.
+# Teardown runs even when a sample failed (it removes what the prelude made); then the run
+# directory goes. A failing teardown is the answer only if nothing failed before it.
 def finish(answer)
+  begin
+    run_teardown
+  rescue BenchError => e
+    answer = { "ok" => false, "stage" => e.stage, "error" => e.message } if answer["ok"]
+  end
   Dir.chdir(Dir.tmpdir) if $pb_run_dir && Dir.pwd.start_with?($pb_run_dir)
   FileUtils.rm_rf($pb_run_dir) if $pb_run_dir
   answer
