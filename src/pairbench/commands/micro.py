@@ -2,6 +2,7 @@
 
     pairbench micro bench_dicts.py --python python3.11 --python /usr/bin/python3 --python pypy3
     pairbench micro benchmark/object_new.yml --ruby ruby --ruby 'ruby --yjit'
+    pairbench micro benchmark/app_fib.rb --ruby ruby --ruby 'ruby --yjit'
     pairbench micro -s 'd = {}' 'd["a"] = 1' --python python3.11 --python pypy3
 
 Top-level imports stay light (`pairbench --help` must not import numpy or scipy).
@@ -23,6 +24,24 @@ FLAG_NAMES = {"samples": "--samples", "warmup": "--warmup-samples", "target_time
 """The flag that sets each micro option, for error messages."""
 PY_SUFFIXES = (".py",)
 RB_SUFFIXES = (".yml", ".yaml")
+RB_SCRIPT_SUFFIXES = (".rb",)
+"""A whole Ruby script: one run per process is one sample (benchmark_driver's benchmark/*.rb)."""
+LOOPS_FROM_FILE = "file"
+"""`--loops file`: each Ruby benchmark runs its YAML `loop_count` per sample."""
+
+
+def _loops_arg(text: str) -> int | str:
+    """`--loops N` (a whole number >= 1) or `--loops file` (loop_count of benchmark_driver files)."""
+    if text.strip() == LOOPS_FROM_FILE:
+        return LOOPS_FROM_FILE
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number >= 1, or 'file' for the "
+                                         "loop_count of benchmark_driver .yml files")
+    return value
 
 
 def register(subparsers: Any) -> None:
@@ -51,7 +70,9 @@ def register(subparsers: Any) -> None:
                    help="warm-up samples per process, discarded (default 2; raise for JITs)")
     p.add_argument("--target-time", type=float, default=0.1,
                    help="seconds per sample used to calibrate the loop count (default 0.1)")
-    p.add_argument("--loops", type=int, default=None, help="fixed loop count per sample (skips calibration)")
+    p.add_argument("--loops", type=_loops_arg, default=None, metavar="N|file",
+                   help="fixed loop count per sample (skips calibration); 'file': each Ruby benchmark's "
+                   "loop_count from its .yml file (calibrated where it has none)")
     p.add_argument("--no-alloc", action="store_true", help="skip the allocation-counting pass")
     p.add_argument("--clock", choices=("auto", "cpu", "wall"), default="auto",
                    help="cpu: the worker's CPU time, blind to other processes on a shared machine; "
@@ -99,7 +120,7 @@ def _language(args: argparse.Namespace, files: list[Path]) -> str:
 
     if args.python and args.ruby:
         raise UserError("give either --python or --ruby interpreters, not both: a micro run compares one language")
-    kinds = {"ruby" if f.suffix in RB_SUFFIXES else "python" for f in files}
+    kinds = {"ruby" if f.suffix in RB_SUFFIXES + RB_SCRIPT_SUFFIXES else "python" for f in files}
     if args.ruby:
         kinds.add("ruby")
     if args.python:
@@ -115,7 +136,7 @@ def _split_targets(args: argparse.Namespace) -> tuple[list[Path], list[str]]:
     files: list[Path] = []
     stmts: list[str] = []
     for t in args.targets:
-        if t.endswith(PY_SUFFIXES + RB_SUFFIXES) and "\n" not in t and " " not in t.strip():
+        if t.endswith(PY_SUFFIXES + RB_SUFFIXES + RB_SCRIPT_SUFFIXES) and "\n" not in t and " " not in t.strip():
             path = Path(t)
             if not path.is_file():
                 raise UserError(f"benchmark file {t!r} not found")
@@ -123,7 +144,7 @@ def _split_targets(args: argparse.Namespace) -> tuple[list[Path], list[str]]:
         else:
             stmts.append(t)
     if not files and not stmts:
-        raise UserError("nothing to time: give a benchmark file (.py or .yml) or a statement, "
+        raise UserError("nothing to time: give a benchmark file (.py, .yml or .rb) or a statement, "
                         "e.g. pairbench micro -s 'd = {}' 'd[\"a\"] = 1'")
     if args.setup and not stmts:
         raise UserError("-s/--setup applies to statements, but only benchmark files were given")
@@ -175,11 +196,17 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
 
     common = {"language": language, "samples": args.samples, "warmup": args.warmup_samples,
               "target_time": args.target_time, "clock": args.clock, "alloc": not args.no_alloc}
-    if args.loops:
+    if args.loops == LOOPS_FROM_FILE and language != "ruby":
+        raise UserError("--loops file reads loop_count from benchmark_driver .yml files (Ruby); "
+                        "give a number, or leave --loops out to calibrate")
+    if args.loops and args.loops != LOOPS_FROM_FILE:
         common["loops"] = args.loops
     benchmarks: list[Benchmark] = []
     prefix_files = len(files) > 1
     for path in files:
+        if path.suffix in RB_SCRIPT_SUFFIXES:
+            benchmarks.append(micro(path.stem, {**common, "file": str(path), "script": True, "loops": 1}))
+            continue
         items, error = runner.list_benchmarks(str(path), language, variants)
         if error:
             notices.append(Notice("benchmark-failed", f"benchmark file {path.name}: {error}",
@@ -191,6 +218,8 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
                 opts = {**common, "file": str(path), "index": item["index"]}
                 if item.get("loop_count"):
                     opts["loop_count"] = item["loop_count"]
+                    if args.loops == LOOPS_FROM_FILE:
+                        opts["loops"] = item["loop_count"]
                 benchmarks.append(micro(base, opts))
             elif item.get("params") is None:
                 benchmarks.append(micro(base, {**common, "file": str(path), "func": item["func"]}))

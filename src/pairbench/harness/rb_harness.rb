@@ -9,16 +9,25 @@
 #   calibrate  {spec, "target"}          -> {"loops", "time"}
 #   time       {spec, "loops", "warmup", "samples", "alloc"}
 #              -> {"warmup": [s], "samples": [s], "overhead": s per iteration, "alloc": {...}}
-# A spec is {"file", "index"} (one benchmark of a benchmark_driver YAML file) or
-# {"setup", "stmt"} (prelude and script given on the command line).
+# A spec is {"file", "index"} (one benchmark of a benchmark_driver YAML file), {"setup", "stmt"}
+# (prelude and script given on the command line) or {"file", "script": true} (a whole .rb file, run
+# once per process: one sample, as benchmark_driver runs ruby/ruby's benchmark/*.rb).
 #
 # benchmark_driver's YAML format, as used by ruby/ruby's benchmark/*.yml:
 #   prelude: code run once          benchmark: {name: code, ...}
-#   loop_count: N                   benchmark: [{name:, script:, prelude:, loop_count:} | "code", ...]
-# loop_count is reported back but timing is calibrated to a target time per sample, as
-# benchmark_driver's default ips runner does.
+#   teardown: code run at the end   benchmark: [{name:, script:, prelude:, loop_count:} | "code", ...]
+#   loop_count: N
+# loop_count is reported back; pairbench uses it as the loop count only when asked (--loops file),
+# else timing is calibrated to a target time per sample, as benchmark_driver's ips runner does.
+# Files for another runner (`type:`, `ractor:`) are refused rather than timed with this one.
+#
+# Each benchmark runs from a real script file in a temporary directory of its own, removed at
+# exit: $0 and __FILE__ name that file, so benchmarks that write next to $0 (require.yml) write
+# there, never into pairbench's installed package.
 
 require 'json'
+require 'tmpdir'
+require 'fileutils'
 
 MARKER = "@@pairbench@@ "
 ALLOC_OPS = 100_000
@@ -32,11 +41,37 @@ class BenchError < StandardError
   end
 end
 
+# The script file a benchmark runs from, and the name it is shown by in error messages.
+$pb_script = nil
+$pb_shown = nil
+
+def run_dir
+  $pb_run_dir ||= Dir.mktmpdir("pairbench-rb-")
+end
+
+# Writes `code` to a script file in the run directory and points $0 at it.
+def script_file(name, code, shown)
+  path = File.join(run_dir, name.to_s.gsub(/[^A-Za-z0-9_.-]/, "_")[0, 80] + ".rb")
+  File.write(path, code)
+  $0 = path
+  $pb_script = path
+  $pb_shown = shown
+  path
+end
+
 def describe(exc)
   where = (exc.backtrace || []).reject { |l| l.include?("rb_harness.rb") }.first
   msg = "#{exc.class}: #{exc.message.lines.first.to_s.strip}"
-  where ? "#{msg} (#{where.sub(/:in .*/, '')})" : msg
+  msg = msg.gsub($pb_script, $pb_shown) if $pb_script
+  return msg unless where
+  where = where.sub(/:in .*/, '')
+  where = where.sub($pb_script, $pb_shown) if $pb_script
+  "#{msg} (#{where})"
 end
+
+# benchmark_driver runners other than the default loop: timing such a file with it would time
+# something else (a Ractor benchmark without Ractors), so it is refused.
+UNSUPPORTED_KEYS = { "type" => "runner type", "ractor" => "Ractor runner (ractor:)" }
 
 def load_yaml(path)
   require 'yaml'
@@ -47,6 +82,11 @@ def load_yaml(path)
   end
   unless doc.is_a?(Hash) && doc.key?("benchmark")
     raise BenchError.new("load", "#{path}: expected a map with a `benchmark` key (benchmark_driver format), got #{doc.class}")
+  end
+  UNSUPPORTED_KEYS.each do |key, what|
+    next unless doc.key?(key)
+    raise BenchError.new("load", "#{path}: #{what} #{doc[key].inspect} is not supported: pairbench times " \
+                         "benchmark_driver's default loop only; run this file with benchmark_driver")
   end
   prelude = doc["prelude"].to_s
   items = []
@@ -72,11 +112,11 @@ def load_yaml(path)
   end
   raise BenchError.new("load", "#{path}: `benchmark` is empty") if items.empty?
   items.each { |it| it["loop_count"] ||= doc["loop_count"] }
-  [prelude, items]
+  [prelude, items, doc["teardown"].to_s]
 end
 
 def do_list(req)
-  _prelude, items = load_yaml(req["file"])
+  _prelude, items, _teardown = load_yaml(req["file"])
   { "benchmarks" => items.each_with_index.map { |it, i| { "name" => it["name"], "index" => i, "loop_count" => it["loop_count"] } } }
 end
 
@@ -84,31 +124,90 @@ def fresh_binding
   binding
 end
 
+# CPU time of this process by default: wall time on a shared machine also counts other
+# processes' time slices. "wall" for operations that sleep, wait or use other threads.
+def clock_name(req)
+  CLOCKS[req["clock"] || "cpu"] or raise BenchError.new("request", "unknown clock #{req['clock'].inspect}; valid: cpu, wall")
+end
+
+# Code to run once the samples are taken (the file's `teardown:`), in the benchmark's binding.
+$pb_teardown = nil
+
+def run_teardown
+  code, scope = $pb_teardown
+  $pb_teardown = nil
+  eval(code, scope, $pb_shown || "teardown", 1) if code && !code.strip.empty?
+rescue Exception => e
+  raise BenchError.new("teardown", "teardown: #{describe(e)}")
+end
+
 # [timed, empty]: lambdas running `n` iterations of the script (or of nothing) and returning seconds.
 def build(req)
+  teardown = ""
   if req["file"]
-    prelude, items = load_yaml(req["file"])
+    prelude, items, teardown = load_yaml(req["file"])
     item = items[req["index"].to_i] or raise BenchError.new("load", "#{req['file']}: no benchmark ##{req['index']}")
     prelude = prelude + "\n" + item["prelude"].to_s
     script = item["script"]
+    name, shown = item["name"], "#{File.basename(req['file'])}:#{item['name']}"
   else
     prelude = req["setup"].to_s
     script = req["stmt"].to_s
+    name, shown = "benchmark", "benchmark"
   end
-  # CPU time of this process by default: wall time on a shared machine also counts other
-  # processes' time slices. "wall" for operations that sleep, wait or use other threads.
-  clock = CLOCKS[req["clock"] || "cpu"] or raise BenchError.new("request", "unknown clock #{req['clock'].inspect}; valid: cpu, wall")
+  clock = clock_name(req)
   loop_src = lambda do |body|
     "lambda do |__pb_n|\n  __pb_i = 0\n  __pb_t0 = Process.clock_gettime(#{clock})\n" \
     "  while __pb_i < __pb_n\n#{body}\n    __pb_i += 1\n  end\n" \
     "  Process.clock_gettime(#{clock}) - __pb_t0\nend"
   end
   src = "#{prelude}\n[#{loop_src.call(script)},\n#{loop_src.call('')}]\n"
+  path = script_file(name, src, shown)
+  scope = fresh_binding
+  $pb_teardown = [teardown, scope]
   begin
-    eval(src, fresh_binding, "benchmark", 0)
+    eval(src, scope, path, 1)
   rescue Exception => e
     raise BenchError.new("load", describe(e))
   end
+end
+
+# A whole .rb file timed once: compiled first (not timed, as benchmark_driver compiles its
+# generated script before the clock starts), then evaluated at top level from its copy in the
+# run directory, so __FILE__, __dir__ and $0 point there.
+def time_script(req)
+  source = req["file"].to_s
+  code = begin
+    File.read(source)
+  rescue SystemCallError => e
+    raise BenchError.new("load", "#{source}: cannot read: #{e.message}")
+  end
+  path = script_file(File.basename(source, ".rb"), code, File.basename(source))
+  clock = Process.const_get(clock_name(req).split("::").last)
+  iseq = nil
+  if defined?(RubyVM::InstructionSequence)
+    begin
+      iseq = RubyVM::InstructionSequence.compile_file(path)
+    rescue SyntaxError => e
+      raise BenchError.new("load", describe(e))
+    end
+  end
+  # Objects allocated during the one run (counted whether or not GC runs; no second pass, since
+  # a script may not survive being run twice in one process).
+  a0 = GC.stat(:total_allocated_objects)
+  t0 = Process.clock_gettime(clock)
+  begin
+    iseq ? iseq.eval : load(path)
+  rescue SystemExit => e
+    raise BenchError.new("run", "the script called exit #{e.status}") unless e.success?
+  rescue Exception => e
+    raise BenchError.new("run", describe(e))
+  end
+  t = Process.clock_gettime(clock) - t0
+  allocs = GC.stat(:total_allocated_objects) - a0
+  out = { "loops" => 1, "warmup" => [], "samples" => [t], "overhead" => 0.0 }
+  out["alloc"] = { "allocs_per_op" => allocs.to_f } if req.fetch("alloc", true)
+  out
 end
 
 def run(timed, loops)
@@ -179,6 +278,7 @@ rescue Exception => e
 end
 
 def do_time(req)
+  return time_script(req) if req["script"]
   timed, empty = build(req)
   loops = req["loops"].to_i
   warm = Array.new((req["warmup"] || 1).to_i) { run(timed, loops) }
@@ -188,6 +288,19 @@ def do_time(req)
   out = { "loops" => loops, "warmup" => warm, "samples" => samples, "overhead" => overhead }
   out["alloc"] = alloc_pass(timed, loops) if req.fetch("alloc", true)
   out
+end
+
+# Teardown runs even when a sample failed (it removes what the prelude made); then the run
+# directory goes. A failing teardown is the answer only if nothing failed before it.
+def finish(answer)
+  begin
+    run_teardown
+  rescue BenchError => e
+    answer = { "ok" => false, "stage" => e.stage, "error" => e.message } if answer["ok"]
+  end
+  Dir.chdir(Dir.tmpdir) if $pb_run_dir && Dir.pwd.start_with?($pb_run_dir)
+  FileUtils.rm_rf($pb_run_dir) if $pb_run_dir
+  answer
 end
 
 def main
@@ -210,6 +323,7 @@ def main
   rescue Exception => e
     { "ok" => false, "stage" => "harness", "error" => describe(e) }
   end
+  answer = finish(answer)
   engine = defined?(RUBY_ENGINE) ? RUBY_ENGINE : "ruby"
   yjit = defined?(RubyVM::YJIT) && RubyVM::YJIT.respond_to?(:enabled?) && RubyVM::YJIT.enabled?
   answer.merge!("implementation" => engine, "version" => RUBY_VERSION, "executable" => RbConfig.ruby,

@@ -12,6 +12,9 @@ Benchmark.options for kind "micro" (JSON-serialisable):
     language    "python" | "ruby"
     file        benchmark file (absolute), or absent for a `-s SETUP STMT` snippet
     func        Python: the `bench_*` function;  index: Ruby: position in the YAML `benchmark`
+    script      Ruby: `file` is a whole .rb script, run once per process (one sample, no warm-up
+                sample; objects allocated counted during that run), as benchmark_driver runs
+                ruby/ruby's benchmark/*.rb
     param       Python: index into the function's params (its repr is in `param_repr`)
     setup, stmt the snippet (timeit style / benchmark_driver prelude + script)
     loops       a fixed loop count (skips calibration)
@@ -255,11 +258,15 @@ class MicroRunner:
                     spec["param"] = o["param"]
             if "index" in o:
                 spec["index"] = o["index"]
+            if o.get("script"):
+                spec["script"] = True
             return spec
         return {"setup": o.get("setup", ""), "stmt": o.get("stmt", ""), **clock}
 
     def _plan(self, benchmark: Benchmark) -> tuple[int, int, float]:
         o = benchmark.options
+        if o.get("script"):  # a whole script: one run is one sample (its state may not survive a rerun)
+            return 1, 0, float(o.get("target_time", self.target_time))
         return (int(o.get("samples", self.samples)), int(o.get("warmup", self.warmup)),
                 float(o.get("target_time", self.target_time)))
 

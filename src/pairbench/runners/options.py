@@ -352,6 +352,8 @@ class MicroOptions:
     """Python: the bench_* function of `file`."""
     index: int | None = None
     """Ruby: the position of the benchmark in the YAML file."""
+    script: bool = False
+    """Ruby: `file` is a whole .rb script, run once per process (one sample per replicate)."""
     param: int | None = None
     param_repr: str | None = None
     loop_count: int | None = None
@@ -382,6 +384,7 @@ def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
         file=_string(m, "file", where, None, empty=False),
         func=_string(m, "func", where, None, empty=False),
         index=_integer(m, "index", where, None, 0),
+        script=_boolean(m, "script", where, False),
         param=_integer(m, "param", where, None, 0),
         param_repr=_string(m, "param_repr", where, None),
         loop_count=_integer(m, "loop_count", where, None, 1),
@@ -398,7 +401,9 @@ def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
         raise where.fail(None, "a micro benchmark needs either stmt (with an optional setup) or file, exactly one")
     if opts.file is not None and opts.language == "python" and opts.func is None:
         raise where.fail(None, "a Python benchmark file needs func, the bench_* function to time")
-    if opts.file is not None and opts.language == "ruby" and opts.index is None:
+    if opts.script and (opts.language != "ruby" or opts.file is None):
+        raise where.fail("script", "a script benchmark is a Ruby .rb file: it needs language ruby and file")
+    if opts.file is not None and opts.language == "ruby" and opts.index is None and not opts.script:
         raise where.fail(None, "a Ruby benchmark file needs index, the position of the benchmark in it")
     return opts
 
