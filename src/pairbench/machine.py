@@ -13,7 +13,10 @@ from typing import Any
 from pairbench import __version__
 from pairbench.model import Notice
 
-__all__ = ["machine_metadata", "machine_notices"]
+__all__ = ["FINGERPRINT_KEYS", "machine_fingerprint", "fingerprint_changes", "machine_metadata", "machine_notices"]
+
+FINGERPRINT_KEYS = ("kernel", "cpu_model", "cpu_count", "governor")
+"""What makes earlier noise measurements of a machine stale when it changes."""
 
 # A one-minute load above this fraction of the cores means other work competes with the benchmark.
 BUSY_LOAD_PER_CORE = 0.5
@@ -99,3 +102,15 @@ def machine_notices(metadata: dict[str, Any]) -> list[Notice]:
     if swap and swap > 64 * 1024 * 1024:
         notices.append(Notice("swap", f"{swap / 2**20:.0f} MiB of swap in use", "memory pressure makes timings erratic"))
     return notices
+
+
+def machine_fingerprint(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The facts of `metadata` (a run's) whose change invalidates a calibration: kernel, CPU, governor."""
+    return {key: metadata.get(key) for key in FINGERPRINT_KEYS}
+
+
+def fingerprint_changes(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """What changed between two fingerprints, in words: `kernel Linux 6.1 -> Linux 6.5`."""
+    names = {"kernel": "kernel", "cpu_model": "CPU", "cpu_count": "CPU count", "governor": "governor"}
+    return [f"{names[k]} {before.get(k)} -> {now.get(k)}" for k in FINGERPRINT_KEYS
+            if before.get(k) != now.get(k)]

@@ -57,6 +57,9 @@ class RunOptions:
     history: str | None = None
     """History store location (path or URL); None for the default."""
     record_history: bool = True
+    stop_early: bool = True
+    """With --max-time, stop once every comparison is settled; False spends the whole budget
+    (`calibrate`: an A/A run that stopped at "no difference" would measure too little noise)."""
 
     def __post_init__(self) -> None:
         if self.runs < 1:
@@ -208,7 +211,7 @@ def execute(
                 stop = "planned" if adaptive else "fixed"
                 break
             if adaptive:
-                if blocks_done in looks and blocks_done >= options.runs:
+                if options.stop_early and blocks_done in looks and blocks_done >= options.runs:
                     # an interim analysis takes time too: the last one's cost, plus a block, must fit
                     look_start = clock()
                     if not budget.next_block_fits(look_start, budget.look_cost):

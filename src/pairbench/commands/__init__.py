@@ -13,6 +13,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "report",
     "compare",
     "history",
+    "calibrate",
     "import_",
     "init",
     "demo",

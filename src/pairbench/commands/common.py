@@ -70,6 +70,16 @@ def _whole_number(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def _threshold(text: str) -> float | str:
+    """--threshold: a percentage, or `auto` (the band `pairbench calibrate` stored)."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage or 'auto'") from None
+
+
 _non_negative_int = _whole_number(0)
 _positive_int = _whole_number(1)
 
@@ -97,8 +107,9 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
                         "(within --max-time when given)")
     g.add_argument("--seed", type=int, help="seed of the random order, to reproduce a plan")
     s = parser.add_argument_group("statistics")
-    s.add_argument("--threshold", type=float, metavar="PCT", default=None,
-                   help="noise band δ in percent: differences inside ±δ count as no difference (default 1)")
+    s.add_argument("--threshold", type=_threshold, metavar="PCT", default=None,
+                   help="noise band δ in percent: differences inside ±δ count as no difference (default 1); "
+                        "'auto': the band `pairbench calibrate` stored for this machine and benchmark")
     s.add_argument("--confidence", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
     s.add_argument("--correction", choices=("holm", "bh", "none"), default="holm",
                    help="multiplicity correction across comparisons (default holm)")
@@ -155,7 +166,7 @@ def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOption
         warmup=int(pick("warmup", 1)),  # type: ignore[call-overload]
         max_time=pick("max_time", None),  # type: ignore[arg-type]
         max_runs=max_runs,  # type: ignore[arg-type]
-        threshold=float(pick("threshold", 1.0)),  # type: ignore[arg-type]
+        threshold=float(pick("threshold", 1.0)) if pick("threshold", 1.0) != "auto" else 1.0,  # type: ignore[arg-type]
         confidence=float(pick("confidence", 0.95)),  # type: ignore[arg-type]
         export_json=pick("export_json", None),  # type: ignore[arg-type]
         fail_on_regression=bool(pick("fail_on_regression", False)),
@@ -230,5 +241,9 @@ def run_measured(run: Run, options: RunOptions, args: argparse.Namespace, report
     fake = fake_from(args)
     if fake is not None:
         kwargs.pop("runners", None)
+    if getattr(args, "threshold", None) == "auto":  # 1.0 until the stored calibration says otherwise
+        from pairbench.commands.calibrate import auto_threshold
+
+        options = auto_threshold(run, options, options.history)
     return run_pipeline(run, options, reports or reports_from(args), observer=observer_for(args), fake=fake,
                         **kwargs)

@@ -4,6 +4,8 @@ History of the schema (the version is the single row of `pairbench_schema`):
     version 1 (pairbench 0.1): runs, variants, benchmarks, samples.
     version 2 (pairbench 0.1): comparisons (the verdicts as the run stated them); an index for
         trend queries (benchmark, metric, variant, run).
+    version 3 (pairbench 0.1): calibrations (`pairbench calibrate`: the noise of a benchmark and
+        metric on one machine, with the machine's fingerprint, for `--threshold auto`).
 
 A database at an older version is migrated forward when it is opened for writing, inside one
 transaction that holds the write lock, so two processes opening it at once migrate it once. A
@@ -16,7 +18,7 @@ from pairbench.errors import HistoryError
 
 __all__ = ["HistoryError", "SCHEMA_VERSION", "MIGRATIONS", "migration_statements"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 # Statements per target version. `{serial}` is the auto-increment primary key, `{real}` a double.
@@ -84,6 +86,27 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             sentence TEXT NOT NULL
         )""",
         "CREATE INDEX samples_series ON samples (benchmark, metric, variant, run_id)",
+    ),
+    3: (
+        """CREATE TABLE calibrations (
+            id {serial},
+            recorded_at {real} NOT NULL,
+            hostname TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            benchmark TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            budget_s {real} NOT NULL,
+            blocks INTEGER NOT NULL,
+            block_s {real} NOT NULL,
+            replicate_sd {real} NOT NULL,
+            ratio_sd {real} NOT NULL,
+            mde {real},
+            band {real},
+            delta {real},
+            run_file TEXT NOT NULL,
+            details TEXT NOT NULL
+        )""",
+        "CREATE INDEX calibrations_lookup ON calibrations (hostname, benchmark, metric, recorded_at)",
     ),
 }
 
