@@ -19,7 +19,7 @@ from typing import Callable, Literal
 
 from pairbench.model import Comparison
 
-__all__ = ["Outcome", "OUTCOMES", "decide_step", "Finding", "search_changes"]
+__all__ = ["Outcome", "OUTCOMES", "decide_step", "Finding", "search_changes", "Commit", "BisectStep"]
 
 Outcome = Literal["good", "bad", "between", "undecided", "skipped"]
 OUTCOMES: tuple[str, ...] = ("good", "bad", "between", "undecided", "skipped")
@@ -67,6 +67,41 @@ def decide_step(vs_good: Comparison, vs_bad: Comparison) -> Outcome:
     if off_good and not off_bad and _nearer_to_tested(vs_bad, half_step):
         return "bad"
     return "undecided"
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """One commit of the bisected range."""
+
+    id: str
+    """Full hash."""
+    subject: str
+    """First line of its message."""
+
+    @property
+    def short(self) -> str:
+        return self.id[:12]
+
+
+@dataclass(frozen=True, slots=True)
+class BisectStep:
+    """The evidence of one step: what was measured and what it decided."""
+
+    tested: Commit
+    good: Commit
+    """The interval's good end it was compared with."""
+    bad: Commit
+    outcome: Outcome
+    vs_good: Comparison | None = None
+    """Tested commit (baseline) against the good end."""
+    vs_bad: Comparison | None = None
+    blocks: int = 0
+    """Interleaved blocks measured."""
+    seconds: float = 0.0
+    """Building and measuring (0 when reused)."""
+    reused: bool = False
+    """Taken from the history store instead of measured again."""
+    run_file: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "report",
     "compare",
     "history",
+    "bisect",
     "import_",
     "init",
     "demo",
