@@ -116,3 +116,40 @@ def test_a_regression_in_two_steps_is_never_one_wrong_commit(tmp_path: Path, run
         covered |= set(range(short.index(lo) + 1, short.index(hi) + 1))
     assert {2, 5} <= covered, proc.stdout
     assert not (found and ranges == [] and len(found) == 1), proc.stdout  # never one commit for two steps
+
+
+def test_ctrl_c_keeps_the_steps_done_and_prints_the_range_so_far(tmp_path: Path) -> None:
+    import os
+    import select
+    import signal
+    import sys
+    import time
+
+    from tests.conftest import cli_env
+
+    repo, ids = make_repo(tmp_path, [("base", 1.0)] + [(f"neutral {i}", 1.0) for i in range(1, 6)]
+                          + [("slower", 1.3), ("neutral 6", 1.3)])
+    args = bisect_args(repo, ids, tmp_path / "builds.txt", tmp_path / "cache")
+    args[args.index("--max-time-per-step") + 1] = "30"  # the second step is still measuring when stopped
+    proc = subprocess.Popen([sys.executable, "-m", "pairbench", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=cli_env({"PAIRBENCH_HISTORY": str(tmp_path / "h.sqlite")}), cwd=tmp_path)
+    try:
+        seen, deadline = "", time.monotonic() + 90
+        while "step 2:" not in seen and time.monotonic() < deadline and proc.poll() is None:
+            ready, _, _ = select.select([proc.stderr], [], [], 1.0)
+            if ready:
+                seen += os.read(proc.stderr.fileno(), 4096).decode()  # type: ignore[union-attr]
+        assert "step 2:" in seen, seen
+        time.sleep(1.0)  # let the second step start measuring
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "bisect interrupted after 1 step" in err
+    # The first step (the middle commit behaves like the good end) is kept, and the open range shown.
+    assert re.search(rf"^1\s+{ids[3][:12]}\s.*\sgood\s", out, re.M), out
+    assert f"the change lies after {ids[3][:12]} and at or before {ids[-1][:12]}" in out, out
+    assert "bisect was stopped before this range was narrowed" in out
