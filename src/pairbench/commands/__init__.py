@@ -14,6 +14,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "compare",
     "history",
     "calibrate",
+    "bisect",
     "import_",
     "init",
     "demo",

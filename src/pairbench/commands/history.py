@@ -26,6 +26,18 @@ def register(subparsers: Any) -> None:
                    help="smallest step flagged as a change point, in percent (default 1)")
     p.add_argument("--csv", metavar="FILE", help="write the matching samples as CSV to FILE ('-' for standard output)")
     p.set_defaults(handler=handle)
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    pub = actions.add_parser("publish", help="write a static site of the history: trends, change points, verdicts",
+                             description="Write a self-contained static site (no script, works from file:// and any "
+                                         "static host) with an index of benchmarks and metrics, a trend plot per "
+                                         "machine and variant with each run's CI and the change points, and each "
+                                         "run's HTML report.")
+    pub.add_argument("dir", metavar="DIR", help="folder to write the site into (created; its pages are replaced)")
+    # Its own dest: a subparser's default would overwrite a --history given before `publish`.
+    pub.add_argument("--history", dest="publish_history", metavar="PATH_OR_URL", help="history store to publish")
+    pub.add_argument("--threshold", dest="publish_threshold", type=float, default=1.0, metavar="PCT",
+                     help="smallest step marked as a change point, in percent (default 1)")
+    pub.set_defaults(handler=_publish)
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -88,6 +100,42 @@ def _trend(history: Any, args: argparse.Namespace) -> int:
             print()
     print(f"{flagged} change point{'s' if flagged != 1 else ''} (steps beyond ±{args.threshold:g}% that the noise "
           "does not explain)")
+    return 0
+
+
+def _publish(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pairbench.errors import UserError
+    from pairbench.report.html import render_html
+    from pairbench.report.site import render_site
+    from pairbench.report.site.data import collect_site
+    from pairbench.store.history import open_history, resolve_location
+    from pairbench.store.runfile import load_run
+
+    location = resolve_location(getattr(args, "publish_history", None) or args.history)
+    if location is None:
+        raise UserError("history is turned off (PAIRBENCH_HISTORY=off); pass --history PATH_OR_URL to publish one")
+    with open_history(location, create=False) as history:
+        data = collect_site(history, min_step=args.publish_threshold / 100)
+    reports: dict[int, str] = {}
+    for run_id, path in data.run_files.items():
+        try:
+            reports[run_id] = render_html(load_run(path), title=f"run {run_id}")
+        except (UserError, OSError, ValueError):
+            continue  # a run file that moved on or broke: its points simply have no link
+    out = Path(args.dir)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out} exists and is not a folder; give a folder for the site")
+    try:
+        for rel, text in render_site(data, reports).items():
+            target = out / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write the site into {out}: {exc.strerror}") from None
+    pages = 1 + len({(s.benchmark, s.metric) for s in data.series})
+    print(f"wrote {pages} pages and {len(reports)} run reports to {out / 'index.html'}")
     return 0
 
 

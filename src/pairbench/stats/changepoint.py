@@ -20,7 +20,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
-__all__ = ["ChangePoint", "find_change_points"]
+__all__ = ["ChangePoint", "find_change_points", "median_interval"]
 
 # Two-cut search is O(n²); above this many runs only single splits are tried.
 _MAX_CIRCULAR = 400
@@ -122,3 +122,24 @@ def find_change_points(runs: Sequence[Sequence[float]], *, min_step: float = 0.0
     search(0, len(levels))
     found.sort(key=lambda c: c.index)
     return found
+
+
+def median_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float] | None:
+    """Distribution-free CI of a run's median: the order statistics whose ranks the binomial(n, ½)
+    puts around the middle (Conover 1999, §3.2). None with too few values for the level.
+
+    Why not a bootstrap: a trend shows hundreds of points, and this is exact and instant.
+    """
+    xs = sorted(values)
+    n = len(xs)
+    alpha = 1.0 - confidence
+    # Largest k with P(B <= k - 1) <= alpha/2, B ~ Binomial(n, 1/2): the interval is [x_(k), x_(n-k+1)].
+    cdf, k = 0.0, 0
+    for j in range(n):
+        cdf += math.comb(n, j) / 2.0 ** n
+        if cdf > alpha / 2:
+            break
+        k = j + 1
+    if k < 1:
+        return None
+    return xs[k - 1], xs[n - k]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol, Sequence
 
-from pairbench.model import Notice, Run
+from pairbench.model import Notice, Run, Sample
 from pairbench.store.history_schema import SCHEMA_VERSION, HistoryError, migration_statements
 
 __all__ = [
@@ -324,6 +324,32 @@ class History:
         for points in out.values():
             points.sort(key=lambda p: (p.recorded_at, p.run_id))
         return out
+
+    def find_run(self, key: str, value: str) -> tuple[int, dict[str, Any]] | None:
+        """The newest complete run whose metadata holds `key: value`, with that metadata.
+
+        How a measurement tagged with what it measured (a bisect step's commits and command) is
+        found again instead of being measured twice.
+        """
+        pattern = "%" + json.dumps({key: value})[1:-1] + "%"
+        rows = self.backend.execute(
+            "SELECT id, metadata FROM runs WHERE status = 'complete' AND metadata LIKE ? ORDER BY id DESC", (pattern,))
+        for run_id, text in rows:
+            try:
+                meta = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(meta, dict) and meta.get(key) == value:
+                return int(run_id), meta
+        return None
+
+    def samples(self, run_id: int) -> list[Sample]:
+        """Every sample of one recorded run, warm-ups included, in measuring order."""
+        rows = self.backend.execute(
+            "SELECT benchmark, variant, metric, value, block, replicate, iteration, warmup, time, machine "
+            "FROM samples WHERE run_id = ? ORDER BY block, replicate, iteration, time", (run_id,))
+        return [Sample(str(b), str(v), str(m), float(x), int(blk), int(rep), int(it), bool(w), float(t), str(mc or ""))
+                for b, v, m, x, blk, rep, it, w, t, mc in rows]
 
     def write_csv(self, fh: IO[str], benchmark: str | None = None, metric: str | None = None,
                   variant: str | None = None) -> int:

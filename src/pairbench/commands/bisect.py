@@ -1,0 +1,291 @@
+"""`pairbench bisect`: find the commit that changed a benchmark, deciding each step with a paired verdict.
+
+Each step builds the commit in the middle of the open interval (in the build cache, so a commit is
+built once) and measures it interleaved with the interval's two ends in one run; the verdicts of
+that run decide whether it behaves like the good end, like the bad end, like neither (the change
+has several steps: both halves are searched) or cannot tell (the interval is reported as a range).
+Every step is recorded in the history store tagged with what it measured, so a second bisect of
+the same commits and command reuses it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pairbench.commands.common import positive_float
+
+if TYPE_CHECKING:
+    from pairbench.analysis.bisection import BisectStep, Commit, Finding, Outcome
+    from pairbench.builds import Build
+    from pairbench.model import Comparison, Run
+
+__all__ = ["register", "handle", "STEP_KEY"]
+
+STEP_KEY = "bisect_step"
+"""Metadata key that tags a recorded step run with a digest of what it measured."""
+
+EPILOG = """examples:
+  pairbench bisect --good v1.2 --bad main --build 'make -j2' --cmd '{worktree}/bin/tool bench.input'
+  pairbench bisect --good v1.2 --bad HEAD --cmd 'python3 {worktree}/bench.py' --metric 'parse=parse: ([\\d.]+)'
+"""
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "bisect", help="find the commit that made a benchmark slower (each step a paired verdict)",
+        description="Bisect the first-parent commits from --good to --bad. Each step builds the middle commit "
+                    "and compares it, interleaved, with both ends; a step that cannot decide leaves a range, "
+                    "never a guess. Commits that do not build are skipped.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--good", required=True, metavar="REF", help="a commit that behaves well")
+    p.add_argument("--bad", required=True, metavar="REF", help="a later commit that behaves badly")
+    p.add_argument("--repo", default=".", metavar="DIR", help="the git repository (default: the current folder)")
+    p.add_argument("--build", default="", metavar="CMD", help="build command, run in each commit's worktree")
+    p.add_argument("--cmd", required=True, metavar="CMD",
+                   help="the benchmark command; {worktree} is the commit's checkout")
+    p.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX",
+                   help="a number the command prints; the first one given decides the steps (default: wall time)")
+    p.add_argument("--max-time-per-step", type=positive_float, default=120.0, metavar="SECONDS",
+                   help="measuring budget of one step; it stops early once both comparisons are settled (default 120)")
+    p.add_argument("-r", "--runs", type=int, default=5, metavar="N", help="fewest blocks per step (default 5)")
+    p.add_argument("-w", "--warmup", type=int, default=1, metavar="N", help="warm-up runs per commit (default 1)")
+    p.add_argument("--threshold", type=float, default=1.0, metavar="PCT",
+                   help="noise band δ in percent: smaller differences count as none (default 1)")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
+    p.add_argument("--build-timeout", type=positive_float, metavar="SECONDS", help="stop a build that takes longer")
+    p.add_argument("--cache-dir", metavar="DIR", help="build cache (default $PAIRBENCH_CACHE_DIR or ~/.cache/pairbench)")
+    p.add_argument("--history", metavar="PATH_OR_URL", help="history store (SQLite path or postgresql:// URL)")
+    p.add_argument("--no-history", action="store_true", help="neither reuse nor record step runs")
+    p.add_argument("--seed", type=int, help="seed of the random order")
+    p.set_defaults(handler=handle)
+
+
+@dataclass
+class _Context:
+    """What every step shares: the flags, the commits and their builds."""
+
+    args: argparse.Namespace
+    commits: list[Commit]
+    metric: str
+    builds: dict[int, Build] = field(default_factory=dict)
+    steps: list[BisectStep] = field(default_factory=list)
+    skipped: set[int] = field(default_factory=set)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from pairbench.analysis.bisection import search_changes
+    from pairbench.errors import Interrupted
+
+    ctx = _prepare(args)
+    start = time.monotonic()
+    pending: list[tuple[int, int]] = []
+    try:
+        for end in (0, len(ctx.commits) - 1):
+            if not _build(ctx, end).ok:
+                from pairbench.errors import UserError
+
+                raise UserError(f"{_describe(ctx.commits[end])} (the {'good' if end == 0 else 'bad'} end) does not "
+                                f"build; see {ctx.builds[end].log}")
+        findings = search_changes(len(ctx.commits), lambda g, m, b: _probe(ctx, g, m, b), ctx.skipped, pending)
+    except (KeyboardInterrupt, Interrupted):
+        from pairbench import interrupts
+        from pairbench.analysis.bisection import Finding
+
+        interrupts.shield()
+        so_far = [Finding(g, b, "interrupted", tuple(i for i in range(g + 1, b) if i in ctx.skipped)) for g, b in pending]
+        _print_result(ctx, so_far, [], time.monotonic() - start)
+        raise Interrupted(f"bisect interrupted after {len(ctx.steps)} step{'s' if len(ctx.steps) != 1 else ''}; "
+                          "the range found so far is above") from None
+    confirmed = [_confirm(ctx, f) if f.exact else None for f in findings]
+    _print_result(ctx, findings, confirmed, time.monotonic() - start)
+    return 0
+
+
+def _prepare(args: argparse.Namespace) -> _Context:
+    from pairbench.analysis.bisection import Commit
+    from pairbench.builds import resolve_commit
+    from pairbench.errors import UserError
+    from pairbench.runners.command import compile_metric
+
+    if "{worktree}" not in args.cmd:
+        raise UserError("--cmd must name the commit's checkout as {worktree}, e.g. '{worktree}/bin/tool input'")
+    if args.runs < 2:
+        raise UserError(f"--runs must be at least 2 (got {args.runs})")
+    metrics = [compile_metric(spec)[0] for spec in args.metric]
+    good, bad = resolve_commit(args.repo, args.good), resolve_commit(args.repo, args.bad)
+    if good == bad:
+        raise UserError(f"--good {args.good} and --bad {args.bad} are the same commit; give two commits")
+    if _git(args.repo, "merge-base", "--is-ancestor", good, bad).returncode != 0:
+        raise UserError(f"--good {args.good} is not an ancestor of --bad {args.bad}; give an older good commit")
+    listed = _git(args.repo, "rev-list", "--reverse", "--first-parent", "--ancestry-path", f"{good}..{bad}")
+    ids = [good, *listed.stdout.split()]
+    if ids[-1] != bad:  # a merge brought the good commit in from the side: keep the bad end's own line
+        ids = [good, *_git(args.repo, "rev-list", "--reverse", "--first-parent", f"{good}..{bad}").stdout.split()]
+    subjects = _subjects(args.repo, ids)
+    return _Context(args, [Commit(i, subjects.get(i, "")) for i in ids], metrics[0] if metrics else "time")
+
+
+def _git(repo: str, *argv: str) -> Any:
+    import subprocess
+
+    return subprocess.run(["git", "-C", repo, *argv], capture_output=True, text=True, timeout=300)
+
+
+def _subjects(repo: str, ids: list[str]) -> dict[str, str]:
+    out = _git(repo, "log", "--no-walk=unsorted", "--format=%H%x00%s", *ids)
+    return dict(line.split("\0", 1) for line in out.stdout.splitlines() if "\0" in line)
+
+
+def _describe(c: Commit) -> str:
+    return f"{c.short} {c.subject!r}" if c.subject else c.short
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _build(ctx: _Context, index: int) -> Build:
+    from pathlib import Path
+
+    from pairbench.builds import ensure_build
+
+    if index not in ctx.builds:
+        a = ctx.args
+        ctx.builds[index] = ensure_build(a.repo, ctx.commits[index].id, a.build,
+                                         cache=Path(a.cache_dir) if a.cache_dir else None,
+                                         progress=_say, timeout=a.build_timeout)
+    return ctx.builds[index]
+
+
+def _probe(ctx: _Context, g: int, m: int, b: int) -> Outcome:
+    """Build commit `m` and measure it against the ends `g` and `b`; record the step."""
+    from pairbench.analysis.bisection import BisectStep, decide_step
+
+    c = ctx.commits
+    started = time.monotonic()
+    built = _build(ctx, m)
+    if not built.ok:
+        _say(f"step {len(ctx.steps) + 1}: {_describe(c[m])} does not build: skipped (log: {built.log})")
+        ctx.steps.append(BisectStep(c[m], c[g], c[b], "skipped", seconds=time.monotonic() - started))
+        return "skipped"
+    _say(f"step {len(ctx.steps) + 1}: {_describe(c[m])} against {c[g].short} (good) and {c[b].short} (bad)")
+    run, reused = _measure(ctx, [m, g, b])
+    vs = {x.candidate: x for x in run.comparisons if x.metric == ctx.metric}
+    vs_good, vs_bad = vs.get(c[g].short), vs.get(c[b].short)
+    outcome: Outcome = decide_step(vs_good, vs_bad) if vs_good and vs_bad else "undecided"
+    ctx.steps.append(BisectStep(c[m], c[g], c[b], outcome, vs_good, vs_bad, int(run.metadata.get("blocks", 0)),
+                                0.0 if reused else time.monotonic() - started, reused,
+                                str(run.metadata.get("run_file", ""))))
+    _say(f"  -> {outcome}" + (" (reused from the history)" if reused else ""))
+    return outcome
+
+
+def _step_key(ctx: _Context, indices: list[int]) -> str:
+    a = ctx.args
+    what = [[ctx.commits[i].id for i in indices], a.cmd, a.build, list(a.metric), a.threshold, a.confidence]
+    return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:24]
+
+
+def _step_run(ctx: _Context, indices: list[int]) -> Run:
+    """A run of the commits at `indices`, the first the baseline, each running --cmd in its worktree."""
+    from pairbench.commands.common import new_run
+    from pairbench.model import Benchmark, Variant
+    from pairbench.runners.command import compile_metric, resolve_command
+    from pairbench.runners.kinds import get_kind
+    from pairbench.runners.options import Flags, as_mapping
+
+    variants = []
+    for pos, i in enumerate(indices):
+        v = Variant(name=ctx.commits[i].short, command=_command_of(ctx, i), baseline=pos == 0)
+        variants.append(Variant(v.name, v.command, baseline=v.baseline,
+                                meta={**resolve_command(v), "git_commit": ctx.commits[i].id}))
+    kind = get_kind("command")
+    typed = kind.parse_options({"command": "{variant}",
+                                "metrics": {n: rx.pattern for n, rx in map(compile_metric, ctx.args.metric)}},
+                               Flags({"metrics": "--metric"}))
+    # Stopping waits for the deciding metric only: wall time beside a --metric would hold every step open.
+    bench = Benchmark(name="bisect", kind="command", metrics=kind.metrics(typed, ()),
+                      options={**as_mapping(typed), "settle": [ctx.metric]})
+    run = new_run(variants, [bench])
+    run.metadata[STEP_KEY] = _step_key(ctx, indices)
+    run.metadata["git_commit"] = ctx.commits[indices[0]].id
+    return run
+
+
+def _command_of(ctx: _Context, index: int) -> str:
+    return str(ctx.args.cmd).replace("{worktree}", shlex.quote(ctx.builds[index].worktree))
+
+
+def _measure(ctx: _Context, indices: list[int]) -> tuple[Run, bool]:
+    """Measure the commits at `indices` (or reuse the history's run of them); (run, reused)."""
+    from pairbench.pipeline import make_runners
+    from pairbench.session import RunOptions, execute
+
+    run = _step_run(ctx, indices)
+    a = ctx.args
+    options = RunOptions(runs=a.runs, warmup=a.warmup, max_time=a.max_time_per_step, threshold=a.threshold,
+                         confidence=a.confidence, seed=a.seed, history=a.history, record_history=not a.no_history)
+    if not a.no_history:
+        reused = _from_history(run, options)
+        if reused is not None:
+            return reused, True
+    execute(run, make_runners(run, options.seed), options)
+    return run, False
+
+
+def _from_history(run: Run, options: Any) -> Run | None:
+    """The same step measured before, analysed again from its recorded samples."""
+    from pairbench import analysis
+    from pairbench.store.history import HistoryError, open_history, resolve_location
+
+    location = resolve_location(options.history)
+    if location is None:
+        return None
+    try:
+        with open_history(location, create=False) as history:
+            found = history.find_run(STEP_KEY, str(run.metadata[STEP_KEY]))
+            if found is None:
+                return None
+            run.samples = history.samples(found[0])
+    except (HistoryError, OSError):
+        return None  # no store yet, or one that cannot be read: measure
+    meta = found[1]
+    run.metadata.update({k: meta[k] for k in ("blocks", "run_file", "seed", "adaptive") if k in meta})
+    looks = len((meta.get("adaptive") or {}).get("looks") or [1])
+    run.comparisons, _ = analysis.analyze(run, threshold=options.threshold / 100, confidence=options.confidence,
+                                          looks=looks, correction=options.correction)
+    run.status = "complete"
+    return run
+
+
+def _confirm(ctx: _Context, finding: Finding) -> Comparison | None:
+    """The found commit against its parent, measured on their own: its ratio with the CI."""
+    _say(f"confirming {_describe(ctx.commits[finding.bad])} against its parent {ctx.commits[finding.good].short}")
+    run, _ = _measure(ctx, [finding.good, finding.bad])
+    return next((c for c in run.comparisons if c.metric == ctx.metric), None)
+
+
+def _reproduce(ctx: _Context, finding: Finding) -> str:
+    a = ctx.args
+    words = ["pairbench", "cmd", "--reference", _command_of(ctx, finding.good), _command_of(ctx, finding.bad),
+             "-n", ctx.commits[finding.good].short, "-n", ctx.commits[finding.bad].short,
+             "--max-time", f"{a.max_time_per_step:g}", "--threshold", f"{a.threshold:g}"]
+    for spec in a.metric:
+        words += ["--metric", spec]
+    return shlex.join(words)
+
+
+def _print_result(ctx: _Context, findings: list[Finding], confirmed: list[Comparison | None], seconds: float) -> None:
+    from pairbench.report.bisect import render_bisect
+
+    commands = [_reproduce(ctx, f) if f.exact else "" for f in findings]
+    sys.stdout.write(render_bisect(ctx.commits, ctx.steps, findings, confirmed, commands, ctx.metric, seconds))
+    sys.stdout.flush()
