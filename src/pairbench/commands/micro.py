@@ -232,7 +232,17 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
         name = " ".join(stmt.split())
         name = name if len(name) <= 40 else name[:39] + "…"
         benchmarks.append(micro(name, {**common, "setup": setup, "stmt": stmt}))
-    benchmarks = [b for b in benchmarks if _selected(b.name, args.bench)]
+    benchmarks = _checked([b for b in benchmarks if _selected(b.name, args.bench)], notices)
+    run: Run = new_run(variants, _calibrated(runner, benchmarks, variants, notices))
+    run.metadata.update({"command": "micro", "language": language})
+    run.notices.extend(notices)
+    return run
+
+
+def _checked(benchmarks: list[Any], notices: list[Any]) -> list[Any]:
+    """The selected benchmarks, refused when their names repeat or none is left."""
+    from pairbench.errors import UserError
+
     names = [b.name for b in benchmarks]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -240,8 +250,15 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
     if not benchmarks:
         detail = "; ".join(n.message for n in notices) or "none matched -b"
         raise UserError(f"no micro benchmark can run: {detail}")
-    # Calibrate now, once per benchmark on the baseline, and record the loop count in the
-    # benchmark so the run file says how much work each sample did.
+    return benchmarks
+
+
+def _calibrated(runner: Any, benchmarks: list[Any], variants: list[Any], notices: list[Any]) -> list[Any]:
+    """Each benchmark with its loop count, calibrated once on the baseline, so the run file says how
+    much work each sample did; preparation problems are added to `notices`."""
+    from pairbench.errors import UserError
+    from pairbench.model import Benchmark
+
     calibrated = []
     for b in benchmarks:
         notices.extend(runner.prepare(b, variants))
@@ -250,10 +267,7 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
     if not any(runner.loops(b) for b in benchmarks):
         detail = "; ".join(dict.fromkeys(n.message for n in notices))
         raise UserError(f"no micro benchmark can run on any variant: {detail}")
-    run: Run = new_run(variants, calibrated)
-    run.metadata.update({"command": "micro", "language": language})
-    run.notices.extend(notices)
-    return run
+    return calibrated
 
 
 def run_micro(args: argparse.Namespace) -> int:
