@@ -1,8 +1,11 @@
-"""`pairbench compare BASE CAND`: two saved runs measured at different times, compared unpaired.
+"""`pairbench compare BASE CAND [CAND...]`: saved runs measured at different times, compared unpaired.
 
-Like pyperf compare_to or benchstat, but labelled for what it is: the two runs were not
-interleaved, so drift of the machine between them is not controlled. Benchmarks are matched by
-name; those on one side only are listed; differing machine metadata draw a warning.
+Like pyperf compare_to or benchstat, but labelled for what it is: the runs were not interleaved,
+so drift of the machine between them is not controlled. Benchmarks are matched by name; those on
+one side only are listed; differing machine metadata draw a warning. With three or more files,
+every one is compared with the first, column by column, with a geomean row per metric
+(benchstat's). One file with several variants (the commands of a hyperfine JSON export) compares
+them with its first.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pairbench.model import Comparison, Notice, Run
 
-__all__ = ["register", "handle", "machine_differences", "merge_for_report"]
+__all__ = ["register", "handle", "machine_differences", "merge_for_report", "merge_many", "geomeans"]
 
 # Metadata keys (flattened, lower case) that describe the machine; a difference deserves a warning.
 _MACHINE_WORDS = ("host", "cpu", "kernel", "platform", "os", "arch", "governor", "memory", "machine", "boot", "python")
@@ -24,13 +27,14 @@ _VOLATILE_WORDS = ("load", "freq", "uptime", "date", "time", "temp", "started")
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "compare", help="compare two saved runs (unpaired; not interleaved)",
-        description="Compare the baseline variant of BASE with that of CAND, benchmark by benchmark. "
-                    "Run files, pyperf and hyperfine JSON files are accepted.",
+        "compare", help="compare saved runs, or the commands of one hyperfine file (unpaired; not interleaved)",
+        description="Compare the baseline variant of the first file with that of each other file, benchmark by "
+                    "benchmark (a geomean row per metric with three or more files), or the variants of one file "
+                    "with its first. Run files, pyperf and hyperfine JSON files are accepted.",
     )
-    # Optional here only so that `--markdown BASE CAND` can be read as meant (reclaim_positionals).
-    p.add_argument("base", metavar="BASE", nargs="?", help="run file of the reference")
-    p.add_argument("cand", metavar="CAND", nargs="?", help="run file of the candidate")
+    p.add_argument("files", metavar="FILE", nargs="*",
+                   help="run files: the first is the reference; one file with several variants (a hyperfine "
+                        "JSON export) compares them with its first")
     p.add_argument("--variant", metavar="NAME", help="compare this variant of each run instead of their baselines")
     p.add_argument("--threshold", type=float, default=1.0, metavar="PCT",
                    help="noise band ±PCT%% within which a change counts as no difference (default 1)")
@@ -73,7 +77,8 @@ def _select(run: Run, variant: str | None, path: str, label: str) -> Run:
     chosen = [v for v in run.variants if v.name == name]
     if not chosen:
         raise UserError(f"{path} has no variant {name!r}; valid: {', '.join(v.name for v in run.variants)}")
-    return RunT(dict(run.metadata), [replace(chosen[0], name=label, baseline=True)], list(run.benchmarks),
+    meta = {**run.metadata, "compared_variant": name}
+    return RunT(meta, [replace(chosen[0], name=label, baseline=True)], list(run.benchmarks),
                 [replace(s, variant=label) for s in run.samples if s.variant == name], [], list(run.notices),
                 run.status, run.suite)
 
@@ -108,33 +113,84 @@ def _unpaired(base: Run, cand: Run, threshold: float, confidence: float) -> tupl
     return list(comparisons), [n for n in notices if n.kind != "unmatched"]
 
 
-def handle(args: argparse.Namespace) -> int:
-    from pairbench.commands.reading import load_results, reclaim_positionals, warn
+def _reclaim_markdown(args: argparse.Namespace) -> None:
+    """`--markdown A.json B.json`: argparse gives A.json to --markdown; an existing JSON file is an input."""
+    target = args.markdown
+    if target not in (None, "-") and target.endswith((".json", ".json.gz")) and Path(target).is_file():
+        args.files.insert(0, target)
+        args.markdown = "-"
+
+
+def _sides(args: argparse.Namespace) -> list[tuple[str, str, Run]]:
+    """(label, path, one-variant run) per side: a file each, or the variants of a single file."""
+    from pairbench.commands.reading import load_results
     from pairbench.errors import UserError
+
+    if not args.files:
+        raise UserError("give the run files to compare (BASE CAND..., or one file with several variants)")
+    runs = [load_results(path) for path in args.files]
+    if len(runs) == 1:
+        run, path = runs[0], args.files[0]
+        if len(run.variants) < 2:
+            raise UserError(f"{path} holds one variant ({run.baseline.name}); give a second file to compare it with")
+        if args.variant:
+            raise UserError("--variant picks one variant of each file; with one file its variants are compared")
+        if run.metadata.get("interleaved") is not False:
+            from pairbench.commands.reading import warn
+
+            warn(f"{path} was measured interleaved: `pairbench report {path}` shows its paired comparisons, "
+                 "which are tighter than these unpaired ones")
+        ordered = [run.baseline] + [v for v in run.variants if v is not run.baseline]
+        return [(v.name, path, _select(run, v.name, path, v.name)) for v in ordered]
+    names = [args.variant or r.baseline.name for r in runs]
+    labels = _unique_labels(names, args.files)
+    return [(label, path, _select(run, args.variant, path, label)) for label, path, run in zip(labels, args.files, runs)]
+
+
+def _unique_labels(names: list[str], paths: list[str]) -> list[str]:
+    """Variant names when they differ, else file names, else positions."""
+    if len(set(names)) == len(names):
+        return names
+    files = [Path(p).name for p in paths]
+    if len(set(files)) == len(files):
+        return files
+    return ["base", "candidate"] if len(paths) == 2 else [f"#{i + 1}" for i in range(len(paths))]
+
+
+def handle(args: argparse.Namespace) -> int:
+    from pairbench.errors import UserError
+
+    _reclaim_markdown(args)
+    if not 0 < args.confidence < 1:
+        raise UserError(f"--confidence {args.confidence} must be between 0 and 1 (e.g. 0.95)")
+    if args.threshold < 0:
+        raise UserError(f"--threshold {args.threshold} must be a percentage ≥ 0 (e.g. 1 for ±1%)")
+    sides = _sides(args)
+    if len(sides) == 2:
+        return _compare_two(args, sides)
+    return _compare_many(args, sides)
+
+
+def _compare_two(args: argparse.Namespace, sides: list[tuple[str, str, Run]]) -> int:
+    from pairbench.commands.reading import warn
     from pairbench.report.exporters import ExportOptions, export
     from pairbench.report.markdown import UNPAIRED_LABEL
     from pairbench.report.summary import metric_of, sentence_of
     from pairbench.report.tables import render_unpaired_table
 
-    reclaim_positionals(args, ["base", "cand"], ["BASE", "CAND"])
-    if not 0 < args.confidence < 1:
-        raise UserError(f"--confidence {args.confidence} must be between 0 and 1 (e.g. 0.95)")
-    if args.threshold < 0:
-        raise UserError(f"--threshold {args.threshold} must be a percentage ≥ 0 (e.g. 1 for ±1%)")
-    base_all, cand_all = load_results(args.base), load_results(args.cand)
-    labels = _labels(args.variant or base_all.baseline.name, args.variant or cand_all.baseline.name, args.base, args.cand)
-    base = _select(base_all, args.variant, args.base, labels[0])
-    cand = _select(cand_all, args.variant, args.cand, labels[1])
+    (la, pa, base), (lb, pb, cand) = sides
+    labels = (la, lb)
     comparisons, notices = _unpaired(base, cand, args.threshold / 100, args.confidence)
     merged = merge_for_report(base, cand, comparisons)
     merged.notices.extend(notices)
 
     out = sys.stdout
-    out.write(f"base:      {args.base} ({args.variant or base_all.baseline.name})\n")
-    out.write(f"candidate: {args.cand} ({args.variant or cand_all.baseline.name})\n")
+    one_file = pa == pb
+    out.write(f"base:      {pa} ({_shown(args, base, la, one_file)})\n")
+    out.write(f"candidate: {pb} ({_shown(args, cand, lb, one_file)})\n")
     out.write(f"{UNPAIRED_LABEL}\n")
-    for key, a, b in machine_differences(base.metadata, cand.metadata):
-        text = f"machine metadata differ: {key}: {a!r} in {args.base}, {b!r} in {args.cand}"
+    for key, a, b in ([] if one_file else machine_differences(base.metadata, cand.metadata)):
+        text = f"machine metadata differ: {key}: {a!r} in {pa}, {b!r} in {pb}"
         warn(text)
         from pairbench.model import Notice as NoticeT
 
@@ -147,9 +203,9 @@ def handle(args: argparse.Namespace) -> int:
     for c in comparisons:
         out.write(f"{c.benchmark} · {c.metric}: {sentence_of(c, metric_of(merged, c.benchmark, c.metric))}\n")
     if only_base:
-        out.write(f"\nonly in {args.base}: {', '.join(only_base)}\n")
+        out.write(f"\nonly in {pa}: {', '.join(only_base)}\n")
     if only_cand:
-        out.write(f"{'' if only_base else chr(10)}only in {args.cand}: {', '.join(only_cand)}\n")
+        out.write(f"{'' if only_base else chr(10)}only in {pb}: {', '.join(only_cand)}\n")
     for n in notices:
         warn(n.message)
     if not comparisons:
@@ -157,5 +213,110 @@ def handle(args: argparse.Namespace) -> int:
     options = ExportOptions(title="pairbench compare")
     for fmt, target in (("markdown", args.markdown), ("html", args.html)):
         if target:
-            export(merged, fmt, target, options, inputs=[args.base, args.cand])
+            export(merged, fmt, target, options, inputs=list(args.files))
     return 0
+
+
+def _shown(args: argparse.Namespace, side: Run, label: str, one_file: bool) -> str:
+    """The variant a side shows: its own name in one file, else the name it had in its file."""
+    return label if one_file else (args.variant or str(side.metadata.get("compared_variant", label)))
+
+
+def _compare_many(args: argparse.Namespace, sides: list[tuple[str, str, Run]]) -> int:
+    """Every side against the first: one column per side, a geomean row per metric."""
+    from pairbench.commands.reading import warn
+    from pairbench.model import Notice as NoticeT
+    from pairbench.report.exporters import ExportOptions, export
+    from pairbench.report.markdown import UNPAIRED_LABEL
+    from pairbench.report.summary import metric_of, sentence_of
+    from pairbench.report.tables import render_many_table
+
+    label0, path0, base = sides[0]
+    comparisons: list[Comparison] = []
+    notices: list[Notice] = []
+    out = sys.stdout
+    out.write(f"base:       {path0} ({_shown(args, base, label0, path0 == sides[1][1])})\n")
+    for label, path, cand in sides[1:]:
+        out.write(f"candidate:  {path} ({_shown(args, cand, label, path == path0)})\n")
+        found, _ = _unpaired(base, cand, args.threshold / 100, args.confidence)
+        comparisons += found
+        for key, a, b in ([] if path == path0 else machine_differences(base.metadata, cand.metadata)):
+            notices.append(NoticeT("machine", f"machine metadata differ: {key}: {a!r} in {path0}, {b!r} in {path}",
+                                   "compare runs from the same machine, or re-measure both"))
+    out.write(f"{UNPAIRED_LABEL}\n\n")
+    merged = merge_many([run for _, _, run in sides], comparisons)
+    merged.notices.extend(notices)
+    labels = [label for label, _, _ in sides]
+    out.write(render_many_table(merged, comparisons, labels, geomeans(merged, labels)))
+    out.write("\n")
+    for c in comparisons:
+        out.write(f"{c.benchmark} · {c.metric}: {sentence_of(c, metric_of(merged, c.benchmark, c.metric))}\n")
+    for n in notices:
+        warn(n.message)
+    names = {b.name for b in merged.benchmarks}
+    for label, path, run in sides:
+        missing = [b.name for b in run.benchmarks if b.name not in names]
+        if missing:
+            out.write(f"only in {path}: {', '.join(missing)}\n")
+    if not comparisons:
+        warn("no benchmark is in the first run and another; nothing was compared")
+    options = ExportOptions(title="pairbench compare")
+    for fmt, target in (("markdown", args.markdown), ("html", args.html)):
+        if target:
+            export(merged, fmt, target, options, inputs=list(args.files))
+    return 0
+
+
+def merge_many(sides: list[Run], comparisons: list[Comparison]) -> Run:
+    """One Run with every one-variant side as a variant (the first the baseline), holding the
+    benchmarks of the first side that another side has too."""
+    from dataclasses import replace
+
+    from pairbench.model import Run as RunT
+
+    others = {b.name for side in sides[1:] for b in side.benchmarks}
+    benches = [b for b in sides[0].benchmarks if b.name in others]
+    keep = {b.name for b in benches}
+    variants = [sides[0].baseline] + [replace(side.baseline, baseline=False) for side in sides[1:]]
+    samples = [s for side in sides for s in side.samples if s.benchmark in keep]
+    meta = {"compared": [side.metadata for side in sides]}
+    return RunT(meta, variants, benches, samples, list(comparisons), [], "complete")
+
+
+PRIMARY = "primary metrics"
+"""The geomean row over each benchmark's first metric (a ratio only: their units differ)."""
+
+
+def geomeans(merged: Run, labels: list[str]) -> dict[str, tuple[int, dict[str, float]]]:
+    """Benchstat's geomean rows: metric -> (benchmarks, label -> geometric mean of the medians),
+    over the benchmarks where every side has a positive median, for metrics of two or more such
+    benchmarks; and under `PRIMARY`, label -> geometric mean of the ratios to the first side of
+    each benchmark's primary metric, rates inverted so that below 1 is better (as the suite
+    summary reads).
+
+    A description, like the medians it combines: the verdicts are the per-benchmark comparisons'."""
+    import math
+
+    from pairbench.report.summary import spreads
+
+    spread = spreads(merged)
+    per_metric: dict[str, list[list[float]]] = {}
+    primary: list[list[float]] = []
+    for bench in merged.benchmarks:
+        for i, m in enumerate(bench.metrics):
+            if m.direction == "none":
+                continue
+            medians = [spread[(bench.name, m.name, label)].median if (bench.name, m.name, label) in spread else 0.0
+                       for label in labels]
+            if not all(x > 0 for x in medians):
+                continue
+            per_metric.setdefault(m.name, []).append(medians)
+            if i == 0 and not m.exact:
+                ratios = [x / medians[0] for x in medians]
+                primary.append([1 / r for r in ratios] if m.direction == "higher" else ratios)
+    out: dict[str, tuple[int, dict[str, float]]] = {}
+    for metric, rows in [*per_metric.items(), (PRIMARY, primary)]:
+        if len(rows) >= 2:
+            out[metric] = (len(rows), {label: math.exp(sum(math.log(r[i]) for r in rows) / len(rows))
+                                       for i, label in enumerate(labels)})
+    return out

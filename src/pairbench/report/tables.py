@@ -10,10 +10,11 @@ import time
 from typing import Any, Mapping, Sequence
 
 from pairbench.model import Comparison, Run
+from pairbench.report.format import format_ratio
 from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
 from pairbench.report.summary import metric_of, spreads
 
-__all__ = ["format_table", "render_unpaired_table", "render_history_runs", "render_trend", "format_when"]
+__all__ = ["format_table", "render_unpaired_table", "render_many_table", "render_history_runs", "render_trend", "format_when"]
 
 
 def format_table(rows: Sequence[Sequence[str]]) -> str:
@@ -44,6 +45,58 @@ def render_unpaired_table(merged: Run, comparisons: Sequence[Comparison], labels
                      format_value(sb.median, m.unit) if sb else "–", change, format_ci_percent(c.ci), str(c.n),
                      c.verdict))
     return format_table(rows)
+
+
+def render_many_table(merged: Run, comparisons: Sequence[Comparison], labels: Sequence[str],
+                      geomeans: Mapping[str, tuple[int, Mapping[str, float]]]) -> str:
+    """`pairbench compare A B C...`: a column of medians per side, each other side's change against
+    the first with its verdict, and a geomean row per metric (benchstat's layout).
+
+    Args:
+        merged: one variant per side, named by `labels` (the first is the reference).
+        comparisons: each side against the first.
+        geomeans: metric -> (benchmarks, label -> geometric mean of the medians).
+    """
+    spread = spreads(merged)
+    by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
+    base = labels[0]
+    header = ["benchmark", "metric", base]
+    for label in labels[1:]:
+        header += [label, f"vs {base}"]
+    rows = [header]
+    for bench in merged.benchmarks:
+        for m in bench.metrics:
+            if m.direction == "none" or not any((bench.name, m.name, x) in by_key for x in labels[1:]):
+                continue
+            sb = spread.get((bench.name, m.name, base))
+            row = [bench.name, m.name, format_value(sb.median, m.unit) if sb else "–"]
+            for label in labels[1:]:
+                s, c = spread.get((bench.name, m.name, label)), by_key.get((bench.name, m.name, label))
+                row.append(format_value(s.median, m.unit) if s else "–")
+                row.append(_change_cell(c))
+            rows.append(row)
+    for metric, (count, values) in geomeans.items():
+        units = {m.unit for b in merged.benchmarks for m in b.metrics if m.name == metric}
+        ratio_only = len(units) != 1  # a geomean of ratios across metrics: no value to show
+        unit = units.pop() if len(units) == 1 else ""
+        row = [f"geomean ({count})", metric, "1" if ratio_only else format_value(values[base], unit)]
+        for label in labels[1:]:
+            ratio = values[label] / values[base]
+            row += [format_ratio(ratio) if ratio_only else format_value(values[label], unit),
+                    format_percent(change_percent(ratio))]
+        rows.append(row)
+    return format_table(rows)
+
+
+def _change_cell(c: Comparison | None) -> str:
+    """`+10.2% slower`, `~ same`: the change and the comparison's verdict."""
+    if c is None:
+        return "–"
+    if c.ratio is not None:
+        change = format_percent(change_percent(c.ratio))
+    else:
+        change = f"{c.delta:+g}" if c.delta is not None else "–"
+    return f"{change} {c.verdict}"
 
 
 def render_history_runs(runs: Sequence[Any]) -> str:

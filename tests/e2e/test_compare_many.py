@@ -1,0 +1,96 @@
+"""`compare` of three or more run files (a geomean row, benchstat's), and of the commands inside one
+hyperfine JSON export (the first command is the baseline)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.unit.runs_by_hand import make_run
+
+from pairbench.store.runfile import write_run
+
+
+def _write_scaled(path: Path, seed: int, factor: float) -> None:
+    """A run whose command and micro timings are `factor` times the first's (the HTTP figures unchanged)."""
+    run = make_run(seed=seed, blocks=10)
+    run.samples = [replace(s, value=s.value * factor) if s.metric in ("time", "time_per_op") else s
+                   for s in run.samples]
+    write_run(path, run)
+
+
+def _row(stdout: str, first: str) -> list[str]:
+    line = next(x for x in stdout.splitlines() if x.startswith(first))
+    return re.split(r"\s{2,}", line.strip())
+
+
+def test_three_files_each_against_the_first_with_a_geomean_row(tmp_path: Path, run_cli) -> None:
+    for name, seed, factor in (("a.json", 1, 1.0), ("b.json", 2, 1.3), ("c.json", 3, 0.7)):
+        _write_scaled(tmp_path / name, seed, factor)
+    proc = run_cli("compare", "a.json", "b.json", "c.json", "--markdown", "m.md")
+    assert proc.returncode == 0, proc.stderr
+    header = _row(proc.stdout, "benchmark")
+    assert header == ["benchmark", "metric", "a.json", "b.json", "vs a.json", "c.json", "vs a.json"]
+    startup = _row(proc.stdout, "startup      time")
+    assert startup[4].endswith("slower") and startup[6].endswith("faster"), startup
+    geomean = _row(proc.stdout, "geomean (3)")
+    assert geomean[1] == "primary metrics"
+    # startup and Object.new are 1.3x and 0.7x, the throughput unchanged: the geomean is about the cube root
+    b_ratio, c_ratio = float(geomean[3]), float(geomean[5])
+    assert b_ratio == pytest.approx(1.3 ** (2 / 3), rel=0.03) and c_ratio == pytest.approx(0.7 ** (2 / 3), rel=0.03)
+    assert geomean[4].startswith("+") and geomean[6].startswith("−")
+    md = (tmp_path / "m.md").read_text()
+    assert "| startup | time | b.json |" in md and "| startup | time | c.json |" in md
+
+
+def test_markdown_before_the_files_reads_the_first_as_an_input(tmp_path: Path, run_cli) -> None:
+    for name, seed in (("a.json", 1), ("b.json", 2), ("c.json", 3)):
+        _write_scaled(tmp_path / name, seed, 1.0)
+    before = (tmp_path / "a.json").read_text()
+    proc = run_cli("compare", "--markdown", "a.json", "b.json", "c.json")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "a.json").read_text() == before  # never overwritten with Markdown
+    assert "# pairbench compare" in proc.stdout and "geomean (3)" in proc.stdout
+
+
+def test_one_file_with_one_variant_and_no_file_are_one_line_each(tmp_path: Path, run_cli) -> None:
+    run = make_run()
+    run.variants = run.variants[:1]
+    run.samples = [s for s in run.samples if s.variant == "head"]
+    run.comparisons = []
+    write_run(tmp_path / "one.json", run)
+    proc = run_cli("compare", "one.json")
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == "error: one.json holds one variant (head); give a second file to compare it with"
+    proc = run_cli("compare")
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: give the run files")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("hyperfine") is None, reason="hyperfine not installed")
+def test_the_commands_of_one_hyperfine_export_are_compared_with_the_first(tmp_path: Path, run_cli) -> None:
+    import subprocess
+
+    # 10 ms, 50 ms and 25 ms of sleep: effects of 2.5x and more, far beyond a loaded machine's noise
+    subprocess.run(["hyperfine", "-N", "--runs", "10", "--warmup", "1", "--export-json", str(tmp_path / "h.json"),
+                    "sleep 0.01", "sleep 0.05", "sleep 0.025"], check=True, capture_output=True, timeout=120)
+    proc = run_cli("compare", "h.json")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("base:       h.json (sleep 0.01)\n")
+    assert _row(proc.stdout, "benchmark")[2:] == ["sleep 0.01", "sleep 0.05", "vs sleep 0.01", "sleep 0.025",
+                                                  "vs sleep 0.01"]
+    row = _row(proc.stdout, "hyperfine")
+    assert row[4].endswith("slower") and row[6].endswith("slower"), row
+    assert "sleep 0.05 is " in proc.stdout and "slower than sleep 0.01" in proc.stdout
+    assert "was measured interleaved" not in proc.stderr  # hyperfine's runs are not
+    two = tmp_path / "two.json"
+    subprocess.run(["hyperfine", "-N", "--runs", "10", "--export-json", str(two), "sleep 0.01", "sleep 0.05"],
+                   check=True, capture_output=True, timeout=120)
+    proc = run_cli("compare", "two.json")
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("hyperfine"))
+    assert line.split()[-1] == "slower" and "sleep 0.01" in proc.stdout.splitlines()[0]
