@@ -118,3 +118,30 @@ def test_sweep_variants_are_labelled_apart_in_the_browser(tmp_path: Path, run_cl
                     f"--user-data-dir={tmp_path / 'profile2'}", "--window-size=1100,1800",
                     f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120, check=True)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_estimated_label_widths_cover_the_widths_the_browser_draws(tmp_path: Path) -> None:
+    """labels.text_width lays the plots out without a browser: it must not be narrower than what
+    Chromium draws in the report's own font (else labels overlap), nor wildly wider."""
+    from pairbench.report.html import render_html
+    from pairbench.report.labels import text_width
+
+    style = re.search(r"<style>.*?</style>", render_html(make_run()), re.S)
+    assert style is not None
+    labels = ["2", "16", "app/PAIRBENCH_DEMO_WORK=4", "WWWWMMMM", "iiiilll", "startup · time · patched",
+              "median 49.87 ms (n=8)", "RUBY_MAX_PACKED_HASH=12", "feature/very-long-branch-name"]
+    texts = "".join(f'<text x="0" y="{20 * (i + 1)}" font-size="11">{t}</text>' for i, t in enumerate(labels))
+    page = tmp_path / "measure.html"
+    page.write_text(
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'>{style.group(0)}</head><body>"
+        f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="800" height="400">{texts}</svg>'
+        "<pre id='w'></pre><script>document.getElementById('w').textContent = Array.from("
+        "document.querySelectorAll('text')).map(t => t.getComputedTextLength()).join(' ');</script></body></html>",
+        encoding="utf-8")
+    dom, _ = _browse(page, tmp_path / "profile")
+    measured = [float(x) for x in re.search(r"<pre id=\"w\">([^<]*)</pre>", dom).group(1).split()]  # type: ignore[union-attr]
+    assert len(measured) == len(labels)
+    for label, drawn in zip(labels, measured):
+        estimate = text_width(label, 11)
+        assert drawn <= estimate + 0.5, (label, drawn, estimate)
+        assert estimate <= 1.6 * drawn + 2, (label, drawn, estimate)
