@@ -66,3 +66,10 @@ def test_markdown_puts_the_verdicts_first_too() -> None:
     rows = re.findall(r"^\| issues \| ([a-z_0-9]+) \|", table, re.M)
     assert sorted(set(rows)) == ["latency_median", "latency_p99", "req_per_s"]
     assert "Zero for every variant: issues: " in section
+
+
+def test_the_verdict_sentences_come_before_the_collapsed_figures() -> None:
+    page = render_html(_http_run())
+    section = page[page.index("<h2>HTTP benchmarks</h2>"):]
+    assert section.index('<ul class="sentences">') < section.index('<details class="figs')
+    assert "fast has 25.0% higher throughput than main" in section[: section.index('<details class="figs')]

@@ -101,18 +101,19 @@ def _rows(run: Run, metrics: Sequence[tuple[str, Metric]], comps: Sequence[Compa
     return rows
 
 
-def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
-    """The verdicts first; figures that are never judged in a collapsed section, and the counters
-    that are zero for every variant named in one line, their rows collapsed too."""
+def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> tuple[str, str]:
+    """(the verdict rows, the rest collapsed): figures that are never judged in one section, and
+    the counters that are zero for every variant named in one line, their rows collapsed too."""
     groups = [(b.name, metric_groups(run, b, comps)) for b in run.benchmarks if b.kind == kind]
     judged = _rows(run, [(name, m) for name, g in groups for m in g.judged], comps)
     described = _rows(run, [(name, m) for name, g in groups for m in g.described], comps)
     zero = _rows(run, [(name, m) for name, g in groups for m in g.zero], comps)
     if not (judged or described or zero):
-        return ""
+        return "", ""
     head = (f"<tr><th>Benchmark</th><th>Metric</th><th>Variant</th><th>Median</th><th>Change</th><th>Ratio</th>"
             f"<th>{esc(ci_header(comps))}</th><th>n</th><th>Verdict</th></tr>")
-    parts = [f"<table>{head}{''.join(judged)}</table>"] if judged else []
+    main = f"<table>{head}{''.join(judged)}</table>" if judged else ""
+    parts = []
     if described:
         parts.append(f'<details class="figs"><summary>Measured, not judged ({len(described)} rows)</summary>'
                      f"<table>{head}{''.join(described)}</table></details>")
@@ -120,7 +121,7 @@ def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> str:
         names = "; ".join(f"{esc(name)}: {esc(', '.join(m.name for m in g.zero))}" for name, g in groups if g.zero)
         parts.append(f'<details class="figs zero"><summary>Zero for every variant: {names}</summary>'
                      f"<table>{head}{''.join(zero)}</table></details>")
-    return "".join(parts)
+    return main, "".join(parts)
 
 
 def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[Comparison] | None = None) -> str:
@@ -148,8 +149,8 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
     body.append(_suite_summary(run))
     for kind in kinds_in_order(b.kind for b in run.benchmarks):
         kind_comps = [c for c in comps if _kind_of(run, c.benchmark) == kind]
-        table = _table(run, kind, kind_comps)
-        if not table:
+        table, collapsed = _table(run, kind, kind_comps)
+        if not (table or collapsed):
             continue
         body.append(f"<h2>{esc(kind_title(kind))}</h2>")
         body.append(table)
@@ -157,6 +158,7 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
                  + "".join(f'<div class="notes">{esc(n)}</div>' for n in c.notes) + "</li>" for c in kind_comps]
         if items:
             body.append(f'<ul class="sentences">{"".join(items)}</ul>')
+        body.append(collapsed)
         for b in (b for b in run.benchmarks if b.kind == kind):
             body.append(f"<h3>{esc(b.name)}</h3>")
             if kind == "http":
