@@ -31,7 +31,7 @@ def _row(stdout: str, first: str) -> list[str]:
 def test_three_files_each_against_the_first_with_a_geomean_row(tmp_path: Path, run_cli) -> None:
     for name, seed, factor in (("a.json", 1, 1.0), ("b.json", 2, 1.3), ("c.json", 3, 0.7)):
         _write_scaled(tmp_path / name, seed, factor)
-    proc = run_cli("compare", "a.json", "b.json", "c.json", "--markdown", "m.md")
+    proc = run_cli("compare", "a.json", "b.json", "c.json", "--markdown", "m.md", "--html", "m.html")
     assert proc.returncode == 0, proc.stderr
     header = _row(proc.stdout, "benchmark")
     assert header == ["benchmark", "metric", "a.json", "b.json", "vs a.json", "c.json", "vs a.json"]
@@ -45,6 +45,10 @@ def test_three_files_each_against_the_first_with_a_geomean_row(tmp_path: Path, r
     assert geomean[4].startswith("+") and geomean[6].startswith("−")
     md = (tmp_path / "m.md").read_text()
     assert "| startup | time | b.json |" in md and "| startup | time | c.json |" in md
+    assert "| geomean (3) | primary metrics | 1 | " + " | ".join(geomean[3:]) + " |" in md  # the terminal's cells
+    page = (tmp_path / "m.html").read_text()
+    cells = "".join(f'<td class="num">{c}</td>' for c in ["1", *geomean[3:]])
+    assert f"<tr><td>geomean (3)</td><td>primary metrics</td>{cells}</tr>" in page
 
 
 def test_markdown_before_the_files_reads_the_first_as_an_input(tmp_path: Path, run_cli) -> None:

@@ -229,7 +229,7 @@ def _compare_many(args: argparse.Namespace, sides: list[tuple[str, str, Run]]) -
     from pairbench.report.exporters import ExportOptions, export
     from pairbench.report.markdown import UNPAIRED_LABEL
     from pairbench.report.summary import metric_of, sentence_of
-    from pairbench.report.tables import render_many_table
+    from pairbench.report.tables import GEOMEANS_KEY, render_many_table
 
     label0, path0, base = sides[0]
     comparisons: list[Comparison] = []
@@ -247,7 +247,10 @@ def _compare_many(args: argparse.Namespace, sides: list[tuple[str, str, Run]]) -
     merged = merge_many([run for _, _, run in sides], comparisons)
     merged.notices.extend(notices)
     labels = [label for label, _, _ in sides]
-    out.write(render_many_table(merged, comparisons, labels, geomeans(merged, labels)))
+    found_geomeans = geomeans(merged, labels)
+    merged.metadata[GEOMEANS_KEY] = {metric: {"benchmarks": n, "values": values}
+                                     for metric, (n, values) in found_geomeans.items()}
+    out.write(render_many_table(merged, comparisons, labels, found_geomeans))
     out.write("\n")
     for c in comparisons:
         out.write(f"{c.benchmark} · {c.metric}: {sentence_of(c, metric_of(merged, c.benchmark, c.metric))}\n")

@@ -147,6 +147,7 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
     if forest:
         body += ["<h2>Summary</h2>", forest]
     body.append(_suite_summary(run))
+    body.append(_geomeans(run))
     for kind in kinds_in_order(b.kind for b in run.benchmarks):
         kind_comps = [c for c in comps if _kind_of(run, c.benchmark) == kind]
         table, collapsed = _table(run, kind, kind_comps)
@@ -226,6 +227,18 @@ def _sweeps(run: Run) -> str:
     return "\n".join(parts)
 
 
+def _geomeans(run: Run) -> str:
+    """`compare` of three or more sides: the geomean rows of its terminal table."""
+    from pairbench.report.tables import geomean_rows, stored_geomeans
+
+    stored = stored_geomeans(run)
+    if not stored:
+        return ""
+    labels = [v.name for v in run.variants]
+    header = ["", "metric", labels[0]] + [x for label in labels[1:] for x in (label, f"vs {labels[0]}")]
+    return "<h2>Geomean</h2>" + _cells_table(header, geomean_rows(run, labels, stored), set(range(2, len(header))))
+
+
 def _suite_summary(run: Run) -> str:
     """Each candidate's geometric mean over the benchmarks, with its CI."""
     rows = run.summaries
@@ -241,7 +254,7 @@ def _details(run: Run) -> str:
     parts = ["<details><summary>Machine, variants and how to reproduce</summary>"]
     if run.metadata:
         rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in sorted(run.metadata.items(), key=lambda kv: str(kv[0]))
-                       if k not in ("command_line", "argv"))
+                       if k not in ("command_line", "argv", "geomeans"))
         parts.append(f"<table>{rows}</table>")
     if run.variants:
         rows = "".join(

@@ -171,6 +171,7 @@ def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: l
         out.extend(_kind_section(run, kind, [c for c in comps if _kind_of(run, c.benchmark) == kind]))
     out.extend(_sweeps(run))
     out.extend(_suite_summary(run))
+    out.extend(_geomeans(run))
     if run.notices:
         out.append("## Warnings")
         out.append("")
@@ -206,6 +207,18 @@ def _sweeps(run: Run) -> list[str]:
     return lines
 
 
+def _geomeans(run: Run) -> list[str]:
+    """`compare` of three or more sides: the geomean rows of its terminal table."""
+    from pairbench.report.tables import stored_geomeans, geomean_rows
+
+    stored = stored_geomeans(run)
+    if not stored:
+        return []
+    labels = [v.name for v in run.variants]
+    header = ["", "metric", labels[0]] + [x for label in labels[1:] for x in (label, f"vs {labels[0]}")]
+    return ["## Geomean", ""] + _md_table(header, geomean_rows(run, labels, stored), set(range(2, len(header))))
+
+
 def _suite_summary(run: Run) -> list[str]:
     """Each candidate's geometric mean over the benchmarks, with its CI."""
     rows = run.summaries
@@ -226,7 +239,8 @@ def _kind_of(run: Run, benchmark: str) -> str:
 
 def _details(run: Run) -> list[str]:
     lines = ["<details>", "<summary>Machine, variants and how to reproduce</summary>", ""]
-    meta = [(k, v) for k, v in _flatten("", run.metadata) if k not in ("command_line", "argv")]
+    meta = [(k, v) for k, v in _flatten("", run.metadata)
+            if k not in ("command_line", "argv") and not k.startswith("geomeans.")]
     if meta:
         lines += ["| Metadata | Value |", "|---|---|"]
         lines += [f"| {md_escape(k)} | {md_escape(v)} |" for k, v in meta]

@@ -14,7 +14,12 @@ from pairbench.report.format import format_ratio
 from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
 from pairbench.report.summary import metric_of, spreads
 
-__all__ = ["format_table", "render_unpaired_table", "render_many_table", "render_history_runs", "render_trend", "format_when"]
+__all__ = ["format_table", "render_unpaired_table", "render_many_table", "geomean_rows", "stored_geomeans",
+           "GEOMEANS_KEY", "render_history_runs", "render_trend", "format_when"]
+
+
+GEOMEANS_KEY = "geomeans"
+"""Metadata key under which `compare` of three or more sides stores its geomean rows."""
 
 
 def format_table(rows: Sequence[Sequence[str]]) -> str:
@@ -75,6 +80,16 @@ def render_many_table(merged: Run, comparisons: Sequence[Comparison], labels: Se
                 row.append(format_value(s.median, m.unit) if s else "–")
                 row.append(_change_cell(c))
             rows.append(row)
+    rows += geomean_rows(merged, labels, geomeans)
+    return format_table(rows)
+
+
+def geomean_rows(merged: Run, labels: Sequence[str],
+                 geomeans: Mapping[str, tuple[int, Mapping[str, float]]]) -> list[list[str]]:
+    """The geomean rows of `render_many_table` (and of the Markdown and HTML of `compare`):
+    `geomean (N)`, the metric, the first side's value, then each other side's value and change."""
+    base = labels[0]
+    rows = []
     for metric, (count, values) in geomeans.items():
         units = {m.unit for b in merged.benchmarks for m in b.metrics if m.name == metric}
         ratio_only = len(units) != 1  # a geomean of ratios across metrics: no value to show
@@ -85,7 +100,14 @@ def render_many_table(merged: Run, comparisons: Sequence[Comparison], labels: Se
             row += [format_ratio(ratio) if ratio_only else format_value(values[label], unit),
                     format_percent(change_percent(ratio))]
         rows.append(row)
-    return format_table(rows)
+    return rows
+
+
+def stored_geomeans(run: Run) -> dict[str, tuple[int, dict[str, float]]]:
+    """The geomeans `compare` stored in the merged run's metadata (empty for any other run)."""
+    stored = run.metadata.get(GEOMEANS_KEY) or {}
+    return {metric: (int(g["benchmarks"]), {str(k): float(v) for k, v in g["values"].items()})
+            for metric, g in stored.items()}
 
 
 def _change_cell(c: Comparison | None) -> str:
