@@ -113,3 +113,19 @@ def test_output_modes_and_the_metrics_they_would_lose() -> None:
     with pytest.raises(UserError, match="--output: 'null' discards the output, where the metrics \\(n\\) are read"):
         parse_command_options({"output": "null", "metrics": {"n": "(\\d+)"}}, where)
     assert parse("--show-output", "a").output == "inherit"
+
+
+def test_any_shell_as_hyperfine_takes_it() -> None:
+    from pairbench.runners.options import Flags, parse_command_options
+    from pairbench.runners.shells import shell_words
+
+    where = Flags({"shell": "--shell"})
+    # hyperfine --help: -S/--shell SHELL: a name, a path or a command line like "bash --norc"
+    assert parse_command_options({"shell": "bash --norc"}, where).shell == "bash --norc"
+    assert shell_words("bash --norc") == ["bash", "--norc"]
+    assert parse_command_options({"shell": "none"}, where).shell is False
+    assert parse_command_options({"shell": "default"}, where).shell is True
+    assert shell_words(True) == ["sh"] and shell_words(False) is None
+    assert parse("-S", "zsh", "a").shell == "zsh" and parse("-N", "a").shell == "none"
+    with pytest.raises(UserError, match="--shell: cannot read the shell's command line"):
+        parse_command_options({"shell": "bash 'oops"}, where)

@@ -58,7 +58,8 @@ def register(sub: Any) -> None:
     p.add_argument("-C", "--conclude", metavar="CMD", help="run after every measured run (not timed)")
     p.add_argument("-c", "--cleanup", metavar="CMD", help="run once per variant after all measurements")
     p.add_argument("-S", "--shell", default="sh", metavar="SHELL",
-                   help="'none' runs commands without a shell (default: sh, its start-up is subtracted)")
+                   help="the shell that runs each command: a name, path or command line (bash, zsh, 'bash --norc'); "
+                        "its start-up is measured and subtracted; 'none' runs commands without a shell (default: sh)")
     p.add_argument("-N", dest="shell", action="store_const", const="none", help="same as --shell=none")
     p.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="kill a run that takes longer")
     p.add_argument("-i", "--ignore-failure", action="store_true", help="measure commands that exit non-zero")
@@ -84,8 +85,6 @@ def build_command_run(args: argparse.Namespace) -> Any:
     from pairbench.runners.kinds import get_kind
     from pairbench.runners.options import Flags, as_mapping
 
-    if args.shell not in ("sh", "none"):
-        raise UserError(f"--shell {args.shell!r}: only 'sh' and 'none' are supported")
     metrics = dict(compile_metric(spec) for spec in args.metric)
     commands = list(args.commands)
     if args.reference:
@@ -121,7 +120,7 @@ def build_command_run(args: argparse.Namespace) -> Any:
         "prepare": args.prepare,
         "conclude": args.conclude,
         "cleanup": args.cleanup,
-        "shell": args.shell != "none",
+        "shell": args.shell,
         "timeout": args.timeout,
         "ignore_failure": args.ignore_failure,
         "output": _output_target(args.output),

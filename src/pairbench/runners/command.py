@@ -4,8 +4,8 @@ Each run records wall time, user and system CPU time and peak RSS from the kerne
 of the finished child (wait4 rusage), its exit code, and the metrics it printed about itself
 (`--metric NAME=REGEX`, or JSON lines `{"pairbench": {"NAME": VALUE}}` on stdout).
 
-Commands go through `sh -c` by default; the shell's own start-up is measured once in `prepare`
-and subtracted, as hyperfine does. The environment is padded by a random amount per run
+Commands go through `sh -c` by default, or any shell given (`-S bash`, runners/shells.py); that
+shell's own start-up is measured once in `prepare` and subtracted, as hyperfine does. The environment is padded by a random amount per run
 (PAIRBENCH_ENV_OFFSET) so that the stack's alignment varies between runs instead of biasing one
 variant (Mytkowicz et al., ASPLOS 2009; hyperfine does the same).
 """
@@ -36,6 +36,7 @@ from pairbench.runners.rss import LAUNCHER, rss_method
 from pairbench.runners.shells import (
     SHELL_SYNTAX as _SHELL_SYNTAX,
     executable_word as _executable_word,
+    found_shell,
     is_shell_builtin as _is_shell_builtin,
     shell_words,
     take_assignments as _take_assignments,
@@ -195,6 +196,7 @@ class CommandRunner:
         self._stdout_seen[benchmark.name] = set()
         self._variants[benchmark.name] = {v.name for v in variants}
         notices: list[Notice] = []
+        shell = self._shell_of(benchmark)
         for variant in variants:
             command = expand_command(template, variant)
             if not command.strip():
@@ -206,7 +208,7 @@ class CommandRunner:
                     f"{{{leftover[0]}}} in {command!r}; known: {{variant}}"
                     + "".join(f", {{{k}}}" for k in variant.params)
                 )
-            self._check_executable(command, variant, shell=bool(opts.get("shell", True)))
+            self._check_executable(command, variant, shell=shell is not None)
             notice = self._resolve_shim(benchmark, variant, command)
             if notice is not None:
                 notices.append(notice)
@@ -215,8 +217,8 @@ class CommandRunner:
             notices.append(Notice(
                 "rss-floor", f"rss includes the launcher's own ~8-10 MiB: {method.reason}",
                 "install a C compiler (or set CC) so that each command's own peak is measured", benchmark.name))
-        if opts.get("shell", True):
-            self._shell_overhead[benchmark.name] = self._measure_shell_overhead()
+        if shell is not None:
+            self._shell_overhead[benchmark.name] = self._measure_shell_overhead(shell)
         for variant in variants:
             setup = opts.get("setup")
             if setup:
@@ -233,7 +235,7 @@ class CommandRunner:
         prepare = opts.get("prepare")
         if prepare:
             self._run_hook("prepare", expand_command(str(prepare), variant), variant, benchmark)
-        shell = bool(opts.get("shell", True))
+        shell = self._shell_of(benchmark)
         timeout = opts.get("timeout")
         run_command, path_first = self._shims.get((benchmark.name, variant.name), (command, ""))
         output = str(opts.get("output", "auto"))
@@ -255,7 +257,7 @@ class CommandRunner:
             )
         replicate = Replicate()
         if outcome.exit_code != 0:
-            if outcome.exit_code == 127 and shell:
+            if outcome.exit_code == 127 and shell is not None:
                 raise BenchmarkFailed(
                     f"variant {variant.name!r}: `{command}` exited with 127 (command not found): "
                     f"{_tail(outcome.stderr.tail) or 'check the command and PATH'}"
@@ -360,13 +362,16 @@ class CommandRunner:
             return True
         return not self._variants.get(benchmark, set()) <= self._stdout_seen.get(benchmark, set())
 
-    def _measure_shell_overhead(self) -> tuple[float, float, float]:
-        runs = [self._run("", Variant("shell"), shell=True, timeout=10.0, keep_stdout=False)
+    def _shell_of(self, benchmark: Benchmark) -> list[str] | None:
+        return found_shell(benchmark.options.get("shell", True), f"benchmark {benchmark.name!r}")
+
+    def _measure_shell_overhead(self, shell: list[str]) -> tuple[float, float, float]:
+        runs = [self._run("", Variant("shell"), shell=shell, timeout=10.0, keep_stdout=False)
                 for _ in range(SHELL_CALIBRATION_RUNS)]
         return (median(r.wall for r in runs), median(r.user for r in runs), median(r.sys for r in runs))
 
     def _run_hook(self, what: str, command: str, variant: Variant, benchmark: Benchmark) -> None:
-        outcome = self._run(command, variant, shell=True, timeout=None)
+        outcome = self._run(command, variant, shell=self._shell_of(benchmark) or True, timeout=None)
         if outcome.exit_code != 0:
             raise BenchmarkFailed(
                 f"benchmark {benchmark.name!r}, variant {variant.name!r}: the --{what} command `{command}` exited "
@@ -409,7 +414,7 @@ class CommandRunner:
             if stream:
                 stream.close()
 
-    def _run(self, command: str, variant: Variant, shell: bool, timeout: float | None,
+    def _run(self, command: str, variant: Variant, shell: bool | list[str] | None, timeout: float | None,
              path_first: str = "", keep_stdout: bool = True,
              regexes: list[tuple[str, re.Pattern[str]]] | None = None, output: str = "auto",
              stdin: str | None = None) -> _Outcome:
@@ -417,7 +422,8 @@ class CommandRunner:
         if path_first:  # what the version manager's `exec` does before it execs the version
             env["PATH"] = os.pathsep.join(filter(None, [path_first, env.get("PATH", "")]))
         env["PAIRBENCH_ENV_OFFSET"] = "x" * self._rng.randrange(ENV_OFFSET_MAX)
-        argv = ["sh", "-c", command] if shell else _take_assignments(shlex.split(command), env)
+        words = list(shell) if isinstance(shell, list) else shell_words(shell) if shell is not None else None
+        argv = [*words, "-c", command] if words else _take_assignments(shlex.split(command), env)
         if variant.cwd and not os.path.isdir(variant.cwd):
             raise UserError(f"variant {variant.name!r}: working directory {variant.cwd!r} does not exist")
         if self._output_dir is None:

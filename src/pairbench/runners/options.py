@@ -12,6 +12,7 @@ import dataclasses
 import difflib
 import math
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol
 
@@ -177,8 +178,9 @@ class CommandOptions:
     conclude: str | None = None
     """Run after every measured run, not timed (hyperfine's --conclude)."""
     cleanup: str | None = None
-    shell: bool = True
-    """Through `sh -c` (its start-up is measured and subtracted)."""
+    shell: bool | str = True
+    """Through `sh -c` (True), no shell (False), or this shell's command line (`bash --norc`); the
+    shell's start-up is measured and subtracted."""
     timeout: float | None = None
     """Seconds per run before it is killed."""
     ignore_failure: bool = False
@@ -201,13 +203,30 @@ def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
         prepare=_string(m, "prepare", where, None, empty=False),
         conclude=_string(m, "conclude", where, None, empty=False),
         cleanup=_string(m, "cleanup", where, None, empty=False),
-        shell=_boolean(m, "shell", where, True),
+        shell=_shell(m, where),
         timeout=_number(m, "timeout", where, None, positive=True),
         ignore_failure=_boolean(m, "ignore_failure", where, False),
         output=_output(m, where),
         input=None if _string(m, "input", where, None, empty=False) in (None, "null") else str(m["input"]),
         description=_string(m, "description", where, "") or "",
     )
+
+
+def _shell(m: Mapping[str, Any], where: Where) -> bool | str:
+    """`shell`: true/false, or a shell's command line (`none` and `default` as hyperfine reads them)."""
+    value = m.get("shell", True)
+    if isinstance(value, bool):
+        return value
+    text = _string(m, "shell", where, "sh", empty=False) or "sh"
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise where.fail("shell", f"cannot read the shell's command line {text!r}: {exc}") from None
+    if text.strip() == "none":
+        return False
+    if text.strip() in ("sh", "default") or not words:
+        return True
+    return text
 
 
 OUTPUT_MODES = ("auto", "null", "pipe", "inherit")

@@ -7,10 +7,14 @@ that shell's own start-up and subtracts it. `none` runs the command's words dire
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
 
-__all__ = ["DEFAULT_SHELL", "SHELL_SYNTAX", "ASSIGNMENT", "shell_words", "executable_word", "take_assignments",
+from pairbench.errors import UserError
+
+__all__ = ["DEFAULT_SHELL", "SHELL_SYNTAX", "ASSIGNMENT", "shell_words", "found_shell", "executable_word", "take_assignments",
            "is_shell_builtin"]
 
 DEFAULT_SHELL = "sh"
@@ -36,6 +40,18 @@ def shell_words(shell: bool | str | None) -> list[str] | None:
     if text in ("", "default"):
         return [DEFAULT_SHELL]
     return shlex.split(text)
+
+
+def found_shell(shell: bool | str | None, where: str) -> list[str] | None:
+    """`shell_words`, with the shell checked to exist (a UserError naming `where` if not)."""
+    words = shell_words(shell)
+    if words is None:
+        return None
+    program = words[0]
+    if not (os.access(program, os.X_OK) if "/" in program else shutil.which(program)):
+        raise UserError(f"{where}: shell {program!r} not found (--shell); give a shell on PATH, its full path, "
+                        "or 'none'")
+    return words
 
 
 def executable_word(command: str) -> str | None:

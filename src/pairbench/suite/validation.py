@@ -353,8 +353,9 @@ def _command_benchmark(r: Reader, bname: str, spec: dict[str, Any], w: KeyPath, 
         if k in spec:
             options[k] = r.string(spec[k], (*w, k), empty=(k == "description"))
     for k in ("shell", "ignore_failure"):
-        if k in spec:
-            options[k] = r.boolean(spec[k], (*w, k))
+        if k in spec:  # a shell may also be named: shell = "bash"
+            options[k] = r.string(spec[k], (*w, k)) if k == "shell" and isinstance(spec[k], str) \
+                else r.boolean(spec[k], (*w, k))
     if "timeout" in spec:
         options["timeout"] = r.number(spec["timeout"], (*w, "timeout"), positive=True)
     elif defaults.timeout is not None:
