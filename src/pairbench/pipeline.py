@@ -39,6 +39,12 @@ class Reports:
     exports: tuple[tuple[str, str], ...] = ()
     """(format, target) written after the terminal report: ("markdown", "-"), ("html", "r.html")."""
     title: str = "pairbench report"
+    style: str = "auto"
+    """hyperfine's --style (report/display.py): colour, or no output at all with `none`."""
+    time_unit: str | None = None
+    """hyperfine's --time-unit: every time in this unit (None: chosen per value)."""
+    sort: str = "auto"
+    """hyperfine's --sort: the order of the variants in the tables."""
 
 
 def make_runners(run: Run, seed: int | None, kind_options: Mapping[str, Any] | None = None,
@@ -97,9 +103,11 @@ def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
     from pairbench.session import execute
 
     # `--export-json -` makes standard output the run file's: the report moves to standard error
-    out = console or RichConsole(stderr=options.export_json == "-")
+    from pairbench.report.display import console_for
+
+    out = console or console_for(reports.style, stderr=options.export_json == "-")
     # warnings and notes: `> results.txt` keeps the results only (a given console gets everything)
-    diagnostics = out if console is not None else RichConsole(stderr=True)
+    diagnostics = out if console is not None else console_for(reports.style, stderr=True)
     after = _after_views(reports)
     try:
         if cluster is not None:
@@ -117,18 +125,31 @@ def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
         raise
     finally:
         _close(observer)
-    for text in kind_figures(run):
-        out.print(text, markup=False, highlight=False, soft_wrap=True)
-    render_terminal(run, out, after=after, diagnostics=diagnostics)
-    if reports.exports:
-        from pairbench.report.exporters import ExportOptions, export
-
-        for fmt, target in reports.exports:
-            export(run, fmt, target, ExportOptions(title=reports.title), inputs=[str(run.metadata.get("run_file", ""))])
+    _show(run, reports, out, diagnostics, after)
     if options.fail_on_regression and any(c.verdict == "slower" and c.meaningful for c in run.comparisons):
         print("regression: a candidate is significantly slower beyond the noise band", file=sys.stderr)
         return EXIT_REGRESSION
     return EXIT_OK
+
+
+def _show(run: Run, reports: Reports, out: Console, diagnostics: Console,
+          after: tuple[Callable[[Run, Console], None], ...]) -> None:
+    """The kinds' figures, the comparisons and the exports, in the order and time unit asked."""
+    from pairbench.report.display import sorted_view
+    from pairbench.report.format import fixed_time_unit
+    from pairbench.report.terminal import render_terminal
+
+    shown = sorted_view(run, reports.sort)
+    with fixed_time_unit(reports.time_unit):
+        for text in kind_figures(shown):
+            out.print(text, markup=False, highlight=False, soft_wrap=True)
+        render_terminal(shown, out, after=after, diagnostics=diagnostics)
+        if reports.exports:
+            from pairbench.report.exporters import ExportOptions, export
+
+            for fmt, target in reports.exports:
+                export(shown, fmt, target, ExportOptions(title=reports.title),
+                       inputs=[str(run.metadata.get("run_file", ""))])
 
 
 def _close(observer: Any) -> None:

@@ -170,3 +170,25 @@ def test_a_missing_shell_is_one_clear_error(run_cli) -> None:
     r = run_cli("cmd", "-S", "no-such-shell", "true", "false", "-r", "2", "-w", "0", "--no-history", "--no-progress")
     assert r.returncode == 1
     assert r.stderr.strip().splitlines()[-1].startswith("error: benchmark 'command': shell 'no-such-shell' not found")
+
+
+def test_time_unit_sort_and_style_none(run_cli, tmp_path: Path) -> None:
+    # hyperfine --help: -u/--time-unit, --sort mean-time, --style none
+    fast = ("-r", "6", "-w", "0", "--no-history", "--no-progress", "--debug-fake=1,0.5")
+    r = run_cli("cmd", "-u", "microsecond", "sleep 0.1", "sleep 0.2", *fast)
+    assert r.returncode == 0 and "µs" in r.stdout and " ms " not in r.stdout, r.stdout
+    r = run_cli("cmd", "--sort", "mean-time", "sleep 0.1", "sleep 0.2", *fast, "--export-markdown", "r.md")
+    rows = [line for line in (tmp_path / "r.md").read_text().splitlines() if line.startswith("| command | time |")]
+    assert [row.split(" | ")[2] for row in rows] == ["sleep 0.2", "sleep 0.1 (baseline)"]
+    r = run_cli("cmd", "--style", "none", "sleep 0.1", "sleep 0.2", *fast, "--export-orgmode", "r.org")
+    assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
+    assert "| sleep 0.2 |" in (tmp_path / "r.org").read_text()
+
+
+def test_style_color_colours_off_a_terminal_and_basic_never(run_cli) -> None:
+    fast = ("-r", "6", "-w", "0", "--no-history", "--debug-fake=1,0.5")
+    colour = run_cli("cmd", "--style", "color", "sleep 0.1", "sleep 0.2", *fast, env={"TERM": "xterm-256color"})
+    assert colour.returncode == 0 and "\x1b[" in colour.stdout
+    plain = run_cli("cmd", "--style", "basic", "sleep 0.1", "sleep 0.2", *fast,
+                    env={"TERM": "xterm-256color", "FORCE_COLOR": "1"})
+    assert plain.returncode == 0 and "\x1b[" not in plain.stdout + plain.stderr

@@ -7,6 +7,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
+from pairbench.report.display import SORTS, STYLES, TIME_UNITS
+
 if TYPE_CHECKING:
     from pairbench.model import Run
     from pairbench.pipeline import Reports
@@ -17,6 +19,7 @@ __all__ = ["add_run_options", "intermix_positionals", "options_from_args", "obse
            "new_run", "positive_float", "DEBUG_FAKE_ENV"]
 
 DEBUG_FAKE_ENV = "PAIRBENCH_DEBUG_FAKE"
+
 MARKUP_EXPORTS = ("markdown", "html", "csv", "asciidoc", "orgmode")
 """The formats with an `--export-FORMAT FILE` flag on every measuring subcommand (JSON is the run file)."""
 
@@ -127,6 +130,14 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     o.add_argument("--export-asciidoc", metavar="FILE", help="also write the results table as AsciiDoc")
     o.add_argument("--export-orgmode", metavar="FILE", help="also write the results table as an Emacs org-mode table")
     o.add_argument("--no-progress", action="store_true", help="no live progress bar")
+    o.add_argument("--style", choices=STYLES, default="auto",
+                   help="output style, as hyperfine's: auto (colour and live bar on a terminal), basic (neither), "
+                        "full (both, even off a terminal), nocolor, color (colour, no bar), none (no output)")
+    o.add_argument(*_free(parser, "-u"), "--time-unit", choices=TIME_UNITS, metavar="UNIT",
+                   help="write every time in this unit: " + ", ".join(TIME_UNITS) + " (default: chosen per value; "
+                        "CSV and JSON stay in seconds)")
+    o.add_argument("--sort", choices=SORTS, default="auto",
+                   help="order of the variants in the tables: auto and command (as given), mean-time (fastest first)")
     # Hidden: scripted timings instead of real processes, so CLI tests run in milliseconds.
     o.add_argument("--debug-fake", nargs="?", const="", default=None, metavar="FACTORS", help=argparse.SUPPRESS)
 
@@ -193,11 +204,14 @@ def new_run(variants: list, benchmarks: list, suite: dict | None = None) -> Run:
 
 def observer_for(args: argparse.Namespace) -> Observer | None:
     """The live progress bar on a terminal's stderr, unless --no-progress."""
-    if getattr(args, "no_progress", False) or not sys.stderr.isatty():
+    from pairbench.report.display import console_for, shows_progress
+
+    style = getattr(args, "style", "auto") or "auto"
+    if getattr(args, "no_progress", False) or not shows_progress(style, sys.stderr.isatty()):
         return None
     from pairbench.commands.progress import ProgressBar
 
-    return ProgressBar()
+    return ProgressBar(console_for(style, stderr=True))
 
 
 def fake_from(args: argparse.Namespace) -> FakeOptions | None:
@@ -229,7 +243,9 @@ def reports_from(args: argparse.Namespace, **choices: Any) -> Reports:
 
     exports = tuple((fmt, getattr(args, f"export_{fmt}")) for fmt in MARKUP_EXPORTS
                     if getattr(args, f"export_{fmt}", None))
-    return ReportsT(exports=exports, **choices)
+    shown = {"style": getattr(args, "style", "auto") or "auto", "time_unit": getattr(args, "time_unit", None),
+             "sort": getattr(args, "sort", "auto") or "auto"}
+    return ReportsT(exports=exports, **{**shown, **choices})
 
 
 def run_measured(run: Run, options: RunOptions, args: argparse.Namespace, reports: Reports | None = None,

@@ -10,10 +10,13 @@ up; a minus is a real minus sign.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Callable, Iterator
 
 __all__ = [
     "MINUS",
+    "fixed_time_unit",
     "axis_formatter",
     "change_percent",
     "confidence_label",
@@ -28,6 +31,24 @@ __all__ = [
 MINUS = "\u2212"
 
 _TIME_STEPS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+_FIXED_UNITS = {"second": (1.0, "s"), "millisecond": (1e-3, "ms"), "microsecond": (1e-6, "µs"),
+                "nanosecond": (1e-9, "ns")}
+_time_unit: ContextVar[str | None] = ContextVar("time_unit", default=None)
+
+
+@contextmanager
+def fixed_time_unit(unit: str | None) -> Iterator[None]:
+    """Within the block, every time is written in `unit` (`millisecond`, ...; None: chosen per value).
+
+    hyperfine's --time-unit: one unit makes a column of times comparable at a glance.
+    """
+    token = _time_unit.set(unit)
+    try:
+        yield
+    finally:
+        _time_unit.reset(token)
+
+
 _BYTE_STEPS = ((2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"), (1.0, "B"))
 _SCALE_STEPS = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 
@@ -47,6 +68,9 @@ def format_value(value: float | None, unit: str, digits: int = 4) -> str:
         return "–"
     if unit == "count" and float(value).is_integer() and abs(value) < 1e6:
         return str(int(value))
+    if unit == "s" and _time_unit.get() is not None:
+        factor, name = _FIXED_UNITS[_time_unit.get() or "second"]
+        return f"{_sig(value / factor, digits)} {name}"
     if unit == "s":
         for factor, name in _TIME_STEPS:
             if abs(value) >= factor or factor == 1e-9:
