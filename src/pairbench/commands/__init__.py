@@ -18,4 +18,5 @@ COMMAND_MODULES: tuple[str, ...] = (
     "import_",
     "init",
     "demo",
+    "completions",
 )
