@@ -192,3 +192,16 @@ def test_style_color_colours_off_a_terminal_and_basic_never(run_cli) -> None:
     plain = run_cli("cmd", "--style", "basic", "sleep 0.1", "sleep 0.2", *fast,
                     env={"TERM": "xterm-256color", "FORCE_COLOR": "1"})
     assert plain.returncode == 0 and "\x1b[" not in plain.stdout + plain.stderr
+
+
+def test_the_live_bar_under_max_time_keeps_its_bound_and_shows_the_time_left(run_cli) -> None:
+    import re
+
+    # --style full draws the bar off a terminal too (hyperfine's meaning), so its frames can be read
+    r = run_cli("cmd", "sleep 0.1", "sleep 0.2", "-r", "6", "-w", "0", "--no-history", "--max-time", "2",
+                "--style", "full", "--debug-fake=1,1.02", env={"TERM": "xterm-256color"})
+    assert r.returncode == 0, r.stderr
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", r.stderr)
+    frames = re.findall(r"block (\d+) \(min (\d+)\)", plain)
+    assert len(frames) >= 3 and {m for _, m in frames} == {"6"}
+    assert re.search(r"≤ \d+(\.\d)? s left", plain)

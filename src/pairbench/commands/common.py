@@ -202,8 +202,8 @@ def new_run(variants: list, benchmarks: list, suite: dict | None = None) -> Run:
     return Run(metadata=machine_metadata(), variants=variants, benchmarks=benchmarks, suite=suite)
 
 
-def observer_for(args: argparse.Namespace) -> Observer | None:
-    """The live progress bar on a terminal's stderr, unless --no-progress."""
+def observer_for(args: argparse.Namespace, options: RunOptions | None = None) -> Observer | None:
+    """The live progress bar on a terminal's stderr, unless --no-progress (its bounds from `options`)."""
     from pairbench.report.display import console_for, shows_progress
 
     style = getattr(args, "style", "auto") or "auto"
@@ -211,7 +211,9 @@ def observer_for(args: argparse.Namespace) -> Observer | None:
         return None
     from pairbench.commands.progress import ProgressBar
 
-    return ProgressBar(console_for(style, stderr=True))
+    max_time = options.max_time if options is not None else getattr(args, "max_time", None)
+    max_runs = options.max_runs if options is not None else getattr(args, "max_runs", None)
+    return ProgressBar(console_for(style, stderr=True), max_time=max_time, max_runs=max_runs)
 
 
 def fake_from(args: argparse.Namespace) -> FakeOptions | None:
@@ -261,5 +263,5 @@ def run_measured(run: Run, options: RunOptions, args: argparse.Namespace, report
         from pairbench.commands.calibrate import auto_threshold
 
         options = auto_threshold(run, options, options.history)
-    return run_pipeline(run, options, reports or reports_from(args), observer=observer_for(args), fake=fake,
+    return run_pipeline(run, options, reports or reports_from(args), observer=observer_for(args, options), fake=fake,
                         **kwargs)

@@ -7,6 +7,8 @@ runners' replicates as they come, where reports only read a finished Run.
 from __future__ import annotations
 
 import math
+import time
+from typing import Callable
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -44,43 +46,104 @@ def quick_estimates(run: Run) -> str:
 
 
 class ProgressBar:
-    """An Observer that draws a rich progress bar on stderr while the session runs."""
+    """An Observer that draws a rich progress bar on stderr while the session runs.
 
-    def __init__(self, console: Console | None = None) -> None:
+    The total never moves: a fixed run counts its -r blocks; with --max-runs alone, the blocks up
+    to that bound; under --max-time, the bar is the time budget itself (adaptive stopping fixes
+    its most blocks only after the first block, and the count used to jump from -r to that). The
+    ETA is the blocks left at the mean block's cost, and never past the budget; `≤` says that an
+    adaptive run may stop sooner.
+    """
+
+    def __init__(self, console: Console | None = None, *, max_time: float | None = None,
+                 max_runs: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self._console = console or Console(stderr=True)
+        self._clock = clock
+        self._max_time = max_time
+        self._max_runs = max_runs
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(bar_width=16),
             TimeElapsedColumn(),
+            TextColumn("{task.fields[eta]}"),
             TextColumn("{task.fields[estimate]}"),
             TextColumn("[dim]{task.fields[status]}"),
             console=self._console,
             transient=True,
+            get_time=clock,
         )
         self._task: TaskID | None = None
         self._steps_per_block = 1
+        self._start = 0.0
+        self._measuring_start: float | None = None
+        self._warmed = 0.0
+        self._blocks = 0
+        self._planned = 0
+        self._minimum = 0
+
+    @property
+    def adaptive(self) -> bool:
+        return self._max_time is not None or self._max_runs is not None
+
+    @property
+    def total(self) -> float:
+        """The bar's total: seconds of the budget under --max-time, else replicates."""
+        if self._max_time is not None:
+            return self._max_time
+        blocks = self._max_runs if self._max_runs is not None else self._planned
+        return float(max(blocks, 1) * self._steps_per_block)
+
+    def eta(self) -> str:
+        """`ETA 12 s`, or `≤ 12 s left` when adaptive stopping may end the run sooner; '' before a block."""
+        if self._blocks == 0 or self._measuring_start is None:
+            return ""
+        now = self._clock()
+        per_block = (now - self._measuring_start) / self._blocks
+        left = max(self._planned - self._blocks, 0) * per_block
+        if self._max_time is not None:
+            left = min(left, max(self._max_time - (now - self._start), 0.0))
+        text = _duration(left)
+        return f"≤ {text} left" if self.adaptive else f"ETA {text}"
+
+    def description(self) -> str:
+        """`block 3/10`; `block 3 of ≤40` with --max-runs; `block 3 (min 10)` under --max-time,
+        where the budget, not a count, bounds the run."""
+        if self._max_time is not None:
+            return f"block {self._blocks} (min {self._minimum})"
+        if self._max_runs is not None:
+            return f"block {self._blocks} of ≤{self._max_runs}"
+        return f"block {self._blocks}/{self._planned}"
 
     def started(self, run: Run, planned_blocks: int, steps_per_block: int) -> None:
         self._steps_per_block = max(steps_per_block, 1)
+        self._start = self._warmed = self._clock()
+        self._minimum = planned_blocks
+        self._planned = max(planned_blocks, self._max_runs or 0)
         self._progress.start()
-        self._task = self._progress.add_task(
-            f"block 0/{planned_blocks}", total=planned_blocks * self._steps_per_block, estimate="", status=""
-        )
+        self._task = self._progress.add_task(self.description(), total=self.total, estimate="", status="", eta="")
 
     def step_done(self, step: Step, replicate: Replicate, warmup: bool) -> None:
-        if self._task is not None and not warmup:
+        if self._task is None:
+            return
+        if warmup:  # the blocks' pace is measured from the end of the warm-ups
+            self._warmed = self._clock()
+            return
+        if self._measuring_start is None:
+            self._measuring_start = self._warmed
+        if self._max_time is not None:
+            self._progress.update(self._task, completed=min(self._clock() - self._start, self._max_time))
+        else:
             self._progress.advance(self._task)
 
     def block_done(self, run: Run, blocks_done: int, planned_blocks: int) -> None:
         if self._task is None:
             return
-        self._progress.update(
-            self._task,
-            total=planned_blocks * self._steps_per_block,
-            completed=blocks_done * self._steps_per_block,
-            description=f"block {blocks_done}/{planned_blocks}",
-            estimate=quick_estimates(run),
-        )
+        self._blocks = blocks_done
+        self._planned = planned_blocks
+        done = (min(self._clock() - self._start, self._max_time) if self._max_time is not None
+                else blocks_done * self._steps_per_block)
+        self._progress.update(self._task, total=self.total, completed=done, description=self.description(),
+                              estimate=quick_estimates(run), eta=self.eta(), refresh=True)
 
     def status(self, text: str) -> None:
         if self._task is not None:
@@ -91,3 +154,10 @@ class ProgressBar:
 
     def close(self) -> None:
         self._progress.stop()
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes} min {secs:02d} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
