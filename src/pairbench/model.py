@@ -86,7 +86,8 @@ class Variant:
     params: Mapping[str, str] = field(default_factory=dict)
     """Sweep parameters and their values for this point of the matrix; also `{name}` substitutions."""
     meta: Mapping[str, Any] = field(default_factory=dict)
-    """Free-form facts recorded in the run file (git commit, build log path, resolved executable)."""
+    """Free-form facts recorded in the run file (git commit, build log path, resolved executable; a
+    command's own `prepare`/`conclude` hook when `cmd -p` is given once per command)."""
 
     def __post_init__(self) -> None:
         if not self.name:

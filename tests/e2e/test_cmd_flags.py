@@ -205,3 +205,22 @@ def test_the_live_bar_under_max_time_keeps_its_bound_and_shows_the_time_left(run
     frames = re.findall(r"block (\d+) \(min (\d+)\)", plain)
     assert len(frames) >= 3 and {m for _, m in frames} == {"6"}
     assert re.search(r"≤ \d+(\.\d)? s left", plain)
+
+
+@pytest.mark.slow
+def test_prepare_given_once_per_command_goes_with_its_command(run_cli, tmp_path: Path) -> None:
+    # hyperfine --help: "--prepare ... can be specified once for all commands or multiple times, once for each"
+    log = tmp_path / "log"
+    r = run_cli("cmd", "-p", f"echo prep-a >> {log}", "echo a >> " + str(log),
+                "-p", f"echo prep-b >> {log}", "echo b >> " + str(log), "-r", "2", "-w", "0",
+                "--no-history", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    lines = log.read_text().split()
+    pairs = list(zip(lines[::2], lines[1::2]))
+    assert sorted(pairs) == [("prep-a", "a")] * 2 + [("prep-b", "b")] * 2
+
+
+def test_prepare_given_neither_once_nor_per_command_is_refused(run_cli) -> None:
+    r = run_cli("cmd", "-p", "x", "-p", "y", "a", "b", "c", *FAST)
+    assert r.returncode == 1
+    assert r.stderr.strip() == "error: --prepare given 2 times for 3 commands: give it once for all, or once per command"

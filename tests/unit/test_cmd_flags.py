@@ -83,7 +83,7 @@ def test_parameter_scan_mistakes_are_one_clear_error(scan, step, message) -> Non
 def test_hyperfine_short_flags_for_the_hooks() -> None:
     # hyperfine --help: -s/--setup, -p/--prepare, -C/--conclude, -c/--cleanup
     args = parse("-s", "make", "-p", "sync", "-C", "pkill server", "-c", "rm -f out", "./run")
-    assert (args.setup, args.prepare, args.conclude, args.cleanup) == ("make", "sync", "pkill server", "rm -f out")
+    assert (args.setup, args.prepare, args.conclude, args.cleanup) == ("make", ["sync"], ["pkill server"], "rm -f out")
 
 
 def test_min_and_max_runs_as_hyperfine_spells_them() -> None:

@@ -54,8 +54,10 @@ def register(sub: Any) -> None:
     p.add_argument("-D", "--parameter-step-size", metavar="DELTA",
                    help="step of -P; may be a decimal (-P delay 0.3 0.7 -D 0.2: 0.3, 0.5, 0.7)")
     p.add_argument("-s", "--setup", metavar="CMD", help="run once per variant before any measurement")
-    p.add_argument("-p", "--prepare", metavar="CMD", help="run before every measured run (not timed)")
-    p.add_argument("-C", "--conclude", metavar="CMD", help="run after every measured run (not timed)")
+    p.add_argument("-p", "--prepare", metavar="CMD", action="append", default=[],
+                   help="run before every measured run (not timed); once for all commands, or once per command")
+    p.add_argument("-C", "--conclude", metavar="CMD", action="append", default=[],
+                   help="run after every measured run (not timed); once for all commands, or once per command")
     p.add_argument("-c", "--cleanup", metavar="CMD", help="run once per variant after all measurements")
     p.add_argument("-S", "--shell", default="sh", metavar="SHELL",
                    help="the shell that runs each command: a name, path or command line (bash, zsh, 'bash --norc'); "
@@ -107,9 +109,10 @@ def build_command_run(args: argparse.Namespace) -> Any:
     combos = [dict(zip([p[0] for p in params], vals)) for vals in itertools.product(*[p[1] for p in params])] or [{}]
     names, repeated = variant_names(commands, args.command_name, combos)
     variants: list[Variant] = []
-    for (command, combo), name in zip(itertools.product(commands, combos), names):
-        variant = Variant(name=name, command=command, params=combo, baseline=not variants)
-        variants.append(replace(variant, meta=resolve_command(variant)))
+    hooks = _command_hooks(args, len(commands))
+    for (index, combo), name in zip(itertools.product(range(len(commands)), combos), names):
+        variant = Variant(name=name, command=commands[index], params=combo, baseline=not variants)
+        variants.append(replace(variant, meta={**resolve_command(variant), **hooks[index]}))
     if len(variants) < 2:
         raise UserError("give at least two commands (or one command with -L VAR V1,V2) to compare")
     kind = get_kind("command")
@@ -117,8 +120,8 @@ def build_command_run(args: argparse.Namespace) -> Any:
         "command": "{variant}",
         "metrics": {name: rx.pattern for name, rx in metrics.items()},
         "setup": args.setup,
-        "prepare": args.prepare,
-        "conclude": args.conclude,
+        "prepare": args.prepare[0] if len(args.prepare) == 1 else None,
+        "conclude": args.conclude[0] if len(args.conclude) == 1 else None,
         "cleanup": args.cleanup,
         "shell": args.shell,
         "timeout": args.timeout,
@@ -133,6 +136,25 @@ def build_command_run(args: argparse.Namespace) -> Any:
             "duplicate-names", f"repeated names made distinct: {'; '.join(repeated)}",
             "give each command its own -n NAME to choose the names", bench.name))
     return run
+
+
+def _command_hooks(args: argparse.Namespace, count: int) -> list[dict[str, str]]:
+    """Per-command --prepare/--conclude (hyperfine: given once per command, the i-th goes with the
+    i-th command), as each variant's own; one given applies to all and stays the benchmark's."""
+    from pairbench.errors import UserError
+
+    hooks: list[dict[str, str]] = [{} for _ in range(count)]
+    for key, given in (("prepare", args.prepare), ("conclude", args.conclude)):
+        if len(given) <= 1:
+            continue
+        if len(given) != count:
+            raise UserError(f"--{key} given {len(given)} times for {count} commands: give it once for all, "
+                            "or once per command")
+        if any(not g.strip() for g in given):
+            raise UserError(f"--{key} '': a {key} command cannot be empty")
+        for hook, text in zip(hooks, given):
+            hook[key] = text
+    return hooks
 
 
 def _output_target(output: str | None) -> str | None:

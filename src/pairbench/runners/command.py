@@ -232,7 +232,8 @@ class CommandRunner:
     ) -> Replicate:
         opts = benchmark.options
         command = expand_command(str(opts.get("command", "{variant}")), variant)
-        prepare = opts.get("prepare")
+        # a command's own hook (hyperfine's -p/-C given once per command) before the benchmark's
+        prepare = variant.meta.get("prepare") or opts.get("prepare")
         if prepare:
             self._run_hook("prepare", expand_command(str(prepare), variant), variant, benchmark)
         shell = self._shell_of(benchmark)
@@ -243,7 +244,7 @@ class CommandRunner:
         outcome = self._run(run_command, variant, shell=shell, timeout=float(timeout) if timeout else None,
                             path_first=path_first, keep_stdout=keep, regexes=self._metrics.get(benchmark.name, []),
                             output=output, stdin=opts.get("input"))
-        conclude = opts.get("conclude")
+        conclude = variant.meta.get("conclude") or opts.get("conclude")
         if conclude:  # after the clock stopped: not timed (hyperfine's --conclude)
             self._run_hook("conclude", expand_command(str(conclude), variant), variant, benchmark)
         if keep:
