@@ -224,3 +224,9 @@ def test_prepare_given_neither_once_nor_per_command_is_refused(run_cli) -> None:
     r = run_cli("cmd", "-p", "x", "-p", "y", "a", "b", "c", *FAST)
     assert r.returncode == 1
     assert r.stderr.strip() == "error: --prepare given 2 times for 3 commands: give it once for all, or once per command"
+
+
+def test_shown_output_and_the_run_file_cannot_share_stdout(run_cli) -> None:
+    r = run_cli("cmd", "--show-output", "echo a", "echo b", *FAST, "--export-json", "-")
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.strip().startswith("error: --show-output/--output=inherit and --export-json - would both write")

@@ -286,7 +286,12 @@ def _distinct(names: list[str]) -> tuple[list[str], list[str]]:
 def _handle(args: argparse.Namespace) -> int:
     from pairbench.commands.common import run_measured
 
+    from pairbench.errors import UserError
+
     options = options_from_args(args)
+    if args.output == "inherit" and options.export_json == "-":
+        raise UserError("--show-output/--output=inherit and --export-json - would both write to standard output; "
+                        "give --export-json a file")
     run = build_command_run(args)
     if args.output == "inherit":
         args.no_progress = True  # the commands' own output would tear a live bar
