@@ -230,3 +230,37 @@ def test_shown_output_and_the_run_file_cannot_share_stdout(run_cli) -> None:
     r = run_cli("cmd", "--show-output", "echo a", "echo b", *FAST, "--export-json", "-")
     assert r.returncode == 1 and r.stdout == ""
     assert r.stderr.strip().startswith("error: --show-output/--output=inherit and --export-json - would both write")
+
+
+README_LINES = [  # hyperfine's README, as written (a second command added where it gives one)
+    ["--runs", "5", "sleep 0.3", "sleep 0.3"],
+    ["--warmup", "3", "grep -R TODO *", "grep -R FIXME *"],
+    ["--prepare", "sync; echo 3 | sudo tee /proc/sys/vm/drop_caches", "grep -R TODO *", "grep -R FIXME *"],
+    ["--prepare", "make clean", "--parameter-scan", "num_threads", "1", "12", "make -j {num_threads}"],
+    ["--parameter-scan", "delay", "0.3", "0.7", "-D", "0.2", "sleep {delay}"],
+    ["-L", "compiler", "gcc,clang", "{compiler} -O2 main.cpp"],
+    ["-N", "grep TODO /home/user", "grep TODO /home/other"],
+    ["--min-runs", "5", "sleep 0.2", "sleep 3.2"],
+    ["-m", "6", "-M", "20", "--style", "basic", "-u", "millisecond", "--sort", "mean-time", "a", "b"],
+]
+
+
+@pytest.mark.parametrize("argv", README_LINES, ids=lambda a: " ".join(a)[:40])
+def test_hyperfine_readme_command_lines_run_unchanged(run_cli, argv) -> None:
+    r = run_cli("cmd", *argv, "--no-history", "--no-progress", "--debug-fake=1,1.1")
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(__import__("shutil").which("zsh") is None, reason="zsh is not installed (scripts/test.sh)")
+def test_hyperfine_readme_zsh_line_runs_in_zsh(run_cli, tmp_path: Path) -> None:
+    # hyperfine README: hyperfine --shell zsh 'for i in {1..10000}; do echo test; done'
+    r = run_cli("cmd", "--shell", "zsh", "for i in {1..10000}; do echo test; done",
+                "for i in {1..100}; do echo test; done", "-r", "3", "-w", "0", "--no-history", "--no-progress",
+                "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    times = {v: [s.value for s in load_run(tmp_path / "r.json").samples if s.metric == "time" and s.variant == v]
+             for v in ("for i in {1..10000}; do echo test; done", "for i in {1..100}; do echo test; done")}
+    long, short = (min(t) for t in times.values())
+    # zsh expanded {1..N}: 10000 echos take ~80 ms more than 100; sh would run one iteration of each, alike
+    assert long - short > 0.03, times

@@ -208,7 +208,8 @@ class CommandRunner:
                     f"{{{leftover[0]}}} in {command!r}; known: {{variant}}"
                     + "".join(f", {{{k}}}" for k in variant.params)
                 )
-            self._check_executable(command, variant, shell=shell is not None)
+            if shell is None or shell == ["sh"]:  # another shell may define functions of its own (-S bash f)
+                self._check_executable(command, variant, shell=shell is not None)
             notice = self._resolve_shim(benchmark, variant, command)
             if notice is not None:
                 notices.append(notice)

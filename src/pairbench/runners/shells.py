@@ -79,4 +79,7 @@ def take_assignments(argv: list[str], env: dict[str, str]) -> list[str]:
 
 
 def is_shell_builtin(word: str) -> bool:
-    return word in {"true", "false", ":", "exit", "echo", "printf", "test", "[", "cd", "eval", "exec", "sleep", "read", "."}
+    """A word the shell itself runs: a builtin, or a keyword that starts a loop or a test (`for i in ...`)."""
+    return word in {"true", "false", ":", "exit", "echo", "printf", "test", "[", "cd", "eval", "exec", "sleep", "read",
+                    ".", "for", "while", "until", "if", "case", "select", "function", "time", "!", "{", "[[",
+                    "source", "export", "set", "unset", "alias", "type", "command", "builtin"}
