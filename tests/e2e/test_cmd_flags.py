@@ -264,3 +264,13 @@ def test_hyperfine_readme_zsh_line_runs_in_zsh(run_cli, tmp_path: Path) -> None:
     long, short = (min(t) for t in times.values())
     # zsh expanded {1..N}: 10000 echos take ~80 ms more than 100; sh would run one iteration of each, alike
     assert long - short > 0.03, times
+
+
+@pytest.mark.slow
+def test_output_given_once_per_command_goes_with_its_command(run_cli, tmp_path: Path) -> None:
+    # hyperfine --help: --output "can be specified once for all commands or multiple times, once for each"
+    r = run_cli("cmd", "--output", "a.txt", "--output", "b.txt", "echo from-a", "echo from-b", *REAL)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "a.txt").read_text() == "from-a\n" and (tmp_path / "b.txt").read_text() == "from-b\n"
+    r = run_cli("cmd", "--output", "a.txt", "--output", "b.txt", "--output", "c.txt", "echo a", "echo b", *FAST)
+    assert r.returncode == 1 and "--output given 3 times for 2 commands" in r.stderr

@@ -112,7 +112,7 @@ def test_output_modes_and_the_metrics_they_would_lose() -> None:
     assert parse_command_options({"input": "null"}, where).input is None
     with pytest.raises(UserError, match="--output: 'null' discards the output, where the metrics \\(n\\) are read"):
         parse_command_options({"output": "null", "metrics": {"n": "(\\d+)"}}, where)
-    assert parse("--show-output", "a").output == "inherit"
+    assert parse("--show-output", "a").output == ["inherit"]
 
 
 def test_any_shell_as_hyperfine_takes_it() -> None:

@@ -65,10 +65,11 @@ def register(sub: Any) -> None:
     p.add_argument("-N", dest="shell", action="store_const", const="none", help="same as --shell=none")
     p.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="kill a run that takes longer")
     p.add_argument("-i", "--ignore-failure", action="store_true", help="measure commands that exit non-zero")
-    p.add_argument("--output", metavar="WHERE",
+    p.add_argument("--output", metavar="WHERE", action="append", default=[],
                    help="where each run's stdout goes: null (default once no metric line is seen), pipe (read "
-                        "and discarded: for programs that detect /dev/null), inherit (shown), or FILE")
-    p.add_argument("--show-output", dest="output", action="store_const", const="inherit",
+                        "and discarded: for programs that detect /dev/null), inherit (shown), or FILE; once for all "
+                        "commands, or once per command")
+    p.add_argument("--show-output", dest="output", action="append_const", const="inherit",
                    help="show the commands' output (same as --output=inherit; no progress bar)")
     p.add_argument("--input", metavar="FILE", help="a file every run reads as its stdin (default: null)")
     p.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX",
@@ -126,7 +127,7 @@ def build_command_run(args: argparse.Namespace) -> Any:
         "shell": args.shell,
         "timeout": args.timeout,
         "ignore_failure": args.ignore_failure,
-        "output": _output_target(args.output),
+        "output": _output_target(args.output[0]) if len(args.output) == 1 else None,
         "input": _input_file(args.input),
     }, Flags(FLAG_NAMES))
     bench = Benchmark(name=args.benchmark, kind="command", metrics=kind.metrics(typed, ()), options=as_mapping(typed))
@@ -139,12 +140,15 @@ def build_command_run(args: argparse.Namespace) -> Any:
 
 
 def _command_hooks(args: argparse.Namespace, count: int) -> list[dict[str, str]]:
-    """Per-command --prepare/--conclude (hyperfine: given once per command, the i-th goes with the
-    i-th command), as each variant's own; one given applies to all and stays the benchmark's."""
+    """Per-command --prepare/--conclude/--output (hyperfine: given once per command, the i-th goes
+    with the i-th command), as each variant's own; one given applies to all and stays the benchmark's."""
     from pairbench.errors import UserError
 
     hooks: list[dict[str, str]] = [{} for _ in range(count)]
-    for key, given in (("prepare", args.prepare), ("conclude", args.conclude)):
+    outputs = [_output_target(o) or "auto" for o in args.output]
+    if len(outputs) > 1 and args.metric and any(o in ("null", "pipe", "inherit") for o in outputs):
+        raise UserError("--output: a command's output that is discarded cannot give --metric values; give files")
+    for key, given in (("prepare", args.prepare), ("conclude", args.conclude), ("output", outputs)):
         if len(given) <= 1:
             continue
         if len(given) != count:
@@ -289,10 +293,10 @@ def _handle(args: argparse.Namespace) -> int:
     from pairbench.errors import UserError
 
     options = options_from_args(args)
-    if args.output == "inherit" and options.export_json == "-":
+    if "inherit" in args.output and options.export_json == "-":
         raise UserError("--show-output/--output=inherit and --export-json - would both write to standard output; "
                         "give --export-json a file")
     run = build_command_run(args)
-    if args.output == "inherit":
+    if "inherit" in args.output:
         args.no_progress = True  # the commands' own output would tear a live bar
     return run_measured(run, options, args)

@@ -240,7 +240,7 @@ class CommandRunner:
         shell = self._shell_of(benchmark)
         timeout = opts.get("timeout")
         run_command, path_first = self._shims.get((benchmark.name, variant.name), (command, ""))
-        output = str(opts.get("output", "auto"))
+        output = str(variant.meta.get("output") or opts.get("output", "auto"))
         keep = self._keeps_stdout(benchmark.name) if output == "auto" else output not in _DISCARDING
         outcome = self._run(run_command, variant, shell=shell, timeout=float(timeout) if timeout else None,
                             path_first=path_first, keep_stdout=keep, regexes=self._metrics.get(benchmark.name, []),
