@@ -48,3 +48,25 @@ def test_short_or_empty_series() -> None:
     assert find_change_points([]) == []
     assert find_change_points([[1.0]]) == []
     assert [c.index for c in find_change_points([[1.0, 1.0], [2.0, 2.0]], z_threshold=1)] == [1]
+
+
+def _stalled(seed: int, levels: list[float], values: int = 5) -> list[list[float]]:
+    """Runs of `values` values around each level, one of them a 4x stall (a GC pause, a page-fault storm)."""
+    rng = random.Random(seed)
+    out = []
+    for level in levels:
+        run = [0.03 * level * rng.lognormvariate(0, 0.02) for _ in range(values)]
+        run[rng.randrange(values)] *= 4
+        out.append(run)
+    return out
+
+
+def test_a_clean_2x_step_with_4_runs_each_side_is_found_despite_a_stall_per_run() -> None:
+    # The medians step cleanly from 1 to 2; a stall per run moves no median, so it must not hide the step.
+    found = [[c.index for c in find_change_points(_stalled(seed, [1.0] * 4 + [2.0] * 4))] for seed in range(200)]
+    assert sum(f == [4] for f in found) / 200 > 0.97
+
+
+def test_stalls_in_a_flat_series_raise_no_false_alarm() -> None:
+    alarms = sum(bool(find_change_points(_stalled(seed, [1.0] * 30))) for seed in range(300))
+    assert alarms / 300 < 0.015

@@ -5,7 +5,9 @@ tools) on the log of each run's median. For every split of a segment, the two si
 compared with a two-sample z statistic whose noise is the larger of
   - the run-to-run noise: 1.4826 · MAD of successive differences / √2 (robust to the steps
     themselves, since a step moves only one difference), and
-  - the within-run noise: the pooled standard error of a median (1.2533 · s / √n) per run.
+  - the within-run noise: the pooled standard error of a median (1.2533 · σ / √n) per run, with σ
+    = 1.4826 · MAD of the run's logs (robust: a stall per run moves no median, so it must not hide
+    a step).
 Steps that go up and come back are found by also comparing every inner stretch with the rest
 (circular binary segmentation, Olshen et al. 2004). The best split is kept when z exceeds `z_threshold` and the step is at least `min_step` (the
 practical ±δ band, as for verdicts), then both halves are searched again. The threshold is high
@@ -54,7 +56,11 @@ def _noise(levels: list[float], runs: Sequence[Sequence[float]]) -> float:
     for values in runs:
         logs = [math.log(v) for v in values if v > 0]
         if len(logs) >= 2:
-            ses.append((1.2533 * statistics.stdev(logs)) ** 2 / len(logs))
+            # The spread near the median is what moves a median: 1.4826 · MAD, not the standard
+            # deviation, which one stall per run inflates enough to hide a clean 2x step.
+            centre = statistics.median(logs)
+            spread = 1.4826 * statistics.median(abs(x - centre) for x in logs)
+            ses.append((1.2533 * spread) ** 2 / len(logs))
     within = math.sqrt(sum(ses) / len(ses)) if ses else 0.0
     return max(between, within, 1e-12)
 
