@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from pairbench.errors import UserError
+from pairbench.errors import BudgetTooSmall
 
 __all__ = ["Budget", "WARMUP_SLACK"]
 
@@ -46,7 +46,7 @@ class Budget:
         return mean * self.steps_per_block
 
     def check_minimum(self, now: float, steps_left: int) -> None:
-        """Raise UserError when the `steps_left` replicates up to the minimum cannot fit in the budget.
+        """Raise BudgetTooSmall when the `steps_left` replicates up to the minimum cannot fit in the budget.
 
         Args:
             now: the clock now.
@@ -62,7 +62,7 @@ class Budget:
         if need <= limit and elapsed <= self.max_time:
             return
         suggestion = math.ceil(need * 1.2)
-        raise UserError(
+        raise BudgetTooSmall(
             f"--max-time {self.max_time:g} s cannot fit the minimum of {self.min_blocks} blocks (-r): a block "
             f"(each variant once) takes about {_seconds(per_step * self.steps_per_block)}, so the run would "
             f"need about {_seconds(need)} ({_seconds(elapsed)} spent); raise --max-time to {suggestion} or lower -r"

@@ -8,6 +8,7 @@
     │   ├── TruncatedRunFile  ends before its document does; store.salvage reads what it holds
     │   └── NewerRunFile      written by a newer pairbench (a higher run file version)
     ├── HistoryError          the history store is locked, corrupt, newer or unreachable
+    ├── BudgetTooSmall        --max-time cannot fit the minimum blocks (-r)
     └── Interrupted           Ctrl-C; what was measured is kept (exit code 130, not 1)
 
 Code branches on these classes, never on message text. Any other exception is a bug and keeps its
@@ -17,7 +18,7 @@ traceback.
 from __future__ import annotations
 
 __all__ = ["UserError", "SuiteError", "BenchmarkFailed", "RunFileError", "NotARunFile", "TruncatedRunFile",
-           "NewerRunFile", "HistoryError", "Interrupted"]
+           "NewerRunFile", "HistoryError", "BudgetTooSmall", "Interrupted"]
 
 
 class UserError(Exception):
@@ -50,6 +51,10 @@ class NewerRunFile(RunFileError):
 
 class HistoryError(UserError):
     """The history store cannot be used: locked, corrupt, newer, unreachable. Nothing was changed."""
+
+
+class BudgetTooSmall(UserError):
+    """The time budget cannot fit the minimum blocks; bisect then measures a step's minimum unbudgeted."""
 
 
 class Interrupted(UserError):

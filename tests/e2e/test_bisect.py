@@ -153,3 +153,49 @@ def test_ctrl_c_keeps_the_steps_done_and_prints_the_range_so_far(tmp_path: Path)
     assert re.search(rf"^1\s+{ids[3][:12]}\s.*\sgood\s", out, re.M), out
     assert f"the change lies after {ids[3][:12]} and at or before {ids[-1][:12]}" in out, out
     assert "bisect was stopped before this range was narrowed" in out
+
+
+SUITE = r"""
+# The suite compares two refs; bisect runs its benchmarks under its baseline variant at each commit.
+[variants.head]
+git = { repo = "REPO", ref = "main", build = "cc -O1 -o tool tool.c" }
+command = "{worktree}/tool"
+
+[variants.older]
+git = { repo = "REPO", ref = "main~1", build = "cc -O1 -o tool tool.c" }
+command = "{worktree}/tool"
+
+[benchmarks.tool]
+kind = "command"
+command = "{variant}"
+metrics = { work = 'work: ([\d.]+)' }
+
+[benchmarks.steady]
+kind = "command"
+command = "echo work: 0.010"
+metrics = { work = 'work: ([\d.]+)' }
+
+[benchmarks.other]
+kind = "command"
+command = "true"
+"""
+
+
+def test_suite_mode_decides_on_the_selected_benchmarks(tmp_path: Path, run_cli) -> None:
+    repo, ids = make_repo(tmp_path, [("base", 1.0), ("neutral 1", 1.0), ("neutral 2", 1.0),
+                                     ("slower: 30% more work", 1.3), ("neutral 3", 1.3), ("neutral 4", 1.3)])
+    suite = tmp_path / "pairbench.toml"
+    suite.write_text(SUITE.replace("REPO", str(repo)))
+    args = bisect_args(repo, ids, tmp_path / "builds.txt", tmp_path / "cache")
+    at = args.index("--cmd")
+    del args[at:at + 4]  # no --cmd, no --metric: the suite says what runs
+    args[args.index("--max-time-per-step") + 1] = "12"
+    proc = run_cli(*args, "--suite", str(suite), "--only", "to*", "--decide-on", "work", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert first_bad(proc.stdout) == [ids[3]], proc.stdout
+    assert re.search(r"^  reproduce: pairbench bisect .*--suite .*--only 'to\*'", proc.stdout, re.M)
+    # Only `tool` was selected: the others never ran (their names are in no run recorded by the steps).
+    from pairbench.store.history import open_history
+
+    with open_history(str(tmp_path / "history.sqlite"), create=False) as history:
+        assert history.benchmarks() == ["tool"]

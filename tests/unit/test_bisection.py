@@ -106,3 +106,16 @@ def test_an_interrupted_search_keeps_the_open_range() -> None:
     with pytest.raises(KeyboardInterrupt):
         search_changes(9, probe, pending=pending)
     assert pending == [(4, 8)]
+
+
+def test_several_benchmarks_unchanged_ones_say_nothing_and_disagreement_is_between() -> None:
+    from pairbench.analysis.bisection import decide_benchmarks
+
+    good = (SAME, comp(1.3, 1.27, 1.33, "slower"))
+    bad = (comp(0.77, 0.75, 0.79, "faster"), SAME)
+    assert decide_benchmarks([good, (SAME, SAME)]) == "good"
+    assert decide_benchmarks([bad, bad]) == "bad"
+    assert decide_benchmarks([good, bad]) == "between"  # each changed at another commit: search both halves
+    assert decide_benchmarks([good, (comp(0.95, 0.80, 1.10, "inconclusive"), comp(1.3, 1.1, 1.5, "slower"))]) \
+        == "undecided"
+    assert decide_benchmarks([(SAME, SAME)]) == "undecided"

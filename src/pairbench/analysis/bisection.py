@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Callable, Literal, Sequence
 
 from pairbench.model import Comparison
 
-__all__ = ["Outcome", "OUTCOMES", "decide_step", "Finding", "search_changes", "Commit", "BisectStep"]
+__all__ = ["Outcome", "OUTCOMES", "decide_step", "decide_benchmarks", "Finding", "search_changes", "Commit", "BisectStep"]
 
 Outcome = Literal["good", "bad", "between", "undecided", "skipped"]
 OUTCOMES: tuple[str, ...] = ("good", "bad", "between", "undecided", "skipped")
@@ -67,6 +67,19 @@ def decide_step(vs_good: Comparison, vs_bad: Comparison) -> Outcome:
     if off_good and not off_bad and _nearer_to_tested(vs_bad, half_step):
         return "bad"
     return "undecided"
+
+
+def decide_benchmarks(pairs: Sequence[tuple[Comparison, Comparison]]) -> Outcome:
+    """One step's outcome over several benchmarks, each given as (vs good end, vs bad end).
+
+    Benchmarks that differ from neither end did not change between them and say nothing. The rest
+    must agree; benchmarks that changed at different commits ("good" for one, "bad" for another)
+    make the step "between", so both halves are searched; one undecided benchmark undecides it.
+    """
+    outcomes = [decide_step(g, b) for g, b in pairs if _differs(g) or _differs(b)]
+    if not outcomes or "undecided" in outcomes:
+        return "undecided"
+    return outcomes[0] if len(set(outcomes)) == 1 else "between"
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,10 @@ STEP_KEY = "bisect_step"
 EPILOG = """examples:
   pairbench bisect --good v1.2 --bad main --build 'make -j2' --cmd '{worktree}/bin/tool bench.input'
   pairbench bisect --good v1.2 --bad HEAD --cmd 'python3 {worktree}/bench.py' --metric 'parse=parse: ([\\d.]+)'
+  pairbench bisect --good v1.2 --bad main --build 'make' --suite pairbench.toml --only 'parse*'
+
+With --suite, the suite's benchmarks run under each commit: {worktree} in their commands (or in the
+suite's baseline variant) is that commit's checkout; the suite's own variants are not compared.
 """
 
 
@@ -49,8 +53,12 @@ def register(sub: Any) -> None:
     p.add_argument("--bad", required=True, metavar="REF", help="a later commit that behaves badly")
     p.add_argument("--repo", default=".", metavar="DIR", help="the git repository (default: the current folder)")
     p.add_argument("--build", default="", metavar="CMD", help="build command, run in each commit's worktree")
-    p.add_argument("--cmd", required=True, metavar="CMD",
-                   help="the benchmark command; {worktree} is the commit's checkout")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--cmd", metavar="CMD", help="the benchmark command; {worktree} is the commit's checkout")
+    what.add_argument("--suite", metavar="FILE", help="run the benchmarks of this suite file under each commit")
+    p.add_argument("--only", metavar="GLOB", help="with --suite: only the benchmarks whose name matches")
+    p.add_argument("--decide-on", metavar="METRIC",
+                   help="the metric that decides (default: the first --metric, else each benchmark's primary one)")
     p.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX",
                    help="a number the command prints; the first one given decides the steps (default: wall time)")
     p.add_argument("--max-time-per-step", type=positive_float, default=120.0, metavar="SECONDS",
@@ -75,6 +83,9 @@ class _Context:
     args: argparse.Namespace
     commits: list[Commit]
     metric: str
+    """The deciding metric ("" for each benchmark's primary one)."""
+    suite: Any = None
+    """With --suite: the loaded suite (its selected benchmarks and its baseline variant)."""
     builds: dict[int, Build] = field(default_factory=dict)
     steps: list[BisectStep] = field(default_factory=list)
     skipped: set[int] = field(default_factory=set)
@@ -115,8 +126,11 @@ def _prepare(args: argparse.Namespace) -> _Context:
     from pairbench.errors import UserError
     from pairbench.runners.command import compile_metric
 
-    if "{worktree}" not in args.cmd:
+    suite = _load_suite(args) if args.suite else None
+    if suite is None and "{worktree}" not in args.cmd:
         raise UserError("--cmd must name the commit's checkout as {worktree}, e.g. '{worktree}/bin/tool input'")
+    if args.only and suite is None:
+        raise UserError("--only selects benchmarks of a suite: give --suite FILE too")
     if args.runs < 2:
         raise UserError(f"--runs must be at least 2 (got {args.runs})")
     metrics = [compile_metric(spec)[0] for spec in args.metric]
@@ -130,7 +144,19 @@ def _prepare(args: argparse.Namespace) -> _Context:
     if ids[-1] != bad:  # a merge brought the good commit in from the side: keep the bad end's own line
         ids = [good, *_git(args.repo, "rev-list", "--reverse", "--first-parent", f"{good}..{bad}").stdout.split()]
     subjects = _subjects(args.repo, ids)
-    return _Context(args, [Commit(i, subjects.get(i, "")) for i in ids], metrics[0] if metrics else "time")
+    metric = args.decide_on or (metrics[0] if metrics else ("" if suite is not None else "time"))
+    if suite is not None and metric:
+        lacking = [b.name for b in suite.benchmarks if metric not in {m.name for m in b.metrics}]
+        if lacking:
+            raise UserError(f"--decide-on {metric}: benchmark {lacking[0]!r} has no such metric; its metrics: "
+                            + ", ".join(m.name for m in next(b for b in suite.benchmarks if b.name == lacking[0]).metrics))
+    return _Context(args, [Commit(i, subjects.get(i, "")) for i in ids], metric, suite)
+
+
+def _load_suite(args: argparse.Namespace) -> Any:
+    from pairbench.suite import load_suite, select_benchmarks
+
+    return select_benchmarks(load_suite(args.suite), args.only)
 
 
 def _git(repo: str, *argv: str) -> Any:
@@ -167,7 +193,7 @@ def _build(ctx: _Context, index: int) -> Build:
 
 def _probe(ctx: _Context, g: int, m: int, b: int) -> Outcome:
     """Build commit `m` and measure it against the ends `g` and `b`; record the step."""
-    from pairbench.analysis.bisection import BisectStep, decide_step
+    from pairbench.analysis.bisection import BisectStep, decide_benchmarks
 
     c = ctx.commits
     started = time.monotonic()
@@ -178,9 +204,10 @@ def _probe(ctx: _Context, g: int, m: int, b: int) -> Outcome:
         return "skipped"
     _say(f"step {len(ctx.steps) + 1}: {_describe(c[m])} against {c[g].short} (good) and {c[b].short} (bad)")
     run, reused = _measure(ctx, [m, g, b])
-    vs = {x.candidate: x for x in run.comparisons if x.metric == ctx.metric}
-    vs_good, vs_bad = vs.get(c[g].short), vs.get(c[b].short)
-    outcome: Outcome = decide_step(vs_good, vs_bad) if vs_good and vs_bad else "undecided"
+    pairs = _pairs(ctx, run, c[g].short, c[b].short)
+    outcome: Outcome = decide_benchmarks(pairs) if pairs else "undecided"
+    # The table shows the benchmark whose ends differ most: the one the step is about.
+    vs_good, vs_bad = max(pairs, key=_span) if pairs else (None, None)
     ctx.steps.append(BisectStep(c[m], c[g], c[b], outcome, vs_good, vs_bad, int(run.metadata.get("blocks", 0)),
                                 0.0 if reused else time.monotonic() - started, reused,
                                 str(run.metadata.get("run_file", ""))))
@@ -188,9 +215,37 @@ def _probe(ctx: _Context, g: int, m: int, b: int) -> Outcome:
     return outcome
 
 
+def _deciding(ctx: _Context, run: Run) -> dict[str, str]:
+    """Benchmark -> the metric that decides it."""
+    return {b.name: ctx.metric or b.metrics[0].name for b in run.benchmarks if b.metrics}
+
+
+def _pairs(ctx: _Context, run: Run, good: str, bad: str) -> list[tuple[Comparison, Comparison]]:
+    """Per benchmark, the deciding metric's comparisons with the good and the bad end."""
+    out = []
+    for bench, metric in _deciding(ctx, run).items():
+        vs = {x.candidate: x for x in run.comparisons if x.benchmark == bench and x.metric == metric}
+        if good in vs and bad in vs:
+            out.append((vs[good], vs[bad]))
+    return out
+
+
+def _span(pair: tuple[Comparison, Comparison]) -> float:
+    import math
+
+    g, b = pair
+    return abs(math.log(b.ratio / g.ratio)) if g.ratio and b.ratio and g.ratio > 0 and b.ratio > 0 else 0.0
+
+
 def _step_key(ctx: _Context, indices: list[int]) -> str:
     a = ctx.args
-    what = [[ctx.commits[i].id for i in indices], a.cmd, a.build, list(a.metric), a.threshold, a.confidence]
+    suite = ""
+    if a.suite:
+        from pathlib import Path
+
+        suite = hashlib.sha256(Path(a.suite).read_bytes()).hexdigest() + (a.only or "")
+    what = [[ctx.commits[i].id for i in indices], a.cmd or suite, a.build, list(a.metric), ctx.metric, a.threshold,
+            a.confidence]
     return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:24]
 
 
@@ -202,6 +257,8 @@ def _step_run(ctx: _Context, indices: list[int]) -> Run:
     from pairbench.runners.kinds import get_kind
     from pairbench.runners.options import Flags, as_mapping
 
+    if ctx.suite is not None:
+        return _suite_step_run(ctx, indices)
     variants = []
     for pos, i in enumerate(indices):
         v = Variant(name=ctx.commits[i].short, command=_command_of(ctx, i), baseline=pos == 0)
@@ -220,12 +277,52 @@ def _step_run(ctx: _Context, indices: list[int]) -> Run:
     return run
 
 
+def _suite_step_run(ctx: _Context, indices: list[int]) -> Run:
+    """The suite's benchmarks under each commit: its baseline variant with {worktree} that commit's checkout."""
+    from dataclasses import replace
+
+    from pairbench.commands.common import new_run
+
+    base = next((v for v in ctx.suite.matrix if v.baseline), None)
+    variants = []
+    for pos, i in enumerate(indices):
+        wt = ctx.builds[i].worktree
+
+        def fill(text: str, wt: str = wt) -> str:
+            return text.replace("{worktree}", wt)
+
+        meta = {k: v for k, v in (base.meta if base else {}).items() if k != "git"}
+        variants.append(replace(base, name=ctx.commits[i].short, baseline=pos == 0, command=fill(base.command),
+                                args=tuple(fill(x) for x in base.args), env={k: fill(x) for k, x in base.env.items()},
+                                cwd=fill(base.cwd) if base.cwd else base.cwd, params={**base.params, "worktree": wt},
+                                meta={**meta, "git_commit": ctx.commits[i].id, "worktree": wt})
+                        if base else _plain_variant(ctx, i, pos == 0))
+    benchmarks = list(ctx.suite.benchmarks)
+    if ctx.metric:
+        benchmarks = [replace(b, options={**b.options, "settle": [ctx.metric]}) for b in benchmarks]
+    run = new_run(variants, benchmarks)
+    run.metadata[STEP_KEY] = _step_key(ctx, indices)
+    run.metadata["git_commit"] = ctx.commits[indices[0]].id
+    return run
+
+
+def _plain_variant(ctx: _Context, index: int, baseline: bool) -> Any:
+    from pairbench.model import Variant
+
+    wt = ctx.builds[index].worktree
+    return Variant(ctx.commits[index].short, baseline=baseline, params={"worktree": wt},
+                   meta={"git_commit": ctx.commits[index].id, "worktree": wt})
+
+
 def _command_of(ctx: _Context, index: int) -> str:
     return str(ctx.args.cmd).replace("{worktree}", shlex.quote(ctx.builds[index].worktree))
 
 
 def _measure(ctx: _Context, indices: list[int]) -> tuple[Run, bool]:
     """Measure the commits at `indices` (or reuse the history's run of them); (run, reused)."""
+    from dataclasses import replace
+
+    from pairbench.errors import BudgetTooSmall
     from pairbench.pipeline import make_runners
     from pairbench.session import RunOptions, execute
 
@@ -237,7 +334,13 @@ def _measure(ctx: _Context, indices: list[int]) -> tuple[Run, bool]:
         reused = _from_history(run, options)
         if reused is not None:
             return reused, True
-    execute(run, make_runners(run, options.seed), options)
+    try:
+        execute(run, make_runners(run, options.seed), options)
+    except BudgetTooSmall as exc:
+        # A step that cannot fit its -r blocks in the budget still needs them to decide anything.
+        _say(f"  {exc}; measuring this step's {a.runs} blocks without the budget")
+        run = _step_run(ctx, indices)
+        execute(run, make_runners(run, options.seed), replace(options, max_time=None))
     return run, False
 
 
@@ -270,11 +373,21 @@ def _confirm(ctx: _Context, finding: Finding) -> Comparison | None:
     """The found commit against its parent, measured on their own: its ratio with the CI."""
     _say(f"confirming {_describe(ctx.commits[finding.bad])} against its parent {ctx.commits[finding.good].short}")
     run, _ = _measure(ctx, [finding.good, finding.bad])
-    return next((c for c in run.comparisons if c.metric == ctx.metric), None)
+    deciding = _deciding(ctx, run)
+    chosen = [c for c in run.comparisons if deciding.get(c.benchmark) == c.metric and c.ratio]
+    import math
+
+    return max(chosen, key=lambda c: abs(math.log(c.ratio)) if c.ratio and c.ratio > 0 else 0.0, default=None)
 
 
 def _reproduce(ctx: _Context, finding: Finding) -> str:
     a = ctx.args
+    if a.suite:  # two adjacent commits: bisect goes straight to the comparison of the pair
+        words = ["pairbench", "bisect", "--repo", a.repo, "--good", ctx.commits[finding.good].short,
+                 "--bad", ctx.commits[finding.bad].short, "--build", a.build, "--suite", a.suite,
+                 "--max-time-per-step", f"{a.max_time_per_step:g}", "--threshold", f"{a.threshold:g}"]
+        words += (["--only", a.only] if a.only else []) + (["--decide-on", ctx.metric] if ctx.metric else [])
+        return shlex.join(words)
     words = ["pairbench", "cmd", "--reference", _command_of(ctx, finding.good), _command_of(ctx, finding.bad),
              "-n", ctx.commits[finding.good].short, "-n", ctx.commits[finding.bad].short,
              "--max-time", f"{a.max_time_per_step:g}", "--threshold", f"{a.threshold:g}"]
@@ -287,5 +400,6 @@ def _print_result(ctx: _Context, findings: list[Finding], confirmed: list[Compar
     from pairbench.report.bisect import render_bisect
 
     commands = [_reproduce(ctx, f) if f.exact else "" for f in findings]
-    sys.stdout.write(render_bisect(ctx.commits, ctx.steps, findings, confirmed, commands, ctx.metric, seconds))
+    sys.stdout.write(render_bisect(ctx.commits, ctx.steps, findings, confirmed, commands,
+                                  ctx.metric or "each benchmark's primary metric", seconds))
     sys.stdout.flush()
