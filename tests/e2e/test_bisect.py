@@ -199,3 +199,25 @@ def test_suite_mode_decides_on_the_selected_benchmarks(tmp_path: Path, run_cli) 
 
     with open_history(str(tmp_path / "history.sqlite"), create=False) as history:
         assert history.benchmarks() == ["tool"]
+
+
+def test_bad_input_is_one_line(tmp_path: Path, run_cli) -> None:
+    repo, ids = make_repo(tmp_path, [("base", 1.0), ("next", 1.0), ("last", 1.0)])
+    cases = [
+        (["--good", ids[0], "--bad", ids[2], "--cmd", "tool"], "must name the commit's checkout as {worktree}"),
+        (["--good", "nope", "--bad", ids[2], "--cmd", "{worktree}/tool"], "git ref 'nope' does not exist"),
+        (["--good", ids[2], "--bad", ids[0], "--cmd", "{worktree}/tool"], "is not an ancestor of --bad"),
+        (["--good", ids[1], "--bad", ids[1], "--cmd", "{worktree}/tool"], "are the same commit"),
+        (["--good", ids[0], "--bad", ids[2], "--cmd", "{worktree}/tool", "--only", "x*"], "give --suite FILE too"),
+        (["--good", ids[0], "--bad", ids[2], "--cmd", "{worktree}/tool", "--metric", "nogroup=abc"],
+         "needs a group"),
+    ]
+    for argv, message in cases:
+        proc = run_cli("bisect", "--repo", str(repo), *argv, timeout=60)
+        assert proc.returncode == 1, (argv, proc.stderr)
+        assert message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    # The good end must build: nothing to compare against otherwise.
+    proc = run_cli("bisect", "--repo", str(repo), "--good", ids[0], "--bad", ids[2], "--build", "exit 3",
+                   "--cmd", "{worktree}/tool", "--cache-dir", str(tmp_path / "cache"), timeout=60)
+    assert proc.returncode == 1 and "(the good end) does not build" in proc.stderr, proc.stderr
