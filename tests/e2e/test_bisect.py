@@ -7,6 +7,7 @@ effect is 25% or more, so the verdicts are reliable on a noisy machine; budgets 
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -74,8 +75,13 @@ def test_finds_the_regression_skips_the_broken_build_and_reuses_the_history(tmp_
         ("slower: 30% more work", 1.3), ("neutral 3", 1.3), ("neutral 4", 1.3),
     ])
     counter, cache = tmp_path / "builds.txt", tmp_path / "cache"
-    first = run_cli(*bisect_args(repo, ids, counter, cache), timeout=120)
+    first = run_cli(*bisect_args(repo, ids, counter, cache), "--export-json", "bisect.json", timeout=120)
     assert first.returncode == 0, first.stderr
+    doc = json.loads((tmp_path / "bisect.json").read_text())
+    change = [f for f in doc["findings"] if f["kind"] == "change"]
+    assert [(f["good"], f["bad"]) for f in change] == [(ids[4], ids[5])]
+    assert change[0]["against_parent"]["verdict"] == "slower" and "pairbench cmd" in change[0]["reproduce"]
+    assert {s["tested"]: s["outcome"] for s in doc["steps"]}[ids[3]] == "skipped"
     assert first_bad(first.stdout) == [ids[5]], first.stdout
     assert "'slower: 30% more work'" in first.stdout
     # Its ratio to its parent, with the CI, and a command that reproduces that comparison.

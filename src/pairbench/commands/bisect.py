@@ -73,6 +73,8 @@ def register(sub: Any) -> None:
     p.add_argument("--history", metavar="PATH_OR_URL", help="history store (SQLite path or postgresql:// URL)")
     p.add_argument("--no-history", action="store_true", help="neither reuse nor record step runs")
     p.add_argument("--seed", type=int, help="seed of the random order")
+    p.add_argument("--export-json", metavar="FILE",
+                   help="also write the result (steps, changes, ranges) as JSON ('-' for standard output)")
     p.set_defaults(handler=handle)
 
 
@@ -400,6 +402,14 @@ def _print_result(ctx: _Context, findings: list[Finding], confirmed: list[Compar
     from pairbench.report.bisect import render_bisect
 
     commands = [_reproduce(ctx, f) if f.exact else "" for f in findings]
-    sys.stdout.write(render_bisect(ctx.commits, ctx.steps, findings, confirmed, commands,
-                                  ctx.metric or "each benchmark's primary metric", seconds))
+    metric = ctx.metric or "each benchmark's primary metric"
+    to_stdout = ctx.args.export_json == "-"
+    text = render_bisect(ctx.commits, ctx.steps, findings, confirmed, commands, metric, seconds)
+    (sys.stderr if to_stdout else sys.stdout).write(text)
+    if ctx.args.export_json:
+        from pairbench.report.bisect import bisect_document
+        from pairbench.report.exporters import write_text
+
+        doc = bisect_document(ctx.commits, ctx.steps, findings, confirmed, commands, metric, seconds)
+        write_text(ctx.args.export_json, json.dumps(doc, indent=2) + "\n")
     sys.stdout.flush()

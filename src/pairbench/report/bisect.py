@@ -8,7 +8,7 @@ from pairbench.analysis.bisection import BisectStep, Commit, Finding
 from pairbench.model import Comparison
 from pairbench.report.format import confidence_label
 
-__all__ = ["render_bisect", "WHY"]
+__all__ = ["render_bisect", "bisect_document", "WHY"]
 
 WHY = {
     "undecided": "a step could not tell whether the commit in the middle behaves like either end",
@@ -100,3 +100,30 @@ def render_bisect(commits: Sequence[Commit], steps: Sequence[BisectStep], findin
     lines.append(f"{len(steps)} step{'s' if len(steps) != 1 else ''}"
                  + (f" ({reused} reused from the history)" if reused else "") + f" in {seconds:.1f} s")
     return "\n".join(lines) + "\n"
+
+
+def _comparison(c: Comparison | None) -> dict[str, object] | None:
+    if c is None:
+        return None
+    ci = c.adjusted_ci or c.ci
+    return {"benchmark": c.benchmark, "metric": c.metric, "baseline": c.baseline, "candidate": c.candidate,
+            "ratio": c.ratio, "ci": list(ci) if ci else None,
+            "confidence": c.confidence, "verdict": c.verdict, "meaningful": c.meaningful, "n": c.n}
+
+
+def bisect_document(commits: Sequence[Commit], steps: Sequence[BisectStep], findings: Sequence[Finding],
+                    confirmed: Sequence[Comparison | None], commands: Sequence[str], metric: str,
+                    seconds: float) -> dict[str, object]:
+    """The same result as `render_bisect`, as data for `--export-json` (scripts, CI)."""
+    return {
+        "schema": "pairbench.bisect", "version": 1, "metric": metric, "seconds": round(seconds, 3),
+        "commits": [{"id": c.id, "subject": c.subject} for c in commits],
+        "steps": [{"tested": s.tested.id, "good": s.good.id, "bad": s.bad.id, "outcome": s.outcome,
+                   "vs_good": _comparison(s.vs_good), "vs_bad": _comparison(s.vs_bad), "blocks": s.blocks,
+                   "seconds": round(s.seconds, 3), "reused": s.reused, "run_file": s.run_file} for s in steps],
+        "findings": [{"kind": "change" if f.exact else "range", "reason": f.reason,
+                      "good": commits[f.good].id, "bad": commits[f.bad].id,
+                      "skipped": [commits[i].id for i in f.skipped],
+                      "against_parent": _comparison(confirmed[i] if i < len(confirmed) else None),
+                      "reproduce": commands[i] if i < len(commands) else ""} for i, f in enumerate(findings)],
+    }
