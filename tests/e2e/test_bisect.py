@@ -62,7 +62,7 @@ def bisect_args(repo: Path, ids: list[str], counter: Path, cache: Path) -> list[
     return ["bisect", "--repo", str(repo), "--good", ids[0], "--bad", ids[-1],
             "--build", f"cc -O1 -o tool tool.c && echo built >> {counter}", "--cache-dir", str(cache),
             "--cmd", "{worktree}/tool", "--metric", r"work=work: ([\d.]+)",
-            "--max-time-per-step", "6", "--runs", "6", "--threshold", "10", "--seed", "7"]
+            "--max-time-per-step", "8", "--runs", "6", "--threshold", "10", "--seed", "7"]
 
 
 def first_bad(stdout: str) -> list[str]:
