@@ -112,3 +112,14 @@ def test_site_renders_trends_with_change_points_in_chromium(tmp_path: Path, run_
     assert shot.stat().st_size > 10_000
     shutil.copy(shot, Path("/tmp") / "pairbench-history-site.png")
     shutil.rmtree(tmp_path / "profile", ignore_errors=True)
+
+
+def test_publish_bad_input_is_one_line(tmp_path: Path, run_cli) -> None:
+    missing = run_cli("history", "publish", str(tmp_path / "site"), "--history", str(tmp_path / "none.sqlite"))
+    assert missing.returncode == 1 and "no history database" in missing.stderr
+    store = make_history(tmp_path)
+    (tmp_path / "file").write_text("")
+    not_dir = run_cli("history", "publish", str(tmp_path / "file"), "--history", str(store))
+    assert not_dir.returncode == 1 and "is not a folder" in not_dir.stderr
+    for proc in (missing, not_dir):
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
