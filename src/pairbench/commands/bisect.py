@@ -246,8 +246,9 @@ def _step_key(ctx: _Context, indices: list[int]) -> str:
         from pathlib import Path
 
         suite = hashlib.sha256(Path(a.suite).read_bytes()).hexdigest() + (a.only or "")
+    # The budget counts too: a bisect given more time per step measures an undecided step again.
     what = [[ctx.commits[i].id for i in indices], a.cmd or suite, a.build, list(a.metric), ctx.metric, a.threshold,
-            a.confidence]
+            a.confidence, a.runs, a.warmup, a.max_time_per_step]
     return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:24]
 
 
