@@ -58,11 +58,11 @@ def make_repo(tmp_path: Path, history: list[tuple[str, float | None]]) -> tuple[
     return repo, ids
 
 
-def bisect_args(repo: Path, ids: list[str], counter: Path, cache: Path) -> list[str]:
+def bisect_args(repo: Path, ids: list[str], counter: Path, cache: Path, per_step: str = "8") -> list[str]:
     return ["bisect", "--repo", str(repo), "--good", ids[0], "--bad", ids[-1],
             "--build", f"cc -O1 -o tool tool.c && echo built >> {counter}", "--cache-dir", str(cache),
             "--cmd", "{worktree}/tool", "--metric", r"work=work: ([\d.]+)",
-            "--max-time-per-step", "8", "--runs", "6", "--threshold", "10", "--seed", "7"]
+            "--max-time-per-step", per_step, "--runs", "6", "--threshold", "5", "--seed", "7"]
 
 
 def first_bad(stdout: str) -> list[str]:
@@ -75,14 +75,14 @@ def test_finds_the_regression_skips_the_broken_build_and_reuses_the_history(tmp_
         ("slower: 30% more work", 1.3), ("neutral 3", 1.3), ("neutral 4", 1.3),
     ])
     counter, cache = tmp_path / "builds.txt", tmp_path / "cache"
-    first = run_cli(*bisect_args(repo, ids, counter, cache), "--export-json", "bisect.json", timeout=120)
+    first = run_cli(*bisect_args(repo, ids, counter, cache, "10"), "--export-json", "bisect.json", timeout=120)
     assert first.returncode == 0, first.stderr
+    assert first_bad(first.stdout) == [ids[5]], first.stdout
     doc = json.loads((tmp_path / "bisect.json").read_text())
     change = [f for f in doc["findings"] if f["kind"] == "change"]
     assert [(f["good"], f["bad"]) for f in change] == [(ids[4], ids[5])]
     assert change[0]["against_parent"]["verdict"] == "slower" and "pairbench cmd" in change[0]["reproduce"]
     assert {s["tested"]: s["outcome"] for s in doc["steps"]}[ids[3]] == "skipped"
-    assert first_bad(first.stdout) == [ids[5]], first.stdout
     assert "'slower: 30% more work'" in first.stdout
     # Its ratio to its parent, with the CI, and a command that reproduces that comparison.
     ratio = re.search(r"^  (\d\.\d+)x \([\d.]+% CI (\d\.\d+)-(\d\.\d+)\) its parent (\w+): slower", first.stdout, re.M)
@@ -95,7 +95,7 @@ def test_finds_the_regression_skips_the_broken_build_and_reuses_the_history(tmp_
     assert ids[3][:12] in [r[1] for r in rows] and len(rows) >= 3
     builds = counter.read_text().count("built")
 
-    again = run_cli(*bisect_args(repo, ids, counter, cache), timeout=120)
+    again = run_cli(*bisect_args(repo, ids, counter, cache, "10"), timeout=120)
     assert again.returncode == 0, again.stderr
     assert first_bad(again.stdout) == [ids[5]]
     cells = re.findall(r"^\d+\s+[0-9a-f]{12}\s.*\s(good|bad|between|undecided|skipped)\s+\S+\s+(\S+ s|reused)$",
