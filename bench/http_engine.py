@@ -5,13 +5,14 @@
    with one connection also the engine on its event loop instead of the blocking socket.
 2. the same nginx over https (a self-signed certificate made for the run; wrk -t1 beside the
    engine, the engine with --insecure): requests/s and client CPU per request;
-3. the bundled demo app: throughput and median latency as each tool reports them.
+3. with --http2 instead: the HTTP/2 client (on ngh2 and on h2) beside h2load -t1, h2c and over TLS;
+4. the bundled demo app: throughput and median latency as each tool reports them.
 
 Each (tool, setting) is run `--reps` times, interleaved with the order of the tools rotated every
 repetition (the machine drifts), and the median is shown.
 
     PYTHONPATH=src python3 bench/http_engine.py [--duration 3] [--reps 3] [--connections 1,10,50]
-        [--no-https | --only-https]
+        [--no-https | --only-https | --http2 [--streams 1,10]]
 """
 
 from __future__ import annotations
@@ -70,6 +71,55 @@ def wrk(url: str, c: int, duration: float, threads: int = 1) -> dict[str, float]
     r = run_wrk(LoadSpec(requests=(RequestSpec(url),), connections=c, duration=duration), threads=threads)
     return {"rps": r.req_per_s, "median": r.percentiles_s([50])[0], "errors": r.failed + r.non_2xx,
             **_per_request(cpu0, _cpu(resource.RUSAGE_CHILDREN), r.completed)}
+
+
+def builtin_h2(url: str, c: int, duration: float, streams: int = 1, library: str = "") -> dict[str, float]:
+    from pairbench.runners.http.engine import new_event_loop
+    from pairbench.runners.http.http2 import run_h2_load
+    from pairbench.runners.http.tls import client_context
+
+    cpu0 = _cpu(resource.RUSAGE_SELF)
+    tls = client_context(True, http2=True) if url.startswith("https") else None
+    r = run_h2_load(LoadSpec(requests=(RequestSpec(url),), connections=c, duration=duration, http2=True),
+                    streams, tls, new_event_loop, library)
+    return {"rps": r.req_per_s, "median": r.percentiles_s([50])[0], "errors": r.failed + r.non_2xx,
+            **_per_request(cpu0, _cpu(resource.RUSAGE_SELF), r.completed)}
+
+
+def h2load(url: str, c: int, duration: float, streams: int = 1) -> dict[str, float]:
+    cpu0 = _cpu(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(["h2load", f"-c{c}", f"-m{streams}", "-t1", f"-D{max(1, round(duration))}", url],
+                         capture_output=True, text=True, timeout=duration + 60).stdout
+    cpu1 = _cpu(resource.RUSAGE_CHILDREN)
+    rps = float(re.search(r"finished in [\d.]+\w*, ([\d.]+) req/s", out).group(1))  # type: ignore[union-attr]
+    done = int(re.search(r"(\d+) succeeded", out).group(1))  # type: ignore[union-attr]
+    failed = int(re.search(r"(\d+) failed", out).group(1))  # type: ignore[union-attr]
+    return {"rps": rps, "median": float("nan"), "errors": failed, **_per_request(cpu0, cpu1, done)}
+
+
+def _h2_table(url: str, conns: list[int], streams: list[int], reps: int, duration: float) -> None:
+    """The HTTP/2 client beside h2load (nghttp2's, in C, one thread) in the same run."""
+    from pairbench.runners.http.h2session import library_name
+
+    tools: dict[str, Callable[..., dict[str, float]]] = {}
+    if library_name() == "ngh2":
+        tools["pairbench (ngh2)"] = lambda u, c, d, m: builtin_h2(u, c, d, m, "ngh2")
+    tools["pairbench (h2)"] = lambda u, c, d, m: builtin_h2(u, c, d, m, "h2")
+    tools["h2load -t1"] = h2load
+    print("| connections | streams | tool | req/s | vs h2load | client CPU per request | of which user |")
+    print("|---:|---:|---|---:|---:|---:|---:|")
+    for c in conns:
+        for m in streams:
+            results: dict[str, list[dict[str, float]]] = {t: [] for t in tools}
+            for rep in range(reps):
+                for name, fn in _rotated(tools, rep):
+                    results[name].append(fn(url, c, duration, m))
+            ref = _median(results["h2load -t1"], "rps")
+            for name, rows in results.items():
+                rps = _median(rows, "rps")
+                errors = sum(r["errors"] for r in rows)
+                print(f"| {c} | {m} | {name} | {rps:,.0f} | {rps / ref:.0%} | {_median(rows, 'cpu_per_req') * 1e6:.1f} µs "
+                      f"| {_median(rows, 'user_per_req') * 1e6:.1f} µs |" + (f" {errors:g} errors" if errors else ""))
 
 
 def ab(url: str, c: int, duration: float) -> dict[str, float]:
@@ -136,6 +186,8 @@ def main() -> int:
     ap.add_argument("--app-connections", type=int, default=2)
     ap.add_argument("--no-https", action="store_true", help="skip the https table")
     ap.add_argument("--only-https", action="store_true", help="only the https table")
+    ap.add_argument("--http2", action="store_true", help="only the HTTP/2 tables (h2c and h2 over TLS) beside h2load")
+    ap.add_argument("--streams", default="1,10", help="HTTP/2 streams per connection to measure")
     args = ap.parse_args()
     conns = [int(c) for c in args.connections.split(",")]
     tools: dict[str, Callable[..., dict[str, float]]] = {"pairbench": builtin}
@@ -146,6 +198,16 @@ def main() -> int:
     print(f"engine loop: {engine_loop_name()}; {os.cpu_count()} CPUs; {args.duration:g} s per load, "
           f"median of {args.reps}")
 
+    if args.http2:
+        for tls in (False, True):
+            with tempfile.TemporaryDirectory() as d:
+                nginx = Nginx(Path(d), tls=tls, http2=True)
+                try:
+                    print(f"\n## nginx (1 worker), HTTP/2 {'over TLS (ALPN h2)' if tls else '(h2c, prior knowledge)'}\n")
+                    _h2_table(nginx.url, conns, [int(m) for m in args.streams.split(",")], args.reps, args.duration)
+                finally:
+                    nginx.stop()
+        return 0
     if not args.only_https:
         _plain_nginx(tools, conns, args.reps, args.duration)
     if not args.no_https:

@@ -101,10 +101,11 @@ def wait_port(port: int, timeout: float = 10.0) -> None:
 
 class Nginx:
     """nginx with its own config, pid file and logs in `root`, serving a small file on a free port;
-    with `tls`, over https with a self-signed certificate made in `root`."""
+    with `tls`, over https with a self-signed certificate made in `root`; with `http2`, HTTP/2
+    (h2c with prior knowledge, or h2 over TLS), each request's protocol in `root`/access.log."""
 
     def __init__(self, root: Path, body: bytes = b"x" * 100, workers: int = 1,
-                 keepalive_requests: int = 10_000_000, tls: bool = False) -> None:
+                 keepalive_requests: int = 10_000_000, tls: bool = False, http2: bool = False) -> None:
         self.root = root
         self.port = free_port()
         self.tls = tls
@@ -114,15 +115,21 @@ class Nginx:
             subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
                             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(root / "key.pem"), "-out", str(root / "cert.pem")],
                            check=True, capture_output=True, timeout=60)
-            listen += f" ssl; ssl_certificate {root}/cert.pem; ssl_certificate_key {root}/key.pem"
+            listen += " ssl" + (" http2" if http2 else "")
+            listen += f"; ssl_certificate {root}/cert.pem; ssl_certificate_key {root}/key.pem"
+        elif http2:
+            listen += " http2"  # h2c with prior knowledge (nginx 1.22's spelling)
         # As root, nginx's workers would run as nobody and could not read a pytest tmp dir (mode 700).
         user = "user root root;" if os.geteuid() == 0 else ""
+        # With http2, each request's protocol is logged, so that a test can tell what was spoken.
+        access = (f"log_format proto '$server_protocol'; access_log {root}/access.log proto;" if http2
+                  else "access_log off;")
         conf = f"""
 {user}
 worker_processes {workers}; pid {root}/nginx.pid; error_log {root}/error.log; daemon off;
 events {{ worker_connections 1024; }}
 http {{
-  access_log off; client_body_temp_path {root}; proxy_temp_path {root}; fastcgi_temp_path {root};
+  {access} client_body_temp_path {root}; proxy_temp_path {root}; fastcgi_temp_path {root};
   uwsgi_temp_path {root}; scgi_temp_path {root}; keepalive_requests {keepalive_requests};
   server {{ listen {listen}; root {root}; location /missing {{ return 404; }} }}
 }}

@@ -88,3 +88,37 @@ def test_the_tls_handshake_counts_in_the_latency_of_a_new_connection(run_cli, tm
     finally:
         plain.stop()
         tls.stop()
+
+
+def _protocols(root: Path) -> set[str]:
+    return set((root / "access.log").read_text().split())
+
+
+@pytest.mark.parametrize("tls, streams", [(False, "1"), (False, "8"), (True, "1"), (True, "8")])
+def test_http2_against_nginx_h2c_and_h2_over_tls(run_cli, tmp_path: Path, tls: bool, streams: str) -> None:
+    nginx = Nginx(tmp_path, tls=tls, http2=True)
+    try:
+        out = tmp_path / "run.json"
+        r = run_cli("http", "--url", nginx.url, "--http2", "--streams", streams, "--insecure", "-c", "2",
+                    "--duration", "1", "--runs", "2", "--export-json", str(out))
+        assert r.returncode == 0, r.stderr
+        values = _values(out)
+        assert min(values["requests"]) > 100 and values["failed"] == [0.0, 0.0]
+        assert values["status_2xx"] == values["requests"]
+        assert 0 < min(values["latency_median"]) <= max(values["latency_p99"]) < 1.0
+        # nginx logged every request as HTTP/2 (warm-up and measured).
+        assert _protocols(tmp_path) == {"HTTP/2.0"}
+        assert "HTTP/2" in json.loads(out.read_text())["metadata"]["http_engine"]
+    finally:
+        nginx.stop()
+
+
+def test_http2_over_tls_to_a_server_without_h2_is_one_error(run_cli, tmp_path: Path) -> None:
+    nginx = Nginx(tmp_path, tls=True)  # HTTP/1.1 only: ALPN does not select h2
+    try:
+        r = run_cli("http", "--url", nginx.url, "--http2", "--insecure", "-n", "50", "--runs", "1")
+        assert r.returncode == 1 and "Traceback" not in r.stderr
+        assert r.stderr.startswith("error: --http2") and r.stderr.count("\n") == 1, r.stderr
+        assert "ALPN" in r.stderr
+    finally:
+        nginx.stop()

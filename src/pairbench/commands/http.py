@@ -33,7 +33,7 @@ FLAG_NAMES = {"url": "--url", "mix": "--mix", "method": "-m/--method", "headers"
               "warmup_requests": "--warmup-requests", "port": "--port", "ready_path": "--ready-path",
               "ready_timeout": "--ready-timeout", "grace": "--grace", "engine": "--engine",
               "error_rate_warning": "--error-rate-warning", "log_dir": "--log-dir",
-              "insecure": "--insecure", "threads": "--threads"}
+              "insecure": "--insecure", "threads": "--threads", "http2": "--http2", "streams": "--streams"}
 """The flag that sets each http option, for error messages."""
 
 
@@ -225,6 +225,7 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
         "ready_path": "" if args.ready_tcp else args.ready_path, "ready_timeout": args.ready_timeout,
         "grace": args.grace, "engine": args.engine, "error_rate_warning": args.error_rate_warning / 100,
         "log_dir": args.log_dir, "insecure": args.insecure, "threads": args.threads,
+        "http2": args.http2, "streams": args.streams,
     }
     prefix = "" if args.method.upper() == "GET" else args.method.upper() + " "
     kind = get_kind("http")
@@ -258,6 +259,10 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
     run = new_run(variants, benchmarks)
     single = args.concurrency == 1 and args.rate is None and not args.no_keepalive
     loop = "blocking socket" if single else engine_loop_name()
+    if args.http2:
+        from pairbench.runners.http.h2session import library_name
+
+        loop = f"HTTP/2 with {library_name() or 'no library'}, {engine_loop_name()}"
     run.metadata["http_engine"] = args.engine if args.engine == "wrk" else f"builtin ({loop})"
     return run, HttpOptions(log_dir=args.log_dir)
 

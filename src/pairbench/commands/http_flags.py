@@ -76,6 +76,11 @@ def add_load_flags(g: Any) -> None:
                    help="accepted for wrk's command lines: the latency percentiles are always reported")
     g.add_argument("--engine", choices=("builtin", "wrk"), default="builtin",
                    help="load generator: the built-in engine (default) or wrk (--duration, keep-alive, one URL)")
+    g.add_argument("--http2", action="store_true",
+                   help="HTTP/2 (built-in engine): h2c with prior knowledge for http://, ALPN h2 for https://; "
+                   "latency per stream (default: HTTP/1.1)")
+    g.add_argument("--streams", type=count, default=1, metavar="N",
+                   help="with --http2: requests in flight per connection (as h2load -m; default 1)")
     g.add_argument("--insecure", action="store_true",
                    help="https: accept a certificate that does not verify, such as a self-signed one (as curl -k; "
                    "default: the certificate and host name are checked, for both engines)")
@@ -124,6 +129,8 @@ def resolve_ab_wrk_flags(args: argparse.Namespace) -> None:
         if args.threads > args.concurrency:
             raise UserError(f"--threads {args.threads} is more than the {args.concurrency} connection(s) of -c: "
                             "wrk needs at least one connection per thread")
+    if args.streams != 1 and not args.http2:
+        raise UserError("--streams is the number of HTTP/2 streams per connection: give --http2 too")
     _resolve_request(args)
 
 

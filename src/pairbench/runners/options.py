@@ -282,6 +282,10 @@ class HttpOptions:
     """https: accept a certificate that does not verify (self-signed); the default checks it."""
     threads: int | None = None
     """wrk's threads (engine "wrk"); None: as many as CPUs, at most the connections."""
+    http2: bool = False
+    """HTTP/2 (built-in engine): h2c with prior knowledge for http://, ALPN h2 for https://."""
+    streams: int = 1
+    """HTTP/2: requests in flight per connection (h2load's -m)."""
 
 
 HTTP_ALIASES: Mapping[str, str] = {"warmup_duration": "warmup_time", "concurrency": "connections", "n": "requests"}
@@ -318,6 +322,8 @@ def parse_http_options(m: Mapping[str, Any], where: Where) -> HttpOptions:
         log_dir=_string(given, "log_dir", where, None, empty=False),
         insecure=_boolean(given, "insecure", where, False),
         threads=_integer(given, "threads", where, None, 1),
+        http2=_boolean(given, "http2", where, False),
+        streams=_integer(given, "streams", where, 1, 1) or 1,
     )
     if opts.requests is None and opts.duration is None and opts.rate is None:
         raise where.fail(None, "the load needs requests (-n), a duration or a rate; give one of them")

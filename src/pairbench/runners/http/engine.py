@@ -168,6 +168,13 @@ def run_load(spec: LoadSpec, progress: Callable[[float], None] | None = None, lo
     """
     if loop not in ("auto", "blocking", "asyncio"):
         raise ValueError(f"unknown engine loop {loop!r}")
+    if spec.http2:
+        from pairbench.runners.http.http2 import run_h2_load
+
+        https = urlsplit(spec.requests[0].url).scheme == "https"
+        tls = client_context(spec.insecure, http2=True) if https else None
+        # Ctrl-C raises KeyboardInterrupt out of the loop, which is closed on the way out.
+        return run_h2_load(spec, spec.streams, tls, new_event_loop)
     single = spec.connections == 1 and spec.rate is None and spec.keepalive
     if loop == "blocking" and not single:
         raise ValueError("the blocking loop runs one kept-alive connection in a closed loop only")

@@ -22,6 +22,7 @@ from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.http.engine import run_load
+from pairbench.runners.http.http2 import Http2Refused
 from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec
 from pairbench.runners.http.server import Server, ServerFailed, ServerSpec, port_in_use
 from pairbench.runners.http.wrk import WrkFailed, run_wrk, wrk_available, wrk_command
@@ -59,6 +60,8 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "log_dir": None,
     "insecure": False,
     "threads": None,
+    "http2": False,
+    "streams": 1,
 }
 
 EngineFn = Callable[[LoadSpec, Callable[[float], None] | None], LoadResult]
@@ -192,6 +195,19 @@ def _check_running(url: str, opts: Mapping[str, Any], source: str, instead: str)
         _check_certificate(url, host, port)
 
 
+def _check_http2(opts: Mapping[str, Any]) -> None:
+    """--http2 runs on the built-in engine, in a closed loop on one URL, with a library installed."""
+    from pairbench.runners.http.http2 import H2_MISSING, h2_available
+
+    if opts["engine"] != "builtin":
+        raise UserError("--http2 runs on the built-in engine (wrk speaks HTTP/1.1): drop --engine wrk")
+    if opts["rate"] is not None or opts["mix"] or not opts["keepalive"]:
+        raise UserError("--http2 is a closed loop on one URL over kept-alive connections: drop --rate, --mix "
+                        "or --no-keepalive")
+    if not h2_available():
+        raise UserError(H2_MISSING)
+
+
 def _check_certificate(url: str, host: str, port: int) -> None:
     """One error line before anything runs when an https target's certificate does not verify."""
     from pairbench.runners.http.tls import certificate_problem
@@ -248,6 +264,8 @@ class HttpRunner:
                 raise UserError(f"--engine wrk: {exc}") from None
         if opts["requests"] is None and opts["duration"] is None and opts["rate"] is None:
             raise UserError("give -n REQUESTS or --duration SECONDS for the load")
+        if opts["http2"]:
+            _check_http2(opts)
         for variant in variants:
             command = _server_command(opts, variant)
             if command:
@@ -314,6 +332,7 @@ class HttpRunner:
                         count=int(opts["warmup_requests"]) or None,
                         duration=float(opts["warmup_time"]) or None, keepalive=keepalive,
                         timeout=float(opts["timeout"]), insecure=bool(opts["insecure"]),
+                        http2=bool(opts["http2"]), streams=int(opts["streams"]),
                     ),
                     None,
                 )
@@ -323,6 +342,7 @@ class HttpRunner:
                 duration=float(opts["duration"]) if opts["duration"] else None,
                 rate=float(opts["rate"]) if opts["rate"] else None,
                 keepalive=keepalive, timeout=float(opts["timeout"]), insecure=bool(opts["insecure"]),
+                http2=bool(opts["http2"]), streams=int(opts["streams"]),
             )
             cpu0 = server.usage()[0] if server else 0.0
             result = engine(spec, lambda rps: progress(f"{variant.name}: {rps:,.0f} req/s"))
@@ -342,7 +362,7 @@ class HttpRunner:
             if keepalive:
                 notices += self._closes_notice(benchmark, variant, result)
             return Replicate(samples=self._samples(benchmark, variant, block, warmup, figures), notices=notices)
-        except WrkFailed as exc:
+        except (WrkFailed, Http2Refused) as exc:
             raise UserError(str(exc)) from None
         finally:
             if server is not None:

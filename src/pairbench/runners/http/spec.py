@@ -73,6 +73,10 @@ class LoadSpec:
     """Hard limit for the whole load, whatever else is set."""
     insecure: bool = False
     """https: accept any certificate (default: verify it and the host name)."""
+    http2: bool = False
+    """HTTP/2: h2c with prior knowledge for http://, ALPN h2 for https:// (http2.py)."""
+    streams: int = 1
+    """HTTP/2: requests in flight per connection (h2load's -m)."""
 
     def __post_init__(self) -> None:
         if not self.requests:
@@ -87,6 +91,8 @@ class LoadSpec:
             raise ValueError(f"duration must be positive, not {self.duration}")
         if self.rate is not None and self.rate <= 0:
             raise ValueError(f"rate must be positive, not {self.rate}")
+        if self.streams < 1:
+            raise ValueError(f"streams must be at least 1, not {self.streams}")
         if self.timeout <= 0:
             raise ValueError(f"timeout must be positive, not {self.timeout}")
         if len({r.host_port() for r in self.requests}) != 1:
