@@ -28,7 +28,7 @@ def test_check_refuses_an_http_option_mistake_with_file_and_line(run_cli, tmp_pa
             f"error: {suite}:10: benchmark 'page': unknown http option 'conections' (did you mean 'connections'?); "
             "valid: url, mix, method, headers, body, connections, requests, duration, rate, keepalive, timeout, "
             "warmup_time, warmup_requests, server, port, ready_path, ready_timeout, grace, engine, "
-            "error_rate_warning, log_dir"]
+            "error_rate_warning, log_dir, insecure, threads, http2, streams"]
     assert not marker.exists()
 
 
