@@ -170,6 +170,26 @@ def _probed(runner: Any, variants: list[Any], language: str) -> list[Any]:
     return probed
 
 
+def _fixed_loops(args: argparse.Namespace, language: str) -> dict[str, Any]:
+    """The `loops` option every benchmark gets from --loops N (none for --loops file)."""
+    from pairbench.errors import UserError
+
+    if args.loops == LOOPS_FROM_FILE and language != "ruby":
+        raise UserError("--loops file reads loop_count from benchmark_driver .yml files (Ruby); "
+                        "give a number, or leave --loops out to calibrate")
+    return {"loops": args.loops} if args.loops and args.loops != LOOPS_FROM_FILE else {}
+
+
+def _ruby_options(item: dict[str, Any], path: Path, common: dict[str, Any], loops_from_file: bool) -> dict[str, Any]:
+    """Options of one benchmark of a benchmark_driver file; its loop_count is the loop count if asked."""
+    opts = {**common, "file": str(path), "index": item["index"]}
+    if item.get("loop_count"):
+        opts["loop_count"] = item["loop_count"]
+        if loops_from_file:
+            opts["loops"] = item["loop_count"]
+    return opts
+
+
 def build_run(args: argparse.Namespace, runner: Any) -> Any:
     """The Run to execute: variants probed, benchmarks listed and calibrated, problems as notices."""
     from pairbench.commands.common import new_run
@@ -195,12 +215,8 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
         return Benchmark(name, "micro", kind.metrics(typed, ()), as_mapping(typed))
 
     common = {"language": language, "samples": args.samples, "warmup": args.warmup_samples,
-              "target_time": args.target_time, "clock": args.clock, "alloc": not args.no_alloc}
-    if args.loops == LOOPS_FROM_FILE and language != "ruby":
-        raise UserError("--loops file reads loop_count from benchmark_driver .yml files (Ruby); "
-                        "give a number, or leave --loops out to calibrate")
-    if args.loops and args.loops != LOOPS_FROM_FILE:
-        common["loops"] = args.loops
+              "target_time": args.target_time, "clock": args.clock, "alloc": not args.no_alloc,
+              **_fixed_loops(args, language)}
     benchmarks: list[Benchmark] = []
     prefix_files = len(files) > 1
     for path in files:
@@ -215,12 +231,7 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
         for item in items:
             base = f"{path.stem}:{item['name']}" if prefix_files else str(item["name"])
             if language == "ruby":
-                opts = {**common, "file": str(path), "index": item["index"]}
-                if item.get("loop_count"):
-                    opts["loop_count"] = item["loop_count"]
-                    if args.loops == LOOPS_FROM_FILE:
-                        opts["loops"] = item["loop_count"]
-                benchmarks.append(micro(base, opts))
+                benchmarks.append(micro(base, _ruby_options(item, path, common, args.loops == LOOPS_FROM_FILE)))
             elif item.get("params") is None:
                 benchmarks.append(micro(base, {**common, "file": str(path), "func": item["func"]}))
             else:
