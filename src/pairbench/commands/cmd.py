@@ -72,8 +72,9 @@ def register(sub: Any) -> None:
     p.add_argument("--show-output", dest="output", action="append_const", const="inherit",
                    help="show the commands' output (same as --output=inherit; no progress bar)")
     p.add_argument("--input", metavar="FILE", help="a file every run reads as its stdin (default: null)")
-    p.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX",
-                   help="a number the command prints (the regex's first group); repeatable")
+    p.add_argument("--metric", action="append", default=[], metavar="NAME[:UNIT]=REGEX",
+                   help="a number the command prints (the regex's first group; a second group captures "
+                   "its unit, or :UNIT names it: ns, us, ms, s, min, B, kB, MB...); repeatable")
     add_run_options(p)
     p.set_defaults(handler=_handle)
 
@@ -84,11 +85,12 @@ def build_command_run(args: argparse.Namespace) -> Any:
     from pairbench.model import Benchmark, Notice, Variant
     from dataclasses import replace
 
-    from pairbench.runners.command import compile_metric, resolve_command
+    from pairbench.runners.command import parse_metric, resolve_command
     from pairbench.runners.kinds import get_kind
     from pairbench.runners.options import Flags, as_mapping
 
-    metrics = dict(compile_metric(spec) for spec in args.metric)
+    parsed = [parse_metric(spec) for spec in args.metric]
+    metrics = {name: rx for name, rx, _ in parsed}
     commands = list(args.commands)
     if args.reference:
         commands.insert(0, args.reference)
@@ -120,6 +122,7 @@ def build_command_run(args: argparse.Namespace) -> Any:
     typed = kind.parse_options({
         "command": "{variant}",
         "metrics": {name: rx.pattern for name, rx in metrics.items()},
+        "metric_units": {name: unit for name, _, unit in parsed if unit},
         "setup": args.setup,
         "prepare": args.prepare[0] if len(args.prepare) == 1 else None,
         "conclude": args.conclude[0] if len(args.conclude) == 1 else None,

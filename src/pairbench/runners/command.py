@@ -30,6 +30,7 @@ from typing import Any, Mapping
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.metric_spec import metric_value, parse_metric_spec
 from pairbench.runners.options import OUTPUT_MODES
 from pairbench.runners.output import OutputScan, scan_output
 from pairbench.runners.rss import LAUNCHER, rss_method
@@ -48,6 +49,8 @@ __all__ = [
     "BUILTIN_METRICS",
     "SECONDARY_METRICS",
     "compile_metric",
+    "parse_metric",
+    "metric_value",
     "expand_command",
     "variant_environment",
     "resolve_command",
@@ -76,22 +79,20 @@ _DISCARDING = ("null", "pipe", "inherit")
 """--output modes whose stdout pairbench never reads."""
 
 
-def compile_metric(spec: str) -> tuple[str, re.Pattern[str]]:
-    """Parse `NAME=REGEX` (the regex's first group is the number); raise UserError if invalid."""
-    name, sep, pattern = spec.partition("=")
-    name = name.strip()
-    if not sep or not name or not pattern:
-        raise UserError(f"--metric {spec!r}: expected NAME=REGEX, e.g. 'exec=execution time: ([\\d.]+)'")
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", name):
-        raise UserError(f"--metric {spec!r}: the name {name!r} must be a word (letters, digits, _ . -)")
+def parse_metric(spec: str) -> tuple[str, re.Pattern[str], str]:
+    """Parse `NAME=REGEX` or `NAME:UNIT=REGEX`: (name, regex, unit or ""); raise UserError if invalid.
+
+    See `runners/metric_spec.py` for the unit forms; built-in metric names are refused here.
+    """
+    name, regex, unit = parse_metric_spec(spec)
     if name in {m.name for m in BUILTIN_METRICS}:
         raise UserError(f"--metric {spec!r}: {name!r} is a built-in metric; choose another name")
-    try:
-        regex = re.compile(pattern, re.MULTILINE)
-    except re.error as exc:
-        raise UserError(f"--metric {name}: invalid regular expression {pattern!r}: {exc}") from None
-    if regex.groups < 1:
-        raise UserError(f"--metric {name}: the regex {pattern!r} needs a group around the number, e.g. ([\\d.]+)")
+    return name, regex, unit
+
+
+def compile_metric(spec: str) -> tuple[str, re.Pattern[str]]:
+    """Parse `NAME=REGEX` (the regex's first group is the number); raise UserError if invalid."""
+    name, regex, _unit = parse_metric(spec)
     return name, regex
 
 
@@ -174,6 +175,8 @@ class CommandRunner:
         self._setup_done: set[tuple[str, str]] = set()
         self._cleanups: list[tuple[str, Variant, Benchmark]] = []
         self._metrics: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+        self._unit_words: dict[tuple[str, str], tuple[str, str]] = {}
+        """(benchmark, metric) -> (the variant, the word after its number) of the first run that printed it."""
         self._spawner: subprocess.Popen[str] | None = None
         self._inherit: tuple[int, ...] = ()
         """Copies of pairbench's stdout and stderr passed to the launcher (--output=inherit)."""
@@ -475,12 +478,11 @@ class CommandRunner:
                     f"{name!r} (regex {regex.pattern!r}); check the regex against its output, which ended with: "
                     f"{_tail(outcome.stdout.tail) or '(nothing on stdout)'}"
                 )
-            try:
-                values[name] = float(found)
-            except ValueError:
-                raise BenchmarkFailed(
-                    f"metric {name!r}: the regex's first group matched {found!r}, which is not a number"
-                ) from None
+            stream = outcome.stdout if name in outcome.stdout.matches else outcome.stderr
+            word = stream.units.get(name, "")
+            first = self._unit_words.setdefault((benchmark.name, name), (variant.name, word))
+            declared = str(dict(benchmark.options.get("metric_units") or {}).get(name, ""))
+            values[name] = metric_value(name, regex, found, word, declared, first=first, variant=variant.name)
         return values
 
 

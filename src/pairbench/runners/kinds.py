@@ -60,8 +60,13 @@ class KindSpec:
 def _command_metrics(options: CommandOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
     from pairbench.runners.command import BUILTIN_METRICS
 
+    from pairbench.runners.output import UNITS
+
     given = {m.name: m for m in declared}
-    custom = tuple(given.get(n) or Metric(n, "", "lower", description=f"regex {rx}") for n, rx in options.metrics.items())
+    # a metric given with its unit is stored in that unit's SI base (s or B)
+    units = {n: UNITS[u][0] for n, u in options.metric_units.items()}
+    custom = tuple(given.get(n) or Metric(n, units.get(n, ""), "lower", description=f"regex {rx}")
+                   for n, rx in options.metrics.items())
     return BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:]
 
 

@@ -162,6 +162,21 @@ def _regexes(m: Mapping[str, Any], key: str, where: Where) -> dict[str, str]:
     return out
 
 
+def _metric_units(m: Mapping[str, Any], where: Where) -> dict[str, str]:
+    from pairbench.runners.output import UNITS
+
+    value = m.get("metric_units") or {}
+    if not isinstance(value, Mapping):
+        raise where.fail("metric_units", f"metric_units must be a table of NAME = 'UNIT', not {_shown(value)}")
+    metrics = m.get("metrics") or {}
+    for name, unit in value.items():
+        if name not in metrics:
+            raise where.fail("metric_units", f"metric {name!r} has a unit but no regex")
+        if unit not in UNITS:
+            raise where.fail("metric_units", f"metric {name!r}: unknown unit {unit!r}; known: {', '.join(UNITS)}")
+    return {str(k): str(v) for k, v in value.items()}
+
+
 # --- command ---------------------------------------------------------------------------------------
 
 
@@ -172,7 +187,9 @@ class CommandOptions:
     command: str = "{variant}"
     """The command; `{variant}` is the variant's command and args."""
     metrics: Mapping[str, str] = field(default_factory=dict)
-    """Numbers the program prints: metric name -> regex with one group."""
+    """Numbers the program prints: metric name -> regex with one group (a second: the unit)."""
+    metric_units: Mapping[str, str] = field(default_factory=dict)
+    """Metric name -> the unit its number is printed in (`--metric NAME:UNIT=REGEX`); normalised to s or B."""
     setup: str | None = None
     prepare: str | None = None
     conclude: str | None = None
@@ -199,6 +216,7 @@ def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
     return CommandOptions(
         command=command or "{variant}",
         metrics=_regexes(m, "metrics", where),
+        metric_units=_metric_units(m, where),
         setup=_string(m, "setup", where, None, empty=False),
         prepare=_string(m, "prepare", where, None, empty=False),
         conclude=_string(m, "conclude", where, None, empty=False),

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import BinaryIO, Sequence
 
-__all__ = ["OutputScan", "scan_output", "JSON_PREFIX", "CHUNK_BYTES"]
+__all__ = ["OutputScan", "scan_output", "JSON_PREFIX", "CHUNK_BYTES", "UNITS", "unit_scale", "to_base_unit"]
 
 JSON_PREFIX = '{"pairbench"'
 CHUNK_BYTES = 1 << 20
@@ -23,6 +23,36 @@ CHUNK_BYTES = 1 << 20
 TAIL_BYTES = 4096
 """Enough of the end of the output for an error message."""
 _PREFIX = JSON_PREFIX.encode()
+
+UNITS: dict[str, tuple[str, float]] = {
+    **{w: ("s", 1e-9) for w in ("ns", "nsec")},
+    **{w: ("s", 1e-6) for w in ("us", "µs", "μs", "usec")},
+    **{w: ("s", 1e-3) for w in ("ms", "msec", "msecs")},
+    **{w: ("s", 1.0) for w in ("s", "sec", "secs", "second", "seconds")},
+    **{w: ("s", 60.0) for w in ("min", "mins", "minute", "minutes")},
+    **{w: ("B", 1.0) for w in ("B", "byte", "bytes")},
+    **{w: ("B", 1e3) for w in ("k", "K", "kB", "KB")},
+    **{w: ("B", 1e6) for w in ("M", "MB")},
+    **{w: ("B", 1e9) for w in ("G", "GB")},
+    "KiB": ("B", 1024.0), "MiB": ("B", 1024.0 ** 2), "GiB": ("B", 1024.0 ** 3),
+}
+"""Unit word -> (SI base unit, factor): what a metric's number is normalised by. k/M/G alone
+are byte multiples (as `ls -h` and `free -h` print them); kB, MB, GB are decimal, KiB... binary."""
+_UNIT_AFTER = re.compile(r"[ \t]*([^\W\d_]+)")
+"""The word right after a captured number: the unit it may be printed in."""
+
+
+def unit_scale(word: str) -> tuple[str, float] | None:
+    """(SI base unit, factor) of a unit word, or None when it is not a unit pairbench knows."""
+    return UNITS.get(word.strip())
+
+
+def to_base_unit(number: float, unit: str) -> tuple[float, str]:
+    """`number` given in `unit`, in its SI base unit: (value, "s" or "B"); ValueError if unknown."""
+    scale = unit_scale(unit)
+    if scale is None:
+        raise ValueError(unit)
+    return number * scale[1], scale[0]
 
 
 @dataclass(slots=True)
@@ -33,6 +63,9 @@ class OutputScan:
     """From `{"pairbench": {"NAME": VALUE}}` lines; a later line wins."""
     matches: dict[str, str] = field(default_factory=dict)
     """Metric name -> the first group of its regex's first match."""
+    units: dict[str, str] = field(default_factory=dict)
+    """Metric name -> the unit of that match: its `unit` (or second) group if the regex has one,
+    else the word printed right after the number ("" when none)."""
     tail: str = ""
     """The last TAIL_BYTES of the output, decoded."""
     size: int = 0
@@ -94,7 +127,20 @@ def _scan_block(block: bytes, scan: OutputScan, pending: list[tuple[str, re.Patt
             match = item[1].search(text)
             if match is not None:
                 scan.matches[item[0]] = match.group(1) or ""
+                scan.units[item[0]] = _unit_of(match, text)
                 pending.remove(item)
+
+
+def _unit_of(match: re.Match[str], text: str) -> str:
+    regex = match.re
+    if "unit" in regex.groupindex:
+        return match.group("unit") or ""
+    if regex.groups >= 2:
+        return match.group(2) or ""
+    if match.end(1) < 0:
+        return ""
+    after = _UNIT_AFTER.match(text, match.end(1))
+    return after.group(1) if after else ""
 
 
 def _json_metrics(line: bytes) -> dict[str, float]:
