@@ -20,7 +20,7 @@ EPILOG = """examples:
 A command may also print metrics as a JSON line: {"pairbench": {"NAME": VALUE, ...}}
 """
 
-FLAG_NAMES = {"output": "--output", "input": "--input", "metrics": "--metric", "setup": "--setup", "prepare": "--prepare", "conclude": "--conclude",
+FLAG_NAMES = {"metric_json": "--metric-json", "output": "--output", "input": "--input", "metrics": "--metric", "setup": "--setup", "prepare": "--prepare", "conclude": "--conclude",
               "cleanup": "--cleanup",
               "shell": "--shell", "timeout": "--timeout", "ignore_failure": "--ignore-failure"}
 """The flag that sets each command option, for error messages."""
@@ -75,6 +75,9 @@ def register(sub: Any) -> None:
     p.add_argument("--metric", action="append", default=[], metavar="NAME[:UNIT]=REGEX",
                    help="a number the command prints (the regex's first group; a second group captures "
                    "its unit, or :UNIT names it: ns, us, ms, s, min, B, kB, MB...); repeatable")
+    p.add_argument("--metric-json", choices=("pyperf",), metavar="FORMAT",
+                   help="read metrics from the JSON each run writes to $PAIRBENCH_METRIC_JSON, e.g. pyperf: "
+                   "'python3 bm_x.py -o \"$PAIRBENCH_METRIC_JSON\"' (one metric per pyperf benchmark)")
     add_run_options(p)
     p.set_defaults(handler=_handle)
 
@@ -132,6 +135,7 @@ def build_command_run(args: argparse.Namespace) -> Any:
         "ignore_failure": args.ignore_failure,
         "output": _output_target(args.output[0]) if len(args.output) == 1 else None,
         "input": _input_file(args.input),
+        "metric_json": args.metric_json,
     }, Flags(FLAG_NAMES))
     bench = Benchmark(name=args.benchmark, kind="command", metrics=kind.metrics(typed, ()), options=as_mapping(typed))
     run = new_run(variants, [bench])

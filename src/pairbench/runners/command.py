@@ -30,6 +30,7 @@ from typing import Any, Mapping
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.metric_json import METRIC_JSON_ENV, fresh_metric_json, read_metric_json
 from pairbench.runners.metric_spec import metric_value, parse_metric_spec
 from pairbench.runners.options import OUTPUT_MODES
 from pairbench.runners.output import OutputScan, scan_output
@@ -247,7 +248,7 @@ class CommandRunner:
         keep = self._keeps_stdout(benchmark.name) if output == "auto" else output not in _DISCARDING
         outcome = self._run(run_command, variant, shell=shell, timeout=float(timeout) if timeout else None,
                             path_first=path_first, keep_stdout=keep, regexes=self._metrics.get(benchmark.name, []),
-                            output=output, stdin=opts.get("input"))
+                            output=output, stdin=opts.get("input"), metric_json=bool(opts.get("metric_json")))
         conclude = variant.meta.get("conclude") or opts.get("conclude")
         if conclude:  # after the clock stopped: not timed (hyperfine's --conclude)
             self._run_hook("conclude", expand_command(str(conclude), variant), variant, benchmark)
@@ -422,7 +423,7 @@ class CommandRunner:
     def _run(self, command: str, variant: Variant, shell: bool | list[str] | None, timeout: float | None,
              path_first: str = "", keep_stdout: bool = True,
              regexes: list[tuple[str, re.Pattern[str]]] | None = None, output: str = "auto",
-             stdin: str | None = None) -> _Outcome:
+             stdin: str | None = None, metric_json: bool = False) -> _Outcome:
         env = variant_environment(variant)
         if path_first:  # what the version manager's `exec` does before it execs the version
             env["PATH"] = os.pathsep.join(filter(None, [path_first, env.get("PATH", "")]))
@@ -434,6 +435,8 @@ class CommandRunner:
         if self._output_dir is None:
             self._output_dir = tempfile.mkdtemp(prefix="pairbench-")
         out_path, err_path = os.path.join(self._output_dir, "stdout"), os.path.join(self._output_dir, "stderr")
+        if metric_json:  # a fresh file per run, read back in _custom_metrics (--metric-json)
+            env[METRIC_JSON_ENV] = fresh_metric_json(self._output_dir)
         if output not in OUTPUT_MODES:
             out_path = output  # the user's file, truncated per run as hyperfine does; its metrics are read
         request = {"argv": argv, "env": env, "cwd": variant.cwd, "timeout": timeout,
@@ -470,6 +473,8 @@ class CommandRunner:
 
     def _custom_metrics(self, benchmark: Benchmark, variant: Variant, command: str, outcome: _Outcome) -> dict[str, float]:
         values: dict[str, float] = dict(outcome.stdout.json_values)
+        if benchmark.options.get("metric_json"):
+            values.update(read_metric_json(str(benchmark.options["metric_json"]), str(self._output_dir), command))
         for name, regex in self._metrics.get(benchmark.name, []):
             found = outcome.stdout.matches.get(name, outcome.stderr.matches.get(name))
             if found is None:

@@ -162,6 +162,14 @@ def _regexes(m: Mapping[str, Any], key: str, where: Where) -> dict[str, str]:
     return out
 
 
+def _metric_json(m: Mapping[str, Any], where: Where) -> str | None:
+    from pairbench.runners.metric_json import METRIC_JSON_FORMATS
+
+    if m.get("metric_json") is None:
+        return None
+    return _choice(m, "metric_json", where, tuple(METRIC_JSON_FORMATS))
+
+
 def _metric_units(m: Mapping[str, Any], where: Where) -> dict[str, str]:
     from pairbench.runners.output import UNITS
 
@@ -206,6 +214,8 @@ class CommandOptions:
     then discarded), `null`, `pipe` (read and discarded), `inherit` (shown), or a file's path."""
     input: str | None = None
     """A file each run reads as its stdin (hyperfine's --input); None: /dev/null."""
+    metric_json: str | None = None
+    """A JSON format each run writes to $PAIRBENCH_METRIC_JSON, read as metrics (`pyperf`)."""
     description: str = ""
 
 
@@ -225,6 +235,7 @@ def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
         timeout=_number(m, "timeout", where, None, positive=True),
         ignore_failure=_boolean(m, "ignore_failure", where, False),
         output=_output(m, where),
+        metric_json=_metric_json(m, where),
         input=None if _string(m, "input", where, None, empty=False) in (None, "null") else str(m["input"]),
         description=_string(m, "description", where, "") or "",
     )
