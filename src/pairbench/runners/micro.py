@@ -276,8 +276,12 @@ class MicroRunner:
             return None
         message = f"micro benchmark {benchmark.name!r} on variant {variant.name!r}: {error}"
         self._failed[(benchmark.name, variant.name)] = message
-        return Notice("benchmark-failed", message, "its other variants and the other benchmarks still run",
-                      benchmark.name, variant.name)
+        hint = "its other variants and the other benchmarks still run"
+        loop_count = benchmark.options.get("loop_count")
+        if loop_count and benchmark.options.get("loops") != loop_count:
+            # a Ruby prelude may prepare exactly loop_count iterations of work (io_close)
+            hint = f"the file declares loop_count: {loop_count}; --loops file runs that many per sample; " + hint
+        return Notice("benchmark-failed", message, hint, benchmark.name, variant.name)
 
     # -- Runner protocol -------------------------------------------------------------------
 
