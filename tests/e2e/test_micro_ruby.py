@@ -124,6 +124,13 @@ benchmark:
 ractor: 1
 '''
 
+# the shape of a runner's own file: no `benchmark` key at all
+MJIT_EXEC = '''
+type: lib/benchmark_driver/runner/mjit_exec
+num_methods: [1]
+loop_count: 1000
+'''
+
 BREAKS_ON_ONE = '''
 benchmark:
   - name: fine
@@ -137,10 +144,11 @@ benchmark:
 def test_loop_count_teardown_other_runners_and_a_failure_on_one_variant(run_cli: Any, tmp_path: Path) -> None:
     need("ruby")
     for name, text in {"io_pop.yml": POPS_A_BATCH, "realpath.yml": TEARDOWN, "ractor_const.yml": RACTOR,
-                       "mixed.yml": BREAKS_ON_ONE}.items():
+                       "mjit_exec.yml": MJIT_EXEC, "mixed.yml": BREAKS_ON_ONE}.items():
         (tmp_path / name).write_text(text)
     variants = ["--ruby", "ruby", "--ruby", "env PB_BREAK=1 ruby", "--name", "base", "--name", "broken"]
-    proc, run = run_micro(run_cli, tmp_path, "io_pop.yml", "realpath.yml", "ractor_const.yml", "mixed.yml",
+    proc, run = run_micro(run_cli, tmp_path, "io_pop.yml", "realpath.yml", "ractor_const.yml", "mjit_exec.yml",
+                          "mixed.yml",
                           *variants, "--loops", "file", runs=3)
     text = flat(proc)
     # loop_count honoured: 40 batches last 5 ops a sample; a calibrated count would pop them all
@@ -151,7 +159,8 @@ def test_loop_count_teardown_other_runners_and_a_failure_on_one_variant(run_cli:
     assert not (tmp_path / "made_by_prelude").exists()
     # another runner type is refused by name instead of being timed with the default loop
     assert 'ractor_const.yml: runner type "lib/benchmark_driver/runner/ractor" is not supported' in text
-    assert not any(b.name.startswith("ractor_const") for b in run.benchmarks)
+    assert 'mjit_exec.yml: runner type "lib/benchmark_driver/runner/mjit_exec" is not supported' in text
+    assert not any(b.name.startswith(("ractor_const", "mjit_exec")) for b in run.benchmarks)
     # a benchmark that fails on one variant: that variant's error, the rest of the file still runs
     assert "'mixed:breaks' on variant 'broken': ArgumentError: broken in this variant" in text
     assert len(per_process(run, "mixed:breaks", "base")) == 3

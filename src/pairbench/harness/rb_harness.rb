@@ -80,13 +80,14 @@ def load_yaml(path)
   rescue Exception => e
     raise BenchError.new("load", "#{path}: not valid YAML: #{e.message.lines.first.to_s.strip}")
   end
-  unless doc.is_a?(Hash) && doc.key?("benchmark")
-    raise BenchError.new("load", "#{path}: expected a map with a `benchmark` key (benchmark_driver format), got #{doc.class}")
-  end
+  # before the shape check: some runners' files have no `benchmark` key (mjit_exec's num_methods)
   UNSUPPORTED_KEYS.each do |key, what|
-    next unless doc.key?(key)
+    next unless doc.is_a?(Hash) && doc.key?(key)
     raise BenchError.new("load", "#{path}: #{what} #{doc[key].inspect} is not supported: pairbench times " \
                          "benchmark_driver's default loop only; run this file with benchmark_driver")
+  end
+  unless doc.is_a?(Hash) && doc.key?("benchmark")
+    raise BenchError.new("load", "#{path}: expected a map with a `benchmark` key (benchmark_driver format), got #{doc.class}")
   end
   prelude = doc["prelude"].to_s
   items = []
