@@ -31,7 +31,7 @@ from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.metric_json import METRIC_JSON_ENV, fresh_metric_json, read_metric_json
-from pairbench.runners.metric_spec import metric_value, parse_metric_spec
+from pairbench.runners.metric_spec import metric_value, parse_metric_spec as parse_metric
 from pairbench.runners.options import OUTPUT_MODES
 from pairbench.runners.output import OutputScan, scan_output
 from pairbench.runners.rss import LAUNCHER, rss_method
@@ -78,17 +78,6 @@ ENV_OFFSET_MAX = 4096
 _PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 _DISCARDING = ("null", "pipe", "inherit")
 """--output modes whose stdout pairbench never reads."""
-
-
-def parse_metric(spec: str) -> tuple[str, re.Pattern[str], str]:
-    """Parse `NAME=REGEX` or `NAME:UNIT=REGEX`: (name, regex, unit or ""); raise UserError if invalid.
-
-    See `runners/metric_spec.py` for the unit forms; built-in metric names are refused here.
-    """
-    name, regex, unit = parse_metric_spec(spec)
-    if name in {m.name for m in BUILTIN_METRICS}:
-        raise UserError(f"--metric {spec!r}: {name!r} is a built-in metric; choose another name")
-    return name, regex, unit
 
 
 def compile_metric(spec: str) -> tuple[str, re.Pattern[str]]:

@@ -21,6 +21,7 @@ import os
 from typing import Any, Callable
 
 from pairbench.errors import BenchmarkFailed
+from pairbench.runners.metric_spec import BUILTIN_NAMES
 
 __all__ = ["METRIC_JSON_ENV", "METRIC_JSON_FORMATS", "fresh_metric_json", "read_metric_json", "read_pyperf_json"]
 
@@ -28,7 +29,6 @@ METRIC_JSON_ENV = "PAIRBENCH_METRIC_JSON"
 """The variable that holds the path each run writes its JSON to."""
 PYPERF_VERSIONS = ("1.0",)
 """pyperf JSON versions read (pyperf 1.x and 2.x write 1.0)."""
-RESERVED = frozenset({"time", "user", "sys", "rss", "exit_code"})
 
 
 def read_pyperf_json(data: Any) -> dict[str, float]:
@@ -46,7 +46,7 @@ def read_pyperf_json(data: Any) -> dict[str, float]:
         values = [float(v) for r in runs for v in r.get("values") or []]
         if not values or not all(math.isfinite(v) for v in values):
             raise ValueError(f"benchmark {name!r} has no finite values (only calibration runs?)")
-        out[f"pyperf_{name}" if name in RESERVED else name] = sum(values) / len(values)
+        out[f"pyperf_{name}" if name in BUILTIN_NAMES else name] = sum(values) / len(values)
     return out
 
 

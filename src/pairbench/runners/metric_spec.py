@@ -14,7 +14,10 @@ import re
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.runners.output import UNITS, unit_scale
 
-__all__ = ["parse_metric_spec", "metric_value", "unit_mismatch"]
+__all__ = ["BUILTIN_NAMES", "parse_metric_spec", "metric_value", "unit_mismatch"]
+
+BUILTIN_NAMES = frozenset({"time", "user", "sys", "rss", "exit_code"})
+"""The command runner's own metrics (runners/command.py BUILTIN_METRICS): not for --metric."""
 
 
 def parse_metric_spec(spec: str) -> tuple[str, re.Pattern[str], str]:
@@ -31,6 +34,8 @@ def parse_metric_spec(spec: str) -> tuple[str, re.Pattern[str], str]:
         raise UserError(f"--metric {spec!r}: expected NAME=REGEX, e.g. 'exec=execution time: ([\\d.]+)'")
     if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name):
         raise UserError(f"--metric {spec!r}: the name {name!r} must be a word (letters, digits, _ . -)")
+    if name in BUILTIN_NAMES:
+        raise UserError(f"--metric {spec!r}: {name!r} is a built-in metric; choose another name")
     if colon and unit_scale(unit) is None:
         raise UserError(f"--metric {spec!r}: unknown unit {unit!r}; known: {', '.join(UNITS)}")
     try:

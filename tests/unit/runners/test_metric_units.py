@@ -6,8 +6,8 @@ import re
 import pytest
 
 from pairbench.errors import BenchmarkFailed, UserError
-from pairbench.runners.command import parse_metric
-from pairbench.runners.metric_spec import metric_value
+from pairbench.runners.command import BUILTIN_METRICS, parse_metric
+from pairbench.runners.metric_spec import BUILTIN_NAMES, metric_value
 from pairbench.runners.output import scan_output, to_base_unit, unit_scale
 
 
@@ -75,3 +75,9 @@ def test_a_captured_word_that_is_not_a_unit_is_refused():
         metric_value("t", regex, 1.0, "apples", "")
     with pytest.raises(BenchmarkFailed, match="declared in s but was printed in MB"):
         metric_value("t", regex, 1.0, "MB", "s")
+
+
+def test_the_names_refused_are_the_command_runners_own_metrics():
+    assert BUILTIN_NAMES == {m.name for m in BUILTIN_METRICS}
+    with pytest.raises(UserError, match="'rss' is a built-in metric"):
+        parse_metric(r"rss=([\d.]+)")
