@@ -19,11 +19,14 @@ import importlib
 import os
 import signal
 import sys
-from typing import Sequence
 
 from pairbench import __version__, interrupts
-from pairbench.commands import COMMAND_MODULES
+from pairbench.commands import COMMAND_MODULES, COMMAND_SUMMARIES
 from pairbench.errors import Interrupted, UserError
+
+TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
+if TYPE_CHECKING:
+    from typing import Any, Iterator, Sequence
 
 __all__ = ["main", "build_parser"]
 
@@ -35,23 +38,111 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser, with every subcommand that has landed."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser, with every subcommand that has landed.
+
+    Given the command line, only the subcommand it names is built in full; the others get their
+    name and one-line help alone (what `pairbench --help` and "invalid choice" show). Building
+    all ~200 options cost more than the interpreter's own start-up.
+    """
     parser = argparse.ArgumentParser(
         prog="pairbench",
         description="Is this change faster? Interleaved A/B benchmarks with confidence intervals and verdicts.",
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"pairbench {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
+    wanted = None if argv is None else next((a for a in argv if not a.startswith("-")), "")
+    for module_name in COMMAND_MODULES:
+        summary = COMMAND_SUMMARIES.get(module_name)
+        if wanted is not None and summary is not None and wanted != summary[0]:
+            sub.add_parser(summary[0], outline=True, help=summary[1])  # listed without importing it
+            continue
         try:
-            module = importlib.import_module(f"pairbench.commands.{name}")
+            module = importlib.import_module(f"pairbench.commands.{module_name}")
         except ModuleNotFoundError as exc:
-            if exc.name == f"pairbench.commands.{name}":
-                continue
-            raise
-        module.register(sub)
+            if exc.name != f"pairbench.commands.{module_name}":
+                raise
+            continue
+        outline = _Outline()
+        if wanted is not None and summary is None:
+            module.register(outline)
+        if wanted is None or summary is not None or wanted in outline.names:
+            module.register(sub)
+        else:
+            for name, kwargs in outline.parsers:
+                sub.add_parser(name, outline=True, **kwargs)
     return parser
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's, sized without shutil: shutil.get_terminal_size imports shutil and its
+    compression modules, a fifth of `pairbench --help`."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_terminal_columns() - 2)
+
+
+def _terminal_columns() -> int:
+    """COLUMNS, else the width of standard output's terminal, else 80 (shutil's rule)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser; with `outline`, only a name in the list of commands.
+
+    An outline is never asked to parse (the command line names another subcommand), so it skips
+    argparse's set-up: ten of them cost a tenth of `pairbench --help`.
+    """
+
+    def __init__(self, *args: Any, outline: bool = False, **kwargs: Any) -> None:
+        if outline:
+            self.prog = kwargs.get("prog") or ""
+            return
+        super().__init__(*args, **kwargs)
+
+
+class _Outline:
+    """Stands in for the subparsers of `register`: keeps each subcommand's name and help only."""
+
+    def __init__(self) -> None:
+        self.parsers: list[tuple[str, dict[str, Any]]] = []
+        self.names: set[str] = set()
+
+    def add_parser(self, name: str, **kwargs: Any) -> _Ignored:
+        kept: dict[str, Any] = {k: kwargs[k] for k in ("help", "aliases") if k in kwargs}
+        self.parsers.append((name, kept))
+        self.names |= {name, *kept.get("aliases", ())}
+        return _Ignored()
+
+
+class _Ignored:
+    """A subcommand's parser while only its name is wanted: every call is accepted and dropped,
+    every attribute is another such stand-in, and it holds nothing (`in`, `for`)."""
+
+    def __getattr__(self, name: str) -> _Ignored:
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Dropped too, even `__class__` (a register that swaps its parser's class)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> _Ignored:
+        return self
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+    def __contains__(self, item: object) -> bool:
+        return False
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -75,7 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     try:
-        parser = build_parser()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):
             parser.print_help()

@@ -21,11 +21,12 @@ reports a process killed by that signal.
 
 from __future__ import annotations
 
-import contextlib
 import signal
-import threading
-from types import FrameType
-from typing import Any, Iterator
+
+TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
+if TYPE_CHECKING:
+    from types import FrameType
+    from typing import Any
 
 __all__ = ["SIGNALS", "Stopped", "installed", "record", "shield", "hurried", "first_signal", "exit_code",
            "signal_name"]
@@ -58,24 +59,35 @@ def _handle(signum: int, frame: FrameType | None) -> None:
         raise Stopped(signum)
 
 
-@contextlib.contextmanager
-def installed() -> Iterator[None]:
+def installed() -> _Installed:
     """Apply the policy inside the block (main thread only); the previous handlers come back after."""
-    global _state
-    outer, _state = _state, _State()
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
+    return _Installed()
+
+
+class _Installed:
+    """The block of `installed()`: a class rather than contextlib and threading, which together
+    cost a twentieth of `pairbench --help`."""
+
+    __slots__ = ("outer", "previous")
+
+    def __enter__(self) -> None:
+        global _state
+        self.outer, _state = _state, _State()
+        self.previous: dict[int, Any] = {}
         for sig in SIGNALS:
-            previous[sig] = signal.signal(sig, _handle)
-    try:
-        yield
-    finally:
+            try:
+                self.previous[sig] = signal.signal(sig, _handle)
+            except ValueError:  # not the main thread: only the main thread may set handlers
+                break
+
+    def __exit__(self, *exc: object) -> None:
+        global _state
         # After a stop the process is on its way out with its results kept: a late signal is only
         # counted (restoring Python's handler would let it kill the exit, 130 becoming death by SIGINT).
         stopping = bool(_state.received)
-        for number, handler in previous.items():
+        for number, handler in self.previous.items():
             signal.signal(number, _absorb if stopping else handler)
-        _state = outer
+        _state = self.outer
 
 
 def _absorb(signum: int, frame: FrameType | None) -> None:

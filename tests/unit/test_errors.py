@@ -30,7 +30,7 @@ def test_ctrl_c_keeps_its_exit_code_although_it_is_a_user_error(monkeypatch: pyt
         raise errors.Interrupted("interrupted after 3 complete blocks")
 
     parser = cli.build_parser()
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli, "build_parser", lambda argv=None: parser)
     parser.set_defaults(handler=interrupted)
     err = io.StringIO()
     with redirect_stderr(err):

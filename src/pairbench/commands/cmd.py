@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
+if TYPE_CHECKING:
+    from typing import Any
 
 from pairbench.commands.common import add_run_options, intermix_positionals, new_run, options_from_args, positive_float
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable
 
 from pairbench.report.display import SORTS, STYLES, TIME_UNITS
 
+TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
 if TYPE_CHECKING:
+    from typing import Any, Callable
+
     from pairbench.model import Run
     from pairbench.pipeline import Reports
     from pairbench.runners.options import FakeOptions

@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
 if TYPE_CHECKING:
+    from typing import Any
+
     from pairbench.model import Comparison, Notice, Run
 
 __all__ = ["register", "handle", "machine_differences", "merge_for_report", "merge_many", "geomeans"]

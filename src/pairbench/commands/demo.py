@@ -8,7 +8,10 @@ non-difference). Both run as whole processes under the interpreter running pairb
 from __future__ import annotations
 
 import argparse
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
+if TYPE_CHECKING:
+    from typing import Any
 
 from pairbench.commands.common import add_run_options, new_run, options_from_args
 

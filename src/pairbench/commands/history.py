@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["register", "handle"]
 

@@ -12,20 +12,21 @@ light: the engine, numpy and the reports are imported inside the handler.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import itertools
 import os
-import shlex
 import sys
-from pathlib import Path
-from typing import Any, Sequence
 
 from pairbench.commands.http_flags import add_load_flags, add_request_flags, resolve_ab_wrk_flags
 from pairbench.errors import UserError
 
+TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
+if TYPE_CHECKING:
+    from typing import Any, Sequence
+
 __all__ = ["register", "build_http_run", "demo_http_run", "DEMO_APP"]
 
-DEMO_APP = Path(__file__).resolve().parents[1] / "data" / "demo_app.py"
+# A str, not a Path: pathlib is not imported at start-up.
+DEMO_APP = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "data", "demo_app.py")
 
 FLAG_NAMES = {"url": "--url", "mix": "--mix", "method": "-m/--method", "headers": "-H/--header", "body": "--body",
               "connections": "-c/--concurrency", "requests": "-n/--requests", "duration": "--duration",
@@ -98,6 +99,7 @@ def _split_env(items: Sequence[str], flag: str) -> dict[str, str]:
 
 
 def _default_names(commands: Sequence[str]) -> list[str]:
+    import shlex
     firsts = [os.path.basename(shlex.split(c)[0]) if c.strip() else "" for c in commands]
     if all(firsts) and len(set(firsts)) == len(firsts):
         return firsts
@@ -106,6 +108,7 @@ def _default_names(commands: Sequence[str]) -> list[str]:
 
 def _body_and_headers(args: argparse.Namespace) -> tuple[str, list[list[str]]]:
     """The request body (--body or --body-file) and the -H headers as [name, value] pairs."""
+    from pathlib import Path
     if args.body is not None and args.body_file is not None:
         raise UserError("give --body or --body-file, not both")
     body = args.body or ""
@@ -188,6 +191,7 @@ def _variants(args: argparse.Namespace) -> list[Any]:
 
 def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
     """The Run (variants, one benchmark per URL) and the options its runner is made with."""
+    import dataclasses
     from pairbench.model import Benchmark
     from pairbench.runners.kinds import get_kind
     from pairbench.runners.options import Flags, HttpOptions, as_mapping
@@ -281,6 +285,7 @@ def demo_http_run(python: str = sys.executable, works: tuple[int, int] = (10, 30
     For `pairbench demo`: `run_pipeline(run, options)` with options.warmup = 0 (each round already warms up for 0.3 s); 6 rounds take about 35 s on a
     quiet 2-core machine. The candidate does three times the work per page, so it must come out slower.
     """
+    import shlex
     from pairbench.commands.common import new_run
     from pairbench.model import Benchmark, Variant
     from pairbench.runners.http.runner import http_metrics

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["register", "handle"]
 
@@ -37,6 +39,7 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from pathlib import Path
     from pairbench.commands.reading import warn
     from pairbench.errors import NotARunFile, UserError
     from pairbench.importers import import_file

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 from pairbench.commands.common import add_run_options
 
@@ -131,6 +134,7 @@ def _language(args: argparse.Namespace, files: list[Path]) -> str:
 
 
 def _split_targets(args: argparse.Namespace) -> tuple[list[Path], list[str]]:
+    from pathlib import Path
     from pairbench.errors import UserError
 
     files: list[Path] = []

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any, TextIO
+
+TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 __all__ = ["visible", "VisibleStream"]
 
