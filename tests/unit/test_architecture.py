@@ -24,7 +24,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "session": ("session",),
     "cluster": ("cluster",),
     "pipeline": ("pipeline",),
-    "commands": ("commands", "cli", "__main__"),
+    "commands": ("commands", "cli", "__main__", "api"),
     "data": ("data",),
 }
 
@@ -43,6 +43,10 @@ ALLOWED: dict[str, set[str]] = {
     "commands": set(LAYERS),
     "data": set(),
 }
+
+FACADE: set[tuple[str, str]] = {("pairbench", "pairbench.api")}
+"""The package re-exports the Python API on first use (module __getattr__ in __init__.py); no other
+module of the base layer reaches up."""
 
 KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
 """(importing module, imported module) pairs another piece of work is still removing, each with a
@@ -110,7 +114,8 @@ def violations(root: Path, known: set[tuple[str, str]] = frozenset()) -> list[st
 
 
 def test_the_source_keeps_the_import_rules() -> None:
-    assert violations(SRC, KNOWN_EXCEPTIONS) == []
+    assert violations(SRC, KNOWN_EXCEPTIONS | FACADE) == []
+    assert violations(SRC, KNOWN_EXCEPTIONS) == ["pairbench -> pairbench.api (base -> commands)"]
 
 
 def test_the_known_exceptions_still_exist() -> None:
