@@ -39,11 +39,6 @@ def test_invalid_regex_is_refused_before_running(run_cli, tmp_path):
     assert not marker.exists()
 
 
-def test_one_command_is_not_a_comparison(run_cli):
-    out = run_cli("cmd", "true", "--no-history")
-    assert_one_line_error(out, "at least two commands")
-
-
 def test_nonzero_exit_names_the_command_and_keeps_samples(run_cli, tmp_path):
     counter = tmp_path / "count"
     # fails on its 4th run, after one warm-up each and a first block have been measured

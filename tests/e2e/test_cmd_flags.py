@@ -35,12 +35,13 @@ def test_a_name_template_with_a_parameter_list(run_cli, tmp_path: Path) -> None:
 
 
 EXPORTS = ("--export-markdown", "r.md", "--export-csv", "r.csv", "--export-asciidoc", "r.adoc",
-           "--export-orgmode", "r.org")
+           "--export-orgmode", "r.org", "--export-samples-csv", "s.csv")
 
 
 def _check_exports(tmp_path: Path, variant: str) -> None:
     assert "| Benchmark | Metric | Variant |" in (tmp_path / "r.md").read_text()
-    assert (tmp_path / "r.csv").read_text().startswith("benchmark,variant,metric,value")
+    assert (tmp_path / "r.csv").read_text().startswith("command,mean,stddev,median,user,system,min,max")
+    assert (tmp_path / "s.csv").read_text().startswith("benchmark,variant,metric,value")
     adoc = (tmp_path / "r.adoc").read_text()
     assert adoc.count("|===") == 2 and f"| {variant}" in adoc
     org = (tmp_path / "r.org").read_text()

@@ -54,7 +54,7 @@ def test_measuring_commands_export_through_the_exporter_table(run_cli, tmp_path:
     assert r.returncode == 1
     assert r.stderr.strip().splitlines()[-1] == "error: r.json is the input file; give another path for the report"
     r = run_cli("cmd", "a", "b", "-r", "6", "-w", "0", "--no-history", "--no-progress", "--debug-fake=1,2",
-                "--export-json", "r.json", "--export-markdown", "r.md", "--export-csv", "r.csv")
+                "--export-json", "r.json", "--export-markdown", "r.md", "--export-samples-csv", "r.csv")
     assert r.returncode == 0, r.stderr
     assert "## Command benchmarks" in (tmp_path / "r.md").read_text()
     rows = (tmp_path / "r.csv").read_text().splitlines()

@@ -40,7 +40,9 @@ def register(sub: Any) -> None:
     # hyperfine's usual form puts each name before its command (`-n A 'cmd1' -n B 'cmd2'`): the
     # commands are collected from between the flags.
     intermix_positionals(p)
-    p.add_argument("commands", nargs="+", metavar="COMMAND", help="commands to compare; the first is the baseline")
+    p.add_argument("commands", nargs="+", metavar="COMMAND",
+                   help="commands to compare; the first is the baseline (one command alone is measured, as "
+                        "hyperfine does)")
     p.add_argument("--reference", metavar="CMD", help="the baseline command (then every positional one is a candidate)")
     p.add_argument("-n", "--command-name", action="append", default=[], metavar="NAME",
                    help="name of a command, in order (repeatable)")
@@ -122,7 +124,7 @@ def build_command_run(args: argparse.Namespace) -> Any:
     for (index, combo), name in zip(itertools.product(range(len(commands)), combos), names):
         variant = Variant(name=name, command=commands[index], params=combo, baseline=not variants)
         variants.append(replace(variant, meta={**resolve_command(variant), **hooks[index]}))
-    if len(variants) < 2:
+    if len(variants) < 1:
         raise UserError("give at least two commands (or one command with -L VAR V1,V2) to compare")
     kind = get_kind("command")
     typed = kind.parse_options({

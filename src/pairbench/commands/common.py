@@ -22,7 +22,7 @@ __all__ = ["add_run_options", "intermix_positionals", "options_from_args", "obse
 
 DEBUG_FAKE_ENV = "PAIRBENCH_DEBUG_FAKE"
 
-MARKUP_EXPORTS = ("markdown", "html", "csv", "asciidoc", "orgmode")
+MARKUP_EXPORTS = ("markdown", "html", "csv", "samples-csv", "asciidoc", "orgmode")
 """The formats with an `--export-FORMAT FILE` flag on every measuring subcommand (JSON is the run file)."""
 
 
@@ -128,7 +128,9 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     o.add_argument("--no-history", action="store_true", help="do not record this run in the history store")
     o.add_argument("--export-markdown", metavar="FILE", help="also write a Markdown report ('-' for standard output)")
     o.add_argument("--export-html", metavar="FILE", help="also write an HTML report with plots")
-    o.add_argument("--export-csv", metavar="FILE", help="also write every sample as CSV")
+    o.add_argument("--export-csv", metavar="FILE",
+                   help="also write hyperfine's summary CSV: one row per command, times in seconds")
+    o.add_argument("--export-samples-csv", metavar="FILE", help="also write every sample as CSV, one per row")
     o.add_argument("--export-asciidoc", metavar="FILE", help="also write the results table as AsciiDoc")
     o.add_argument("--export-orgmode", metavar="FILE", help="also write the results table as an Emacs org-mode table")
     o.add_argument("--no-progress", action="store_true", help="no live progress bar")
@@ -245,8 +247,8 @@ def reports_from(args: argparse.Namespace, **choices: Any) -> Reports:
     """The report choices of the shared `--export-FORMAT` flags (MARKUP_EXPORTS)."""
     from pairbench.pipeline import Reports as ReportsT
 
-    exports = tuple((fmt, getattr(args, f"export_{fmt}")) for fmt in MARKUP_EXPORTS
-                    if getattr(args, f"export_{fmt}", None))
+    exports = tuple((fmt, getattr(args, "export_" + fmt.replace("-", "_"))) for fmt in MARKUP_EXPORTS
+                    if getattr(args, "export_" + fmt.replace("-", "_"), None))
     shown = {"style": getattr(args, "style", "auto") or "auto", "time_unit": getattr(args, "time_unit", None),
              "sort": getattr(args, "sort", "auto") or "auto"}
     return ReportsT(exports=exports, **{**shown, **choices})

@@ -82,6 +82,14 @@ CSV_COLUMNS: tuple[str, ...] = ("benchmark", "variant", "metric", "value", "bloc
 
 
 def _csv(run: Run, out: TextIO, options: ExportOptions) -> None:
+    """hyperfine's `--export-csv`: one summary row per command, times in seconds."""
+    from pairbench.report.command import write_summary_csv
+
+    write_summary_csv(run, out)
+
+
+def _samples_csv(run: Run, out: TextIO, options: ExportOptions) -> None:
+    """Every sample, one per row (what hyperfine's summary leaves out)."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for s in run.samples:
@@ -95,6 +103,7 @@ EXPORTERS: Mapping[str, Exporter] = {
     "html": _html,
     "json": _json,
     "csv": _csv,
+    "samples-csv": _samples_csv,
     "asciidoc": _asciidoc,
     "orgmode": _orgmode,
 }

@@ -130,7 +130,7 @@ KINDS: Mapping[str, KindSpec] = {
     spec.name: spec
     for spec in (
         KindSpec("command", "Command benchmarks", _command_metrics, parse_command_options, _make_command,
-                 SECONDARY_METRICS),
+                 SECONDARY_METRICS, figures="pairbench.report.command:render_command_figures"),
         KindSpec("http", "HTTP benchmarks", _http_metrics, parse_http_options, _make_http,
                  figures="pairbench.report.http:render_http_figures"),
         KindSpec("micro", "Micro benchmarks", _micro_metrics, parse_micro_options, _make_micro,

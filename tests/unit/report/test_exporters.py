@@ -26,7 +26,7 @@ def test_every_format_has_the_one_signature_and_writes_the_run() -> None:
         exporter(run, out, ExportOptions(title="T", width=100))
         assert run.benchmarks[0].name in out.getvalue(), name
     assert json.loads(render_export(run, "json"))["samples"][0]["benchmark"] == run.samples[0].benchmark
-    rows = list(csv.reader(io.StringIO(render_export(run, "csv"))))
+    rows = list(csv.reader(io.StringIO(render_export(run, "samples-csv"))))
     assert len(rows) == 1 + len(run.samples) and float(rows[1][3]) == run.samples[0].value
 
 
