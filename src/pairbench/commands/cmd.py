@@ -25,7 +25,8 @@ A command may also print metrics as a JSON line: {"pairbench": {"NAME": VALUE, .
 
 FLAG_NAMES = {"metric_json": "--metric-json", "output": "--output", "input": "--input", "metrics": "--metric", "setup": "--setup", "prepare": "--prepare", "conclude": "--conclude",
               "cleanup": "--cleanup",
-              "shell": "--shell", "timeout": "--timeout", "ignore_failure": "--ignore-failure"}
+              "shell": "--shell", "timeout": "--timeout", "ignore_failure": "--ignore-failure",
+              "measure": "--measure"}
 """The flag that sets each command option, for error messages."""
 
 
@@ -83,6 +84,9 @@ def register(sub: Any) -> None:
     p.add_argument("--metric-json", choices=("pyperf",), metavar="FORMAT",
                    help="read metrics from the JSON each run writes to $PAIRBENCH_METRIC_JSON, e.g. pyperf: "
                    "'python3 bm_x.py -o \"$PAIRBENCH_METRIC_JSON\"' (one metric per pyperf benchmark)")
+    p.add_argument("--measure", default=None, metavar="WHAT",
+                   help="time (default), instructions (counted exactly under perf or valgrind), or both: "
+                        "instructions,time (the first is the primary metric)")
     add_run_options(p)
     p.set_defaults(handler=_handle)
 
@@ -141,6 +145,7 @@ def build_command_run(args: argparse.Namespace) -> Any:
         "output": _output_target(args.output[0]) if len(args.output) == 1 else None,
         "input": _input_file(args.input),
         "metric_json": args.metric_json,
+        "measure": getattr(args, "measure", None),
     }, Flags(FLAG_NAMES))
     bench = Benchmark(name=args.benchmark, kind="command", metrics=kind.metrics(typed, ()), options=as_mapping(typed))
     run = new_run(variants, [bench])

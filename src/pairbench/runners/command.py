@@ -412,13 +412,15 @@ class CommandRunner:
     def _run(self, command: str, variant: Variant, shell: bool | list[str] | None, timeout: float | None,
              path_first: str = "", keep_stdout: bool = True,
              regexes: list[tuple[str, re.Pattern[str]]] | None = None, output: str = "auto",
-             stdin: str | None = None, metric_json: bool = False) -> _Outcome:
+             stdin: str | None = None, metric_json: bool = False, counter: Any = None) -> _Outcome:
         env = variant_environment(variant)
         if path_first:  # what the version manager's `exec` does before it execs the version
             env["PATH"] = os.pathsep.join(filter(None, [path_first, env.get("PATH", "")]))
         env["PAIRBENCH_ENV_OFFSET"] = "x" * self._rng.randrange(ENV_OFFSET_MAX)
         words = list(shell) if isinstance(shell, list) else shell_words(shell) if shell is not None else None
         argv = [*words, "-c", command] if words else _take_assignments(shlex.split(command), env)
+        if counter is not None:  # --measure instructions: under perf or valgrind (runners/counted.py)
+            argv, env = counter.wrap(argv, env)
         if variant.cwd and not os.path.isdir(variant.cwd):
             raise UserError(f"variant {variant.name!r}: working directory {variant.cwd!r} does not exist")
         if self._output_dir is None:

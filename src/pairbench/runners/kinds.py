@@ -67,15 +67,24 @@ def _command_metrics(options: CommandOptions, declared: tuple[Metric, ...]) -> t
     units = {n: UNITS[u][0] for n, u in options.metric_units.items()}
     custom = tuple(given.get(n) or Metric(n, units.get(n, ""), "lower", description=f"regex {rx}")
                    for n, rx in options.metrics.items())
-    return BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:]
+    if options.measure == ("time",):
+        return BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:]
+    from pairbench.runners.instructions import INSTRUCTIONS
+
+    # --measure instructions[,time]: the first named is primary; time brings its CPU and RSS metrics
+    first = (INSTRUCTIONS,) if options.measure[0] == "instructions" else BUILTIN_METRICS[:1]
+    rest = (BUILTIN_METRICS[:1] if options.measure[0] == "instructions" and "time" in options.measure
+            else (INSTRUCTIONS,) if "instructions" in options.measure[1:] else ())
+    timed = BUILTIN_METRICS[1:] if "time" in options.measure else BUILTIN_METRICS[-1:]
+    return first + custom + rest + timed
 
 
 def _make_command(seed: int | None, options: CommandOptions | None) -> Runner:
     import random
 
-    from pairbench.runners.command import CommandRunner
+    from pairbench.runners.counted import CountingCommandRunner
 
-    return CommandRunner(random.Random(seed))
+    return CountingCommandRunner(random.Random(seed))
 
 
 # --- http ------------------------------------------------------------------------------------------

@@ -217,6 +217,9 @@ class CommandOptions:
     metric_json: str | None = None
     """A JSON format each run writes to $PAIRBENCH_METRIC_JSON, read as metrics (`pyperf`)."""
     description: str = ""
+    measure: tuple[str, ...] = ("time",)
+    """What each replicate measures: `time` (wall, CPU, RSS) and/or `instructions` (counted
+    exactly, runners/instructions.py); the first is the primary metric."""
 
 
 def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
@@ -238,6 +241,7 @@ def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
         metric_json=_metric_json(m, where),
         input=None if _string(m, "input", where, None, empty=False) in (None, "null") else str(m["input"]),
         description=_string(m, "description", where, "") or "",
+        measure=_measure(m, where),
     )
 
 
@@ -268,6 +272,17 @@ def _output(m: Mapping[str, Any], where: Where) -> str:
         raise where.fail("output", f"{output!r} discards the output, where the metrics ({', '.join(m['metrics'])}) "
                                    "are read; leave it out or give a file")
     return output
+
+
+def _measure(m: Mapping[str, Any], where: Where) -> tuple[str, ...]:
+    from pairbench.runners.instructions import parse_measure
+
+    if m.get("measure") is None:
+        return ("time",)
+    try:
+        return parse_measure(m["measure"])
+    except UserError as exc:
+        raise where.fail("measure", str(exc)) from None
 
 
 # --- http --------------------------------------------------------------------------------------------

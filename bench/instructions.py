@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""`--measure instructions`: how exact the counts are, and how much slower a counted run is than a timed one.
+
+For a C loop (compiled here; B does exactly 1% more iterations) and a Python script, runs each
+command plainly and counted (the same wrapping `pairbench cmd --measure instructions` uses:
+runners/instructions.py), interleaved, and prints the median wall time of both, their ratio (the
+slowdown factor of the mode), the distinct counts seen per command and the B/A count ratio.
+
+    python3 bench/instructions.py            # 5 runs of each
+    python3 bench/instructions.py --runs 9
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+
+from pairbench.runners.instructions import choose_counter  # noqa: E402
+
+LOOP_C = r"""
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    long n = argc > 1 ? atol(argv[1]) : 0;
+    unsigned long x = 0;
+    for (long i = 0; i < n; i++) { x += (unsigned long)i; __asm__ volatile("" : "+r"(x)); }
+    return (int)(x & 0);
+}
+"""
+PY = "d = {str(i): i for i in range(200000)}\ns = sorted(d)\n"
+
+
+def _wall(argv: list[str], env: dict[str, str] | None = None) -> float:
+    t = time.perf_counter()
+    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    a = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="pb-instr-"))
+    (tmp / "loop.c").write_text(LOOP_C)
+    subprocess.run(["cc", "-O1", "-o", str(tmp / "loop"), str(tmp / "loop.c")], check=True)
+    (tmp / "bench.py").write_text(PY)
+    commands = {"C loop A (10M)": [str(tmp / "loop"), "10000000"], "C loop B (10.1M)": [str(tmp / "loop"), "10100000"],
+                "python3 bench.py": [sys.executable, str(tmp / "bench.py")]}
+    counter = choose_counter()
+    print(counter.describe())
+    counts: dict[str, list[int]] = {}
+    print(f"{'command':18} {'plain':>9} {'counted':>9} {'slowdown':>9}  distinct counts")
+    import os
+
+    for name, argv in commands.items():
+        plain, counted = [], []
+        for _ in range(a.runs):
+            plain.append(_wall(argv))
+            wrapped, env = counter.wrap(argv, dict(os.environ))
+            counted.append(_wall(wrapped, env))
+            counts.setdefault(name, []).append(counter.read())
+        p, c = statistics.median(plain), statistics.median(counted)
+        print(f"{name:18} {p * 1e3:7.1f}ms {c * 1e3:7.0f}ms {c / p:8.1f}x  {sorted(set(counts[name]))}")
+    ratios = sorted({b / a_ for a_, b in zip(counts["C loop A (10M)"], counts["C loop B (10.1M)"])})
+    print(f"B/A instruction ratio per run: {', '.join(f'{r:.6f}' for r in ratios)} (exact work ratio 1.010000)")
+    counter.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

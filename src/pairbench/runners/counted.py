@@ -1,0 +1,111 @@
+"""The command runner with `--measure instructions`: a counted run per replicate, beside or instead of the timed one.
+
+A benchmark whose `measure` names `instructions` gets, per replicate, one run under the counter
+of runners/instructions.py (perf or valgrind); with `time` too, the timed run comes first and its
+samples are kept as the plain runner makes them. A benchmark that measures only time is left to
+the plain runner untouched.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from pairbench.errors import BenchmarkFailed
+from pairbench.model import Benchmark, Notice, Sample, Variant
+from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.command import CommandRunner, expand_command
+from pairbench.runners.instructions import KNOBS, InstructionCounter, choose_counter
+
+__all__ = ["CountingCommandRunner"]
+
+COUNTED_TIMEOUT_FACTOR = 100
+"""A counted run may take this many times --timeout (valgrind runs programs 20-60x slower)."""
+
+
+def _counts(benchmark: Benchmark) -> bool:
+    return "instructions" in benchmark.options.get("measure", ())
+
+
+class CountingCommandRunner(CommandRunner):
+    """CommandRunner plus instruction counts for the benchmarks that ask for them."""
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        super().__init__(rng)
+        self._counter: InstructionCounter | None = None
+        self._counts: dict[tuple[str, str], set[int]] = {}
+        """(benchmark, variant) -> the instruction counts its measured runs gave."""
+
+    def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
+        notices = super().prepare(benchmark, variants)
+        if _counts(benchmark):
+            self._counter = self._counter or choose_counter()
+            notices.append(Notice("instructions", self._counter.describe(), "", benchmark.name))
+        return notices
+
+    def measure(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
+                progress: ProgressFn) -> Replicate:
+        if not _counts(benchmark):
+            return super().measure(benchmark, variant, block, warmup, progress)
+        timed = "time" in benchmark.options.get("measure", ())
+        if timed:
+            replicate = super().measure(benchmark, variant, block, warmup, progress)
+        else:
+            replicate = Replicate()
+            prepare = benchmark.options.get("prepare")
+            if prepare:
+                self._run_hook("prepare", expand_command(str(prepare), variant), variant, benchmark)
+        count, code = self._count(benchmark, variant, warmup, replicate)
+        now = time.time()
+        replicate.samples.append(Sample(benchmark.name, variant.name, "instructions", count, block, warmup=warmup,
+                                        time=now))
+        if not timed:
+            replicate.samples.append(Sample(benchmark.name, variant.name, "exit_code", float(code), block,
+                                            warmup=warmup, time=now))
+        progress(f"{variant.name}: {count:.0f} instructions")
+        return replicate
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            if self._counter is not None:
+                self._counter.close()
+                self._counter = None
+
+    def _count(self, benchmark: Benchmark, variant: Variant, warmup: bool, replicate: Replicate) -> tuple[float, int]:
+        """One counted run of the benchmark's command: (count, exit code)."""
+        assert self._counter is not None, "prepare makes the counter"
+        opts = benchmark.options
+        command = expand_command(str(opts.get("command", "{variant}")), variant)
+        run_command, path_first = self._shims.get((benchmark.name, variant.name), (command, ""))
+        timeout = opts.get("timeout")
+        outcome = self._run(run_command, variant, shell=self._shell_of(benchmark),
+                            timeout=float(timeout) * COUNTED_TIMEOUT_FACTOR if timeout else None,
+                            path_first=path_first, keep_stdout=False, counter=self._counter)
+        if outcome.timed_out or (outcome.exit_code != 0 and not opts.get("ignore_failure", False)):
+            what = "timed out" if outcome.timed_out else f"exited with code {outcome.exit_code}"
+            tail = " ".join((outcome.stderr.tail or "").split())[-600:] or "(no output)"
+            raise BenchmarkFailed(f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` under "
+                                  f"{self._counter.source} {what}: {tail}")
+        if outcome.exit_code != 0:
+            replicate.notices.append(Notice("nonzero-exit", f"`{command}` exited with code {outcome.exit_code}",
+                                            "", benchmark.name, variant.name))
+        count = self._counter.read()
+        if not warmup:
+            self._check_repeatable(benchmark, variant, count, replicate)
+        return float(count), outcome.exit_code
+
+    def _check_repeatable(self, benchmark: Benchmark, variant: Variant, count: int, replicate: Replicate) -> None:
+        """A notice the first time one variant's count changes between runs: the deltas are then not exact."""
+        assert self._counter is not None
+        seen = self._counts.setdefault((benchmark.name, variant.name), set())
+        if seen and count not in seen and len(seen) == 1:
+            knobs = list(KNOBS) + ["no environment padding"] + (["setarch -R (no ASLR)"] if self._counter.no_aslr
+                                                                else ["(setarch -R is not available here)"])
+            replicate.notices.append(Notice(
+                "instructions-vary", f"instruction counts of one variant differ between runs ({min(seen | {count})}"
+                f"..{max(seen | {count})}): the program is not deterministic, so deltas are not exact",
+                f"pairbench sets {', '.join(knobs)}; remove clocks, random seeds, threads or address-dependent "
+                "work from the workload", benchmark.name, variant.name))
+        seen.add(count)

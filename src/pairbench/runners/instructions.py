@@ -1,0 +1,156 @@
+"""Counting the instructions a command executes: `--measure instructions`.
+
+Two sources, chosen once per run: `perf stat -e instructions:u` (the CPU's counter, user space
+only, children included) when the kernel lets this user read it, else valgrind's cachegrind with
+the cache and branch simulation off (`--cache-sim=no`: only `Ir` is counted), following every
+child with `--trace-children=yes` and summing their counts. A VM without a performance-monitoring
+unit (this machine) has only the valgrind path; its counts are exact and repeatable for a
+deterministic program, at a slowdown of about 20-60x (docs/calibrate.md).
+
+For repeatable counts the counted run sets PYTHONHASHSEED=0 (unless the variant sets it), drops
+the random environment padding the timed runs use, and runs under `setarch -R` (no address
+space randomisation) when the kernel allows it. The count is a declared exact metric: compared
+by its exact delta, never by a test; a variant whose counts differ between runs gets a notice.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+
+from pairbench.errors import UserError
+from pairbench.model import Metric
+
+__all__ = ["INSTRUCTIONS", "MEASURES", "InstructionCounter", "choose_counter", "parse_cachegrind", "parse_perf",
+           "parse_measure"]
+
+INSTRUCTIONS = Metric("instructions", "count", "lower", exact=True, description="instructions executed")
+MEASURES = ("time", "instructions")
+"""What `--measure` may name; the first named is the primary metric."""
+
+VALGRIND_ARGS = ("--tool=cachegrind", "--cache-sim=no", "--branch-sim=no", "--trace-children=yes")
+KNOBS = ("PYTHONHASHSEED=0",)
+ENV_PADDING = "PAIRBENCH_ENV_OFFSET"
+
+
+def parse_measure(value: object) -> tuple[str, ...]:
+    """`instructions,time` or ["instructions", "time"] -> ("instructions", "time"); a UserError otherwise."""
+    items = value.split(",") if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else None
+    if items is None or not all(isinstance(x, str) for x in items):
+        raise UserError(f"measure {value!r}: give a comma-separated list of {', '.join(MEASURES)}")
+    names = tuple(dict.fromkeys(x.strip() for x in items if x.strip()))
+    bad = [n for n in names if n not in MEASURES]
+    if bad or not names:
+        raise UserError(f"measure {bad[0] if bad else value!r}: valid: {', '.join(MEASURES)} (e.g. instructions,time)")
+    return names
+
+
+def parse_cachegrind(text: str) -> int:
+    """The `summary:` count of one cachegrind output file (its first event, Ir)."""
+    for line in text.splitlines():
+        if line.startswith("summary:"):
+            return int(line.split()[1])
+    raise ValueError("no summary line in the cachegrind output")
+
+
+def parse_perf(text: str) -> int | None:
+    """The instructions:u count of `perf stat -x,` output; None when the counter is not supported."""
+    for line in text.splitlines():
+        fields = line.split(",")
+        if len(fields) > 2 and fields[2].startswith("instructions"):
+            return int(fields[0]) if fields[0].strip().isdigit() else None
+    return None
+
+
+def _perf_works() -> str:
+    """'' when `perf stat -e instructions:u` counts here, else why not."""
+    perf = shutil.which("perf")
+    if perf is None:
+        return "perf is not installed"
+    try:
+        out = subprocess.run([perf, "stat", "-x,", "-e", "instructions:u", "--", "true"], capture_output=True,
+                             text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"perf could not run ({exc})"
+    if parse_perf(out.stderr) is None:
+        return "the kernel does not expose the instructions:u counter (perf stat: not supported)"
+    return ""
+
+
+def _setarch_works() -> bool:
+    setarch = shutil.which("setarch")
+    if setarch is None:
+        return False
+    try:
+        return subprocess.run([setarch, "-R", "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@dataclass
+class InstructionCounter:
+    """Wraps a command to count its instructions, then reads the count."""
+
+    source: str
+    """`perf` or `valgrind`."""
+    why: str
+    """Why this source: the reason perf was not used, or ''."""
+    no_aslr: bool
+    """Runs go through `setarch -R`."""
+    out_dir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="pairbench-instr-"))
+
+    def describe(self) -> str:
+        """Which source counts, and which knobs are set, for a notice."""
+        how = "perf stat -e instructions:u" if self.source == "perf" else "valgrind cachegrind (--cache-sim=no)"
+        knobs = list(KNOBS) + ["no environment padding"] + (["setarch -R (no ASLR)"] if self.no_aslr else [])
+        reason = f" because {self.why}" if self.why else ""
+        return f"instructions counted by {how}{reason}; set for repeatable counts: {', '.join(knobs)}"
+
+    def wrap(self, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+        """The argv and environment of a counted run."""
+        for f in glob.glob(os.path.join(self.out_dir, "*")):
+            os.remove(f)
+        env = dict(env)
+        env.pop(ENV_PADDING, None)
+        env.setdefault("PYTHONHASHSEED", "0")
+        if self.source == "perf":
+            prefix = ["perf", "stat", "-x,", "-e", "instructions:u", "-o", os.path.join(self.out_dir, "perf"), "--"]
+        else:
+            prefix = ["valgrind", *VALGRIND_ARGS, "--log-file=" + os.path.join(self.out_dir, "log.%p"),
+                      "--cachegrind-out-file=" + os.path.join(self.out_dir, "cg.%p")]
+        return (["setarch", "-R"] if self.no_aslr else []) + prefix + argv, env
+
+    def read(self) -> int:
+        """The count of the last counted run (every traced process summed)."""
+        if self.source == "perf":
+            with open(os.path.join(self.out_dir, "perf"), encoding="utf-8") as fh:
+                count = parse_perf(fh.read())
+            if count is None:
+                raise ValueError("perf stat reported no instructions:u count")
+            return count
+        files = glob.glob(os.path.join(self.out_dir, "cg.*"))
+        if not files:
+            raise ValueError("valgrind wrote no cachegrind output (did the command start?)")
+        total = 0
+        for path in files:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                total += parse_cachegrind(fh.read())
+        return total
+
+    def close(self) -> None:
+        shutil.rmtree(self.out_dir, ignore_errors=True)
+
+
+def choose_counter() -> InstructionCounter:
+    """perf when its counter works here, else valgrind; a UserError when neither can count."""
+    why = _perf_works()
+    if not why:
+        return InstructionCounter("perf", "", _setarch_works())
+    if shutil.which("valgrind") is None:
+        raise UserError(f"--measure instructions needs perf or valgrind: {why}, and valgrind is not installed "
+                        "(apt-get install valgrind)")
+    return InstructionCounter("valgrind", f"perf cannot count here: {why}", _setarch_works())

@@ -1,0 +1,86 @@
+"""`--measure instructions` with real processes under valgrind (perf's counter is not available in this VM)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")]
+
+LOOP_C = r"""
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    long n = argc > 1 ? atol(argv[1]) : 0;
+    unsigned long x = 0;
+    for (long i = 0; i < n; i++) { x += (unsigned long)i; __asm__ volatile("" : "+r"(x)); }
+    return (int)(x & 0);
+}
+"""
+
+
+def _loop(tmp_path: Path) -> Path:
+    (tmp_path / "loop.c").write_text(LOOP_C)
+    subprocess.run(["cc", "-O1", "-o", str(tmp_path / "loop"), str(tmp_path / "loop.c")], check=True)
+    return tmp_path / "loop"
+
+
+def _per_block(run: dict, metric: str) -> dict[str, dict[int, float]]:
+    out: dict[str, dict[int, float]] = {}
+    for s in run["samples"]:
+        if s["metric"] == metric and not s.get("warmup"):
+            out.setdefault(s["variant"], {})[s["block"]] = s["value"]
+    return out
+
+
+def test_one_percent_more_work_reads_1_0100_in_every_block_and_a_copy_reads_exactly_1(run_cli, tmp_path: Path) -> None:
+    loop = _loop(tmp_path)
+    r = run_cli("cmd", "-N", "--measure", "instructions", f"{loop} 10000000", f"{loop} 10100000", f"{loop} 10000000",
+                "-n", "A", "-n", "B", "-n", "A again", "-r", "3", "-w", "0", "--no-progress", "--no-history",
+                "--export-json", "r.json", timeout=600)
+    assert r.returncode == 0, r.stderr
+    run = json.loads((tmp_path / "r.json").read_text())
+    values = _per_block(run, "instructions")
+    assert len(values["A"]) == 3
+    for block, a in values["A"].items():
+        assert abs(values["B"][block] / a - 1.01) < 1e-4
+        assert values["A again"][block] == a
+    by = {c["candidate"]: c for c in run["comparisons"] if c["metric"] == "instructions"}
+    assert by["A again"]["ratio"] == 1.0 and by["A again"]["delta"] == 0 and by["A again"]["verdict"] == "exact"
+    assert abs(by["B"]["ratio"] - 1.01) < 1e-4
+    assert {m["name"] for m in run["benchmarks"][0]["metrics"]} == {"instructions", "exit_code"}  # no time asked
+    text = " ".join((r.stdout + r.stderr).split())
+    assert "instructions counted by valgrind cachegrind" in text and "perf cannot count here" in text
+    assert "PYTHONHASHSEED=0" in text
+
+
+def test_instructions_and_time_are_both_measured_and_a_python_benchmark_counts_alike(run_cli, tmp_path: Path) -> None:
+    script = tmp_path / "bench.py"
+    script.write_text("d = {str(i): i for i in range(20000)}\nsorted(d)\n")
+    r = run_cli("cmd", "--measure", "instructions,time", f"python3 {script}", f"python3 {script}",
+                "-n", "A", "-n", "B", "-r", "3", "-w", "1", "--no-progress", "--no-history", "--export-json", "r.json",
+                timeout=600)
+    assert r.returncode == 0, r.stderr
+    run = json.loads((tmp_path / "r.json").read_text())
+    counts = _per_block(run, "instructions")
+    assert len({v for per in counts.values() for v in per.values()}) == 1  # six processes, one count
+    assert len(_per_block(run, "time")["A"]) == 3
+    metrics = {c["metric"]: c for c in run["comparisons"]}
+    assert metrics["instructions"]["ratio"] == 1.0 and metrics["time"]["ci"] is not None
+    assert "instructions-vary" not in {n["kind"] for n in run["notices"]}
+
+
+def test_a_program_whose_count_changes_between_runs_is_called_out(run_cli, tmp_path: Path) -> None:
+    script = tmp_path / "clock.py"
+    script.write_text("import time\nfor _ in range(int(time.time() * 1e6) % 997 * 50):\n    pass\n")
+    r = run_cli("cmd", "-N", "--measure", "instructions", f"python3 {script}", f"python3 {script}",
+                "-n", "A", "-n", "B", "-r", "3", "-w", "0", "--no-progress", "--no-history", "--export-json", "r.json",
+                timeout=600)
+    assert r.returncode == 0, r.stderr
+    text = " ".join((r.stdout + r.stderr).split())
+    assert "instruction counts of one variant differ between runs" in text
+    assert "setarch -R" in text and "not deterministic" in text
