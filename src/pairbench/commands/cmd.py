@@ -26,7 +26,7 @@ A command may also print metrics as a JSON line: {"pairbench": {"NAME": VALUE, .
 FLAG_NAMES = {"metric_json": "--metric-json", "output": "--output", "input": "--input", "metrics": "--metric", "setup": "--setup", "prepare": "--prepare", "conclude": "--conclude",
               "cleanup": "--cleanup",
               "shell": "--shell", "timeout": "--timeout", "ignore_failure": "--ignore-failure",
-              "measure": "--measure"}
+              "measure": "--measure", "duet": "--duet"}
 """The flag that sets each command option, for error messages."""
 
 
@@ -87,6 +87,9 @@ def register(sub: Any) -> None:
     p.add_argument("--measure", default=None, metavar="WHAT",
                    help="time (default), instructions (counted exactly under perf or valgrind), or both: "
                         "instructions,time (the first is the primary metric)")
+    p.add_argument("--duet", action="store_true",
+                   help="run baseline and candidate at the same time, each pinned to its own CPU (needs 2 CPUs); "
+                        "compared on wall and on CPU time")
     add_run_options(p)
     p.set_defaults(handler=_handle)
 
@@ -146,6 +149,7 @@ def build_command_run(args: argparse.Namespace) -> Any:
         "input": _input_file(args.input),
         "metric_json": args.metric_json,
         "measure": getattr(args, "measure", None),
+        "duet": bool(getattr(args, "duet", False)),
     }, Flags(FLAG_NAMES))
     bench = Benchmark(name=args.benchmark, kind="command", metrics=kind.metrics(typed, ()), options=as_mapping(typed))
     run = new_run(variants, [bench])

@@ -1,4 +1,5 @@
-"""The command runner with `--measure instructions`: a counted run per replicate, beside or instead of the timed one.
+"""The command runner with its modes: `--measure instructions` (a counted run per replicate, beside or
+instead of the timed one) and `--duet` (both variants at once, runners/duet.py).
 
 A benchmark whose `measure` names `instructions` gets, per replicate, one run under the counter
 of runners/instructions.py (perf or valgrind); with `time` too, the timed run comes first and its
@@ -15,6 +16,7 @@ from pairbench.errors import BenchmarkFailed
 from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.command import CommandRunner, expand_command
+from pairbench.runners.duet import DuetPair, duet_cpus
 from pairbench.runners.instructions import KNOBS, InstructionCounter, choose_counter
 
 __all__ = ["CountingCommandRunner"]
@@ -35,8 +37,15 @@ class CountingCommandRunner(CommandRunner):
         self._counter: InstructionCounter | None = None
         self._counts: dict[tuple[str, str], set[int]] = {}
         """(benchmark, variant) -> the instruction counts its measured runs gave."""
+        self._duets: dict[str, tuple[DuetPair, dict[str, Variant]]] = {}
+        """Benchmarks measured with --duet: their pair of runners and variants by name."""
 
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
+        if benchmark.options.get("duet"):
+            seed = self._rng.randrange(2**31)
+            pair = DuetPair(lambda: CountingCommandRunner(random.Random(seed)), duet_cpus())
+            self._duets[benchmark.name] = (pair, {v.name: v for v in variants})
+            return pair.prepare(benchmark, variants)
         notices = super().prepare(benchmark, variants)
         if _counts(benchmark):
             self._counter = self._counter or choose_counter()
@@ -45,6 +54,9 @@ class CountingCommandRunner(CommandRunner):
 
     def measure(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
                 progress: ProgressFn) -> Replicate:
+        if benchmark.name in self._duets:
+            pair, variants = self._duets[benchmark.name]
+            return pair.measure(benchmark, variant, block, warmup, progress, variants)
         if not _counts(benchmark):
             return super().measure(benchmark, variant, block, warmup, progress)
         timed = "time" in benchmark.options.get("measure", ())
@@ -68,6 +80,9 @@ class CountingCommandRunner(CommandRunner):
     def close(self) -> None:
         try:
             super().close()
+            duets, self._duets = self._duets, {}
+            for pair, _ in duets.values():
+                pair.close()
         finally:
             if self._counter is not None:
                 self._counter.close()

@@ -67,6 +67,10 @@ def _command_metrics(options: CommandOptions, declared: tuple[Metric, ...]) -> t
     units = {n: UNITS[u][0] for n, u in options.metric_units.items()}
     custom = tuple(given.get(n) or Metric(n, units.get(n, ""), "lower", description=f"regex {rx}")
                    for n, rx in options.metrics.items())
+    if options.duet:  # CPU time beside wall time: the partner running at once shows less in it
+        from pairbench.runners.duet import CPU_METRIC
+
+        custom = (CPU_METRIC,) + custom
     if options.measure == ("time",):
         return BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:]
     from pairbench.runners.instructions import INSTRUCTIONS

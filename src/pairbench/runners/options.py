@@ -217,6 +217,8 @@ class CommandOptions:
     metric_json: str | None = None
     """A JSON format each run writes to $PAIRBENCH_METRIC_JSON, read as metrics (`pyperf`)."""
     description: str = ""
+    duet: bool = False
+    """Run the two variants at the same time, one per CPU (runners/duet.py)."""
     measure: tuple[str, ...] = ("time",)
     """What each replicate measures: `time` (wall, CPU, RSS) and/or `instructions` (counted
     exactly, runners/instructions.py); the first is the primary metric."""
@@ -241,6 +243,7 @@ def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
         metric_json=_metric_json(m, where),
         input=None if _string(m, "input", where, None, empty=False) in (None, "null") else str(m["input"]),
         description=_string(m, "description", where, "") or "",
+        duet=_boolean(m, "duet", where, False),
         measure=_measure(m, where),
     )
 
