@@ -78,12 +78,12 @@ def test_calibrate_a_suite_stores_each_selected_benchmark(run_cli, tmp_path: Pat
 @pytest.mark.slow
 def test_calibrate_a_real_command(run_cli, tmp_path: Path) -> None:
     hist = tmp_path / "h.sqlite"
-    r = run_cli("calibrate", "-N", "true", "--max-time", "4", "--history", str(hist), "--no-progress",
+    r = run_cli("calibrate", "-N", "true", "--max-time", "30", "--history", str(hist), "--no-progress",
                 "--export-json", "aa.json")
     assert r.returncode == 0, r.stderr
     assert re.search(r"calibration of `command` on .*: (\d+) A/A blocks", r.stdout), r.stdout
     blocks = int(re.search(r": (\d+) A/A blocks", r.stdout).group(1))  # type: ignore[union-attr]
-    assert blocks >= 12  # `true` takes about a millisecond: hundreds of blocks fit in 4 s
+    assert blocks >= 12  # `true` takes about a millisecond: hundreds of blocks fit in 30 s, even under load
     assert "on this machine" in r.stdout
     rows = _calibrations(hist)
     assert [m for _, m, _ in rows] == ["time", "user", "sys", "rss"] and all(d > 0 for _, _, d in rows)

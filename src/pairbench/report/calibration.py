@@ -6,16 +6,18 @@ import math
 from typing import Sequence
 
 from pairbench.analysis.calibration import MetricCalibration
-from pairbench.report.format import format_percent, format_value
+from pairbench.report.format import format_value
 
 __all__ = ["calibration_sentence", "render_calibration"]
 
 
 def _pct(fraction: float | None) -> str:
-    """0.01 -> `1%`, 0.0083 -> `0.8%`; `–` when not finite."""
+    """0.01 -> `1%`, 0.0083 -> `0.83%`, 0.0015 -> `0.15%`; `–` when not finite."""
     if fraction is None or not math.isfinite(fraction):
         return "–"
-    return format_percent(fraction, signed=False).replace(".0%", "%")
+    if 0 < abs(fraction) < 1e-4:
+        return "<0.01%"
+    return f"{fraction * 100:.2g}%"  # two figures: a band of 0.15% must not read 0.1%
 
 
 def _seconds(s: float) -> str:
