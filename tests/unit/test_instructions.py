@@ -65,3 +65,17 @@ def test_a_counted_run_drops_the_padding_and_sets_the_knobs(tmp_path) -> None:
     assert counter.read() == 4125326  # every traced process (the shell and its children) summed
     text = counter.describe()
     assert "valgrind cachegrind" in text and "perf cannot count here" in text and "setarch -R" in text
+
+
+def test_a_suite_benchmark_says_measure_and_duet() -> None:
+    from pairbench.errors import SuiteError
+    from pairbench.suite import parse_suite
+
+    text = ('[variants.a]\ncommand = "a"\n[variants.b]\ncommand = "b"\n'
+            '[benchmarks.loop]\ncommand = "{variant} 1000"\nmeasure = ["instructions", "time"]\nduet = true\n')
+    [bench] = parse_suite(text, "s.toml").benchmarks
+    names = [m.name for m in bench.metrics]
+    assert names[0] == "instructions" and {"time", "cpu", "user", "sys", "rss"} <= set(names)
+    assert bench.options["duet"] is True and list(bench.options["measure"]) == ["instructions", "time"]
+    with pytest.raises(SuiteError, match=r"s.toml:7: benchmark 'loop': measure 'cycles'"):
+        parse_suite(text.replace('"time"]', '"cycles"]'), "s.toml")

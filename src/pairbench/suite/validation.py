@@ -31,7 +31,7 @@ _GIT_KEYS = ("repo", "ref", "build", "timeout")
 _SWEEP_KEYS = ("name", "values", "range", "as", "arg", "variants")
 _RANGE_KEYS = ("start", "stop", "step")
 _COMMAND_KEYS = ("kind", "command", "metrics", "setup", "prepare", "conclude", "cleanup", "shell", "timeout",
-                 "ignore_failure", "output", "input", "description")
+                 "ignore_failure", "output", "input", "description", "measure", "duet")
 _METRIC_KEYS = ("regex", "unit", "direction", "exact", "description")
 _DIRECTIONS = ("lower", "higher", "none")
 
@@ -356,6 +356,10 @@ def _command_benchmark(r: Reader, bname: str, spec: dict[str, Any], w: KeyPath, 
         if k in spec:  # a shell may also be named: shell = "bash"
             options[k] = r.string(spec[k], (*w, k)) if k == "shell" and isinstance(spec[k], str) \
                 else r.boolean(spec[k], (*w, k))
+    if "duet" in spec:
+        options["duet"] = r.boolean(spec["duet"], (*w, "duet"))
+    if "measure" in spec:  # "instructions,time" or ["instructions", "time"]: checked by the kind's parser
+        options["measure"] = spec["measure"]
     if "timeout" in spec:
         options["timeout"] = r.number(spec["timeout"], (*w, "timeout"), positive=True)
     elif defaults.timeout is not None:
