@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Duet vs plain interleaving at equal wall budgets, quiet and beside an injected noisy neighbour.
+
+Workload: a C loop (compiled here) of ~30 ms; B does exactly 1% more iterations. For each mode
+(plain ABBA interleaving, `--duet`), neighbour (none, or a CPU hog that this script starts, runs
+in bursts of 0.3 s on / 0.3 s off on every CPU, and stops by PID) and trial, one `pairbench cmd`
+run of a fixed number of blocks is made; from its run file come the SD of the paired log-ratios
+(wall `time` and CPU `cpu` = user + sys) and the seconds per block, hence the 95% CI half-width
+that a budget of T seconds buys: t·s_d/√(T / seconds per block). Also printed: how many runs
+detected the 1% (CI excludes 0). Cells run in a random order.
+
+    python3 bench/duet.py                      # 6 trials per cell, 40 blocks, T = 5 s and 20 s
+    python3 bench/duet.py --trials 10 --blocks 60
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+LOOP_C = r"""
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    long n = argc > 1 ? atol(argv[1]) : 0;
+    unsigned long x = 0;
+    for (long i = 0; i < n; i++) { x += (unsigned long)i; __asm__ volatile("" : "+r"(x)); }
+    return (int)(x & 0);
+}
+"""
+HOG = "import time\nwhile True:\n    t = time.time() + 0.3\n    while time.time() < t: pass\n    time.sleep(0.3)\n"
+
+
+def _hogs(n: int) -> list[subprocess.Popen[bytes]]:
+    return [subprocess.Popen([sys.executable, "-c", HOG], start_new_session=True) for _ in range(n)]
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for p in procs:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+
+
+def _one(loop: Path, n: int, mode: str, blocks: int, out: Path, env: dict[str, str]) -> dict[str, float]:
+    argv = [sys.executable, "-m", "pairbench", "cmd", "-N", f"{loop} {n}", f"{loop} {int(n * 1.01)}", "-n", "A",
+            "-n", "B", "-r", str(blocks), "-w", "1", "--no-history", "--no-progress", "--export-json", str(out)]
+    if mode == "duet":
+        argv.append("--duet")
+    subprocess.run(argv, check=True, capture_output=True, env=env)
+    run = json.loads(out.read_text())
+    vals: dict[str, dict[int, dict[str, float]]] = {"time": {}, "cpu": {}}
+    for s in run["samples"]:
+        if s["warmup"]:
+            continue
+        if s["metric"] in vals:
+            vals[s["metric"]].setdefault(s["block"], {})[s["variant"]] = s["value"]
+        elif s["metric"] in ("user", "sys"):  # plain runs have no cpu metric: user + sys
+            d = vals["cpu"].setdefault(s["block"], {})
+            key = s["variant"] + "#" + s["metric"]
+            d[key] = s["value"]
+    row = {"block_s": run["metadata"]["elapsed_s"] / run["metadata"]["blocks"]}
+    for metric, per in vals.items():
+        ds = []
+        for v in per.values():
+            a = v.get("A", v.get("A#user", 0) + v.get("A#sys", 0))
+            b = v.get("B", v.get("B#user", 0) + v.get("B#sys", 0))
+            if a > 0 and b > 0:
+                ds.append(math.log(b / a))
+        sd = statistics.stdev(ds)
+        row[f"{metric}_sd"] = sd
+        row[f"{metric}_detect"] = float(abs(statistics.mean(ds)) > 1.96 * sd / math.sqrt(len(ds)))
+    return row
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=6)
+    ap.add_argument("--blocks", type=int, default=40)
+    ap.add_argument("--iterations", type=int, default=30_000_000)
+    ap.add_argument("--budgets", default="5,20")
+    a = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="pb-duet-"))
+    (tmp / "loop.c").write_text(LOOP_C)
+    subprocess.run(["cc", "-O1", "-o", str(tmp / "loop"), str(tmp / "loop.c")], check=True)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    cells = [(mode, hog) for mode in ("plain", "duet") for hog in ("none", "hog") for _ in range(a.trials)]
+    random.Random(1).shuffle(cells)
+    results: dict[tuple[str, str], list[dict[str, float]]] = {}
+    for i, (mode, hog) in enumerate(cells):
+        procs = _hogs(len(os.sched_getaffinity(0))) if hog == "hog" else []
+        try:
+            row = _one(tmp / "loop", a.iterations, mode, a.blocks, tmp / f"r{i}.json", env)
+        finally:
+            _stop(procs)
+        results.setdefault((mode, hog), []).append(row)
+        print(f"  {i + 1}/{len(cells)} {mode:5} {hog:4} wall sd {row['time_sd']:.4f} cpu sd {row['cpu_sd']:.4f} "
+              f"{row['block_s']:.3f} s/block", flush=True)
+    budgets = [float(x) for x in a.budgets.split(",")]
+    print(f"\n{a.iterations / 1e6:g}M-iteration loop, B = +1% work; {a.blocks} blocks per run, {a.trials} runs per cell")
+    print("mode   neighbour  s/block  log-ratio SD wall  cpu   " + "  ".join(
+        f"±CI {b:g}s wall  cpu" for b in budgets) + "   detected 1% (wall, cpu)")
+    for (mode, hog), rows in sorted(results.items()):
+        med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+        widths = []
+        for b in budgets:
+            n = max(b / med["block_s"], 2)
+            widths.append(f"{100 * 1.96 * med['time_sd'] / math.sqrt(n):8.2f}% {100 * 1.96 * med['cpu_sd'] / math.sqrt(n):5.2f}%")
+        det = (sum(r["time_detect"] for r in rows), sum(r["cpu_detect"] for r in rows))
+        print(f"{mode:6} {hog:9} {med['block_s']:7.3f}  {med['time_sd']:12.4f} {med['cpu_sd']:6.4f}  "
+              + "  ".join(widths) + f"   {det[0]:.0f}/{len(rows)}, {det[1]:.0f}/{len(rows)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
