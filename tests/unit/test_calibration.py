@@ -87,3 +87,25 @@ def test_too_short_budgets_and_runs_say_so() -> None:
                                                 (0.021, 0.03), (0.061, 0.07), (0.08, 0.1)])
 def test_nice_band_rounds_up(fraction: float, expected: float) -> None:
     assert nice_band(fraction) == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_run_is_calibrated_per_benchmark_and_metric_with_its_share_of_the_block() -> None:
+    from pairbench.analysis.calibration import calibrate_run
+    from pairbench.model import Benchmark, Metric, Run, Sample, Variant
+
+    rng = np.random.default_rng(2)
+    metrics = (Metric("time"), Metric("sys"), Metric("exit_code", "", "none"))
+    run = Run(metadata={"blocks": 40, "elapsed_s": 40 * 0.4},
+              variants=[Variant("A", "x", baseline=True), Variant("A (copy)", "x")],
+              benchmarks=[Benchmark("big", "command", metrics), Benchmark("small", "command", metrics)])
+    for block in range(40):
+        for v in ("A", "A (copy)"):
+            for bench, t in (("big", 0.15), ("small", 0.05)):
+                run.samples.append(Sample(bench, v, "time", t * float(np.exp(rng.normal(0, 0.02))), block))
+                run.samples.append(Sample(bench, v, "sys", 0.001 if block % 4 == 0 else 0.0, block))
+                run.samples.append(Sample(bench, v, "exit_code", 0.0, block))
+    got = calibrate_run(run, [20.0])
+    assert [(c.benchmark, c.metric.name, c.primary) for c in got] == [("big", "time", True), ("small", "time", True)]
+    seconds = {c.benchmark: c.noise.block_seconds for c in got}
+    assert seconds["big"] == pytest.approx(0.3, rel=0.05) and seconds["small"] == pytest.approx(0.1, rel=0.05)
+    assert got[0].noise.at(20.0).blocks == int(20 / seconds["big"])
