@@ -11,6 +11,7 @@ detected the 1% (CI excludes 0). Cells run in a random order.
 
     python3 bench/duet.py                      # 6 trials per cell, 40 blocks, T = 5 s and 20 s
     python3 bench/duet.py --trials 10 --blocks 60
+    python3 bench/duet.py --workload python --iterations 100000
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ int main(int argc, char **argv) {
     return (int)(x & 0);
 }
 """
+PY_SCRIPT = "import sys\nd = {}\nfor i in range(int(sys.argv[1])):\n    d[str(i)] = i\nsorted(d)\n"
 HOG = "import time\nwhile True:\n    t = time.time() + 0.3\n    while time.time() < t: pass\n    time.sleep(0.3)\n"
 
 
@@ -49,7 +51,7 @@ def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
         p.wait()
 
 
-def _one(loop: Path, n: int, mode: str, blocks: int, out: Path, env: dict[str, str]) -> dict[str, float]:
+def _one(loop: str, n: int, mode: str, blocks: int, out: Path, env: dict[str, str]) -> dict[str, float]:
     argv = [sys.executable, "-m", "pairbench", "cmd", "-N", f"{loop} {n}", f"{loop} {int(n * 1.01)}", "-n", "A",
             "-n", "B", "-r", str(blocks), "-w", "1", "--no-history", "--no-progress", "--export-json", str(out)]
     if mode == "duet":
@@ -86,10 +88,17 @@ def main() -> int:
     ap.add_argument("--blocks", type=int, default=40)
     ap.add_argument("--iterations", type=int, default=30_000_000)
     ap.add_argument("--budgets", default="5,20")
+    ap.add_argument("--workload", choices=("c", "python"), default="c",
+                    help="the C loop, or a Python script building and sorting a dict (--iterations keys)")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="pb-duet-"))
-    (tmp / "loop.c").write_text(LOOP_C)
-    subprocess.run(["cc", "-O1", "-o", str(tmp / "loop"), str(tmp / "loop.c")], check=True)
+    if a.workload == "c":
+        (tmp / "loop.c").write_text(LOOP_C)
+        subprocess.run(["cc", "-O1", "-o", str(tmp / "loop"), str(tmp / "loop.c")], check=True)
+        program = str(tmp / "loop")
+    else:
+        (tmp / "work.py").write_text(PY_SCRIPT)
+        program = f"{sys.executable} {tmp / 'work.py'}"
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     cells = [(mode, hog) for mode in ("plain", "duet") for hog in ("none", "hog") for _ in range(a.trials)]
     random.Random(1).shuffle(cells)
@@ -97,14 +106,14 @@ def main() -> int:
     for i, (mode, hog) in enumerate(cells):
         procs = _hogs(len(os.sched_getaffinity(0))) if hog == "hog" else []
         try:
-            row = _one(tmp / "loop", a.iterations, mode, a.blocks, tmp / f"r{i}.json", env)
+            row = _one(program, a.iterations, mode, a.blocks, tmp / f"r{i}.json", env)
         finally:
             _stop(procs)
         results.setdefault((mode, hog), []).append(row)
         print(f"  {i + 1}/{len(cells)} {mode:5} {hog:4} wall sd {row['time_sd']:.4f} cpu sd {row['cpu_sd']:.4f} "
               f"{row['block_s']:.3f} s/block", flush=True)
     budgets = [float(x) for x in a.budgets.split(",")]
-    print(f"\n{a.iterations / 1e6:g}M-iteration loop, B = +1% work; {a.blocks} blocks per run, {a.trials} runs per cell")
+    print(f"\n{a.workload} workload of {a.iterations / 1e6:g}M iterations, B = +1% work; {a.blocks} blocks per run, {a.trials} runs per cell")
     print("mode   neighbour  s/block  log-ratio SD wall  cpu   " + "  ".join(
         f"±CI {b:g}s wall  cpu" for b in budgets) + "   detected 1% (wall, cpu)")
     for (mode, hog), rows in sorted(results.items()):
