@@ -419,8 +419,7 @@ class CommandRunner:
         env["PAIRBENCH_ENV_OFFSET"] = "x" * self._rng.randrange(ENV_OFFSET_MAX)
         words = list(shell) if isinstance(shell, list) else shell_words(shell) if shell is not None else None
         argv = [*words, "-c", command] if words else _take_assignments(shlex.split(command), env)
-        if counter is not None:  # --measure instructions: under perf or valgrind (runners/counted.py)
-            argv, env = counter.wrap(argv, env)
+        argv, env = counter.wrap(argv, env) if counter is not None else (argv, env)  # runners/counted.py
         if variant.cwd and not os.path.isdir(variant.cwd):
             raise UserError(f"variant {variant.name!r}: working directory {variant.cwd!r} does not exist")
         if self._output_dir is None:
