@@ -21,12 +21,13 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
+from typing import Any
 
 from pairbench.errors import UserError
 from pairbench.model import Metric
 
 __all__ = ["INSTRUCTIONS", "MEASURES", "InstructionCounter", "choose_counter", "parse_cachegrind", "parse_perf",
-           "parse_measure"]
+           "parse_measure", "measure_option"]
 
 INSTRUCTIONS = Metric("instructions", "count", "lower", exact=True, description="instructions executed")
 MEASURES = ("time", "instructions")
@@ -47,6 +48,16 @@ def parse_measure(value: object) -> tuple[str, ...]:
     if bad or not names:
         raise UserError(f"measure {bad[0] if bad else value!r}: valid: {', '.join(MEASURES)} (e.g. instructions,time)")
     return names
+
+
+def measure_option(m: Any, where: Any) -> tuple[str, ...]:
+    """The `measure` key of command options (default: time); the error names where it was written."""
+    if m.get("measure") is None:
+        return ("time",)
+    try:
+        return parse_measure(m["measure"])
+    except UserError as exc:
+        raise where.fail("measure", str(exc)) from None
 
 
 def parse_cachegrind(text: str) -> int:

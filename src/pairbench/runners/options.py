@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol
 
 from pairbench.errors import UserError
+from pairbench.runners.instructions import measure_option
 
 __all__ = [
     "Where",
@@ -244,7 +245,7 @@ def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
         input=None if _string(m, "input", where, None, empty=False) in (None, "null") else str(m["input"]),
         description=_string(m, "description", where, "") or "",
         duet=_boolean(m, "duet", where, False),
-        measure=_measure(m, where),
+        measure=measure_option(m, where),
     )
 
 
@@ -275,17 +276,6 @@ def _output(m: Mapping[str, Any], where: Where) -> str:
         raise where.fail("output", f"{output!r} discards the output, where the metrics ({', '.join(m['metrics'])}) "
                                    "are read; leave it out or give a file")
     return output
-
-
-def _measure(m: Mapping[str, Any], where: Where) -> tuple[str, ...]:
-    from pairbench.runners.instructions import parse_measure
-
-    if m.get("measure") is None:
-        return ("time",)
-    try:
-        return parse_measure(m["measure"])
-    except UserError as exc:
-        raise where.fail("measure", str(exc)) from None
 
 
 # --- http --------------------------------------------------------------------------------------------
