@@ -113,8 +113,7 @@ def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
         if cluster is not None:
             from pairbench.cluster.client import execute_on_cluster
 
-            execute_on_cluster(run, options, cluster.address, fake=fake.factors if fake is not None else None,
-                               cache_dir=cluster.cache_dir)
+            execute_on_cluster(run, options, cluster, fake=fake.factors if fake is not None else None)
         else:
             chosen = dict(runners) if runners is not None else make_runners(run, options.seed, kind_options, fake)
             execute(run, chosen, options, observer=observer)

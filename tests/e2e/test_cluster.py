@@ -268,3 +268,27 @@ def test_ctrl_c_cancels_the_queued_and_running_units_and_keeps_the_finished(clus
     while _unit_processes(worker_group) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _unit_processes(worker_group) == []  # the running unit was told to stop
+
+
+def test_each_machine_compares_per_machine_and_says_where_the_machines_disagree(cluster: Cluster, run_cli,
+                                                                                tmp_path: Path) -> None:
+    cluster.start(("w1", "w2"))
+    # the candidate does twice the work on w1 and half of it on w2: one change, two answers
+    work = ("{variant} -c \"import os; n = int(os.environ.get('WORK', '10')); "
+            "n = 30 - n if os.environ['PAIRBENCH_MACHINE'] == 'w2' else n; sum(range(n * 150000))\"")
+    suite = tmp_path / "suite.toml"
+    suite.write_text('[variants.base]\ncommand = "python3 -S"\n[variants.more]\ncommand = "python3 -S"\n'
+                     'env = { WORK = "20" }\n' + f"[benchmarks.mixed]\ncommand = '''{work}'''\n")
+    r = run_cli("run", str(suite), "--cluster", cluster.address, "--each-machine", "-r", "8", "--no-history",
+                "--export-json", "r.json", "--no-progress", timeout=400)
+    assert r.returncode == 0, r.stdout + r.stderr
+    from pairbench.store.runfile import load_run
+
+    run = load_run(tmp_path / "r.json")
+    assert [b.name for b in run.benchmarks] == ["mixed @ w1", "mixed @ w2"]
+    assert {s.benchmark: s.machine for s in run.samples} == {"mixed @ w1": "w1", "mixed @ w2": "w2"}
+    verdicts = {c.benchmark: c.verdict for c in run.comparisons if c.metric == "time"}
+    assert verdicts == {"mixed @ w1": "slower", "mixed @ w2": "faster"}
+    told = [n.message for n in run.notices if n.kind == "machines-disagree" and ", time:" in n.message]
+    assert told == ["more vs the baseline, time: the machines disagree — slower on w1; faster on w2"]
+    assert "the machines disagree" in r.stdout + r.stderr

@@ -47,3 +47,41 @@ def test_merging_stamps_the_machine_and_says_machine_notices_once_per_machine() 
     assert sorted(n.benchmark for n in run.notices if n.kind == "noisy") == ["a", "b", "c"]
     assert {m: e["benchmarks"] for m, e in run.metadata["machines"].items()} == {"w1": ["a", "b"], "w2": ["c"]}
     assert run.metadata["unit_stops"]["c"]["stop"] == "fixed"
+
+
+def _cmp(bench: str, verdict: str, candidate: str = "more"):
+    from pairbench.model import Comparison
+
+    ratio = {"slower": 1.3, "faster": 0.7}.get(verdict, 1.0)
+    return Comparison(benchmark=bench, metric="time", baseline="base", candidate=candidate, ratio=ratio,
+                      ci=(ratio * 0.9, ratio * 1.1), p_value=0.001, n=10, significant=verdict != "inconclusive",
+                      meaningful=verdict != "inconclusive", verdict=verdict, more_runs=None)
+
+
+def test_machines_that_disagree_are_said_so_and_agreement_is_counted() -> None:
+    from pairbench.cluster.units import agreement_notices, per_machine_name
+
+    origin = {per_machine_name(b, m): (b, m) for b in ("x", "y", "z") for m in ("w1", "w2")}
+    comparisons = [_cmp("x @ w1", "slower"), _cmp("x @ w2", "faster"),
+                   _cmp("y @ w1", "slower"), _cmp("y @ w2", "slower"),
+                   _cmp("z @ w1", "slower"), _cmp("z @ w2", "inconclusive")]
+    notices = agreement_notices(comparisons, origin)
+    disagree = [n for n in notices if n.kind == "machines-disagree"]
+    assert [(n.benchmark, n.message) for n in disagree] == [
+        ("x", "more vs the baseline, time: the machines disagree — slower on w1; faster on w2")]
+    agree = [n for n in notices if n.kind == "machines-agree"]
+    assert len(agree) == 1 and "1 comparison: y (time, more): slower" in agree[0].message
+    assert "z" not in agree[0].message  # an inconclusive machine is neither agreement nor contradiction
+
+
+def test_a_benchmark_measured_on_every_machine_is_compared_per_machine() -> None:
+    run = _run()
+    bench = run.benchmark("a")
+    for machine in ("w1", "w2"):
+        unit_run = Run(metadata={}, variants=run.variants, benchmarks=[bench],
+                       samples=[Sample("a", v, "time", 1.0, 0) for v in ("base", "more")],
+                       notices=[Notice("noisy", "varies", benchmark="a")])
+        merge_unit(run, unit_run, machine, per_machine=True)
+    assert {(s.benchmark, s.machine) for s in run.samples} == {("a @ w1", "w1"), ("a @ w2", "w2")}
+    assert [b.name for b in run.benchmarks][-2:] == ["a @ w1", "a @ w2"]
+    assert sorted(n.benchmark for n in run.notices if n.kind == "noisy") == ["a @ w1", "a @ w2"]

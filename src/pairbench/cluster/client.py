@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from pairbench import interrupts
-from pairbench.cluster.units import UnitResult, failed_notice, merge_unit, split_units, unit_payload
+from pairbench.cluster.units import (
+    ClusterOptions,
+    UnitResult,
+    agreement_notices,
+    failed_notice,
+    merge_unit,
+    split_units,
+    unit_payload,
+)
 from pairbench.errors import Interrupted, UserError
 from pairbench.model import Run, WorkUnit
 from pairbench.store.runwriter import RunWriter
@@ -33,14 +41,16 @@ WORKERS_TIMEOUT_S = 60.0
 RESOURCE = "bench"
 
 
-def execute_on_cluster(run: Run, options: RunOptions, address: str, *, fake: tuple[float, ...] | None = None,
-                       cache_dir: str | None = None, say: Callable[[str], None] | None = None) -> Run:
-    """Measure every benchmark of `run` on the cluster at `address`, then analyse; returns `run`.
+def execute_on_cluster(run: Run, options: RunOptions, cluster: ClusterOptions, *,
+                       fake: tuple[float, ...] | None = None, say: Callable[[str], None] | None = None) -> Run:
+    """Measure every benchmark of `run` on the cluster, then analyse; returns `run`.
 
-    `address` is a scheduler (`tcp://host:8786`) or `local:N` for a LocalCluster of N workers on
-    this machine. Raises UserError when Dask is missing or the scheduler cannot be reached (before
-    anything runs), Interrupted on Ctrl-C (finished units kept).
+    `cluster.address` is a scheduler (`tcp://host:8786`) or `local:N` for a LocalCluster of N
+    workers on this machine; with `cluster.each_machine` every benchmark is measured on every
+    worker and compared per machine. Raises UserError when Dask is missing or the scheduler cannot
+    be reached (before anything runs), Interrupted on Ctrl-C (finished units kept).
     """
+    address = cluster.address
     from pairbench.session import default_run_path, finish_analysis
 
     tell = say or (lambda text: print(text, file=sys.stderr, flush=True))
@@ -54,28 +64,37 @@ def execute_on_cluster(run: Run, options: RunOptions, address: str, *, fake: tup
         workers = _workers(client, address)
         tell(f"cluster {address}: {len(workers)} worker{'s' if len(workers) != 1 else ''} "
              f"({', '.join(sorted(workers.values()))}); {len(units)} units")
-        unit_options = _unit_options(options, len(units), len(workers))
-        payloads = {u.index: unit_payload(u, unit_options, fake, cache_dir) for u in units}
+        places: list[str | None] = list(workers) if cluster.each_machine else [None]
+        unit_options = _unit_options(options, len(units), 1 if cluster.each_machine else len(workers))
+        payloads = {u.index: unit_payload(u, unit_options, fake, cluster.cache_dir) for u in units}
         _save(writer, run)
         status = "complete"
         submitted = _Submitted()
         try:
-            _gather(client, units, payloads, run, options, writer, tell, workers, submitted)
+            _gather(client, [(u, w) for u in units for w in places], payloads, run, options, writer, tell, workers,
+                    submitted)
         except KeyboardInterrupt:
             interrupts.shield()
             status = "interrupted"
         finally:
             _cancel(client, submitted)
+    if cluster.each_machine:  # the per-machine benchmarks replace the suite's, in the suite's order
+        origin = run.metadata.get("per_machine", {})
+        run.benchmarks = sorted((b for b in run.benchmarks if b.name in origin),
+                                key=lambda b: ([u.benchmark.name for u in units].index(origin[b.name][0]), b.name))
     looks = max(run.metadata.get("unit_looks", {}).values(), default=1)
-    if len({s.benchmark for s in run.samples if not s.warmup}) and run.samples:
+    if run.samples:
         finish_analysis(run, options, looks)
+    if cluster.each_machine:
+        origin = {k: (v[0], v[1]) for k, v in run.metadata.get("per_machine", {}).items()}
+        run.notices.extend(agreement_notices(run.comparisons, origin))
     run.notices.append(_machines_notice(run))
     run.status = status
     _save(writer, run, final=True)
     if status == "interrupted":
         done = len(run.metadata.get("machines_done", []))
         raise Interrupted(f"interrupted by {interrupts.signal_name(interrupts.first_signal())}: {done} of "
-                          f"{len(units)} units finished and kept in {writer.target.label}; the rest were cancelled")
+                          f"{len(units) * len(places)} units finished and kept in {writer.target.label}; the rest were cancelled")
     return run
 
 
@@ -158,25 +177,28 @@ def _unit_options(options: RunOptions, n_units: int, n_workers: int) -> dict[str
     return fields
 
 
-def _gather(client: Any, units: list[WorkUnit], payloads: dict[int, dict[str, Any]], run: Run,
+def _gather(client: Any, placed: list[tuple[WorkUnit, str | None]], payloads: dict[int, dict[str, Any]], run: Run,
             options: RunOptions, writer: RunWriter, tell: Callable[[str], None], workers: dict[str, str],
             submitted: _Submitted) -> None:
-    """Submit every unit, then take each result as it finishes (in `submitted` for cancelling)."""
+    """Submit every unit (to any worker, or to the one named), then take each result as it finishes."""
     import uuid
 
     from distributed import Event, as_completed
 
     from pairbench.cluster.worker import run_unit
 
-    by_key = {}
+    by_key: dict[str, WorkUnit] = {}
     tag = uuid.uuid4().hex[:8]
     submitted.stop = Event(f"pairbench-stop-{tag}", client=client)
-    for u in units:
-        fut = client.submit(run_unit, {**payloads[u.index], "stop_event": f"pairbench-stop-{tag}"}, key=f"pairbench-{tag}-{u.index}-{u.benchmark.name}",
-                            resources={RESOURCE: 1}, pure=False, retries=1)
+    for u, worker in placed:
+        where = {"workers": [worker], "allow_other_workers": False} if worker else {}
+        key = f"pairbench-{tag}-{u.index}-{u.benchmark.name}" + (f"-{workers[worker]}" if worker else "")
+        fut = client.submit(run_unit, {**payloads[u.index], "stop_event": f"pairbench-stop-{tag}"}, key=key,
+                            resources={RESOURCE: 1}, pure=False, retries=0 if worker else 1, **where)
         by_key[fut.key] = u
         submitted.futures.append(fut)
     done = run.metadata.setdefault("machines_done", [])
+    per_machine = any(w for _, w in placed)
     for fut in as_completed(list(submitted.futures)):
         unit = by_key[fut.key]
         try:
@@ -185,13 +207,14 @@ def _gather(client: Any, units: list[WorkUnit], payloads: dict[int, dict[str, An
             run.notices.append(failed_notice(unit.benchmark.name, "", f"{type(exc).__name__}: {_reason(exc)}"))
             tell(f"unit {unit.benchmark.name} failed: {_reason(exc)}")
             continue
-        _take(run, unit, result, options, tell)
+        _take(run, unit, result, options, tell, per_machine)
         done.append(unit.benchmark.name)
         _save(writer, run)
         tell(_progress(client, by_key, done, workers))
 
 
-def _take(run: Run, unit: WorkUnit, result: UnitResult, options: RunOptions, tell: Callable[[str], None]) -> None:
+def _take(run: Run, unit: WorkUnit, result: UnitResult, options: RunOptions, tell: Callable[[str], None],
+          per_machine: bool = False) -> None:
     """Merge one unit's run file, record it in the history; a unit that failed becomes a notice."""
     from pairbench.errors import RunFileError
     from pairbench.store.history import record_run
@@ -206,7 +229,9 @@ def _take(run: Run, unit: WorkUnit, result: UnitResult, options: RunOptions, tel
     except RunFileError as exc:
         run.notices.append(failed_notice(unit.benchmark.name, result.machine, f"its run file is damaged: {exc}"))
         return
-    merged = merge_unit(run, unit_run, result.machine)
+    merged = merge_unit(run, unit_run, result.machine, per_machine)
+    if per_machine:
+        run.metadata.setdefault("per_machine", {})[merged.benchmarks[0].name] = [unit.benchmark.name, result.machine]
     if result.returncode != 0:
         run.notices.append(failed_notice(unit.benchmark.name, result.machine, result.error or
                                          f"exit status {result.returncode}"))

@@ -13,11 +13,11 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
-from pairbench.model import Notice, Run, WorkUnit
+from pairbench.model import Comparison, Notice, Run, WorkUnit
 from pairbench.store.runfile import run_from_dict, run_to_dict
 
 __all__ = ["ClusterOptions", "MACHINE_ENV", "machine_name", "split_units", "unit_payload", "unit_from_payload", "UnitResult",
-           "merge_unit"]
+           "merge_unit", "per_machine_name", "agreement_notices"]
 
 MACHINE_ENV = "PAIRBENCH_MACHINE"
 """Names the machine in its samples; the host name when unset (set it when hosts share a name)."""
@@ -31,6 +31,8 @@ class ClusterOptions:
     """A scheduler (`tcp://host:8786`) or `local:N` for N workers on this machine."""
     cache_dir: str | None = None
     """Build cache on each worker (`--cache-dir`); the worker's default when None."""
+    each_machine: bool = False
+    """Measure every benchmark on every worker (compared per machine) instead of once on any."""
 
 
 UNIT_STOP_KINDS = ("adaptive", "stop", "budget")
@@ -72,13 +74,24 @@ class UnitResult:
     """The worker's last lines on standard error when the unit failed."""
 
 
-def merge_unit(run: Run, unit_run: Run, machine: str) -> Run:
+def per_machine_name(benchmark: str, machine: str) -> str:
+    """A benchmark measured on every machine is compared per machine, under this name."""
+    return f"{benchmark} @ {machine}"
+
+
+def merge_unit(run: Run, unit_run: Run, machine: str, per_machine: bool = False) -> Run:
     """Add a finished unit's samples, notices and machine metadata to the suite's `run`.
 
     Returns the unit's run with each sample stamped with its machine (as recorded in history).
     The variants keep the client's names; a variant built on the worker records where it was built
-    under `metadata["machines"][machine]`.
+    under `metadata["machines"][machine]`. With `per_machine` (the benchmark is measured on every
+    machine) the benchmark is renamed `NAME @ MACHINE`, so each machine's samples are compared
+    with each other only.
     """
+    if per_machine:
+        unit_run = _renamed(unit_run, per_machine_name(unit_run.benchmarks[0].name, machine))
+        if all(b.name != unit_run.benchmarks[0].name for b in run.benchmarks):
+            run.benchmarks.append(unit_run.benchmarks[0])
     samples = [dataclasses.replace(s, machine=machine) for s in unit_run.samples]
     run.samples.extend(samples)
     bench = unit_run.benchmarks[0].name
@@ -108,6 +121,45 @@ def merge_unit(run: Run, unit_run: Run, machine: str) -> Run:
             entry.setdefault("builds", {})[v.name] = {"commit": v.meta["git_commit"],
                                                      "worktree": v.meta.get("worktree", "")}
     return dataclasses.replace(unit_run, samples=samples)
+
+
+def _renamed(unit_run: Run, name: str) -> Run:
+    old = unit_run.benchmarks[0].name
+    return dataclasses.replace(
+        unit_run, benchmarks=[dataclasses.replace(unit_run.benchmarks[0], name=name)],
+        samples=[dataclasses.replace(s, benchmark=name) for s in unit_run.samples],
+        notices=[dataclasses.replace(n, benchmark=name) if n.benchmark == old else n for n in unit_run.notices])
+
+
+def agreement_notices(comparisons: list[Comparison], origin: dict[str, tuple[str, str]]) -> list[Notice]:
+    """Whether the machines agree, per benchmark, metric and candidate.
+
+    `origin` maps each per-machine benchmark name to (benchmark, machine). A benchmark faster on one
+    machine and slower on another is said so, never averaged away.
+    """
+    groups: dict[tuple[str, str, str], dict[str, str]] = {}
+    for c in comparisons:
+        if c.benchmark in origin:
+            bench, machine = origin[c.benchmark]
+            groups.setdefault((bench, c.metric, c.candidate), {})[machine] = c.verdict
+    out = []
+    agreed = []
+    for (bench, metric, candidate), by_machine in groups.items():
+        if len(by_machine) < 2:
+            continue
+        kinds = {v for v in by_machine.values() if v in ("faster", "slower")}
+        if len(kinds) == 2:
+            told = "; ".join(f"{v} on {m}" for m, v in sorted(by_machine.items()))
+            out.append(Notice("machines-disagree", f"{candidate} vs the baseline, {metric}: the machines disagree — {told}",
+                              "the change depends on the machine (CPU, memory, kernel): look at each machine's "
+                              "comparison, not at one figure", benchmark=bench))
+        elif len(set(by_machine.values())) == 1:
+            agreed.append(f"{bench} ({metric}, {candidate}): {next(iter(by_machine.values()))}")
+    if agreed:
+        out.append(Notice("machines-agree", f"every machine gave the same verdict for {len(agreed)} comparison"
+                          f"{'s' if len(agreed) != 1 else ''}: " + "; ".join(agreed[:12])
+                          + (" ..." if len(agreed) > 12 else "")))
+    return out
 
 
 def _machine_facts(metadata: dict[str, Any]) -> dict[str, Any]:

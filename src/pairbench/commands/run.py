@@ -53,6 +53,9 @@ def register(sub: Any) -> None:
                    help="measure on Dask distributed workers: a scheduler address (tcp://host:8786) or local:N; "
                         "each benchmark runs whole on one machine, git variants are built on each worker "
                         "(needs pip install 'pairbench[dask]'; docs/scale-out.md)")
+    p.add_argument("--each-machine", action="store_true",
+                   help="with --cluster: measure every benchmark on every worker and compare per machine, "
+                        "saying where the machines' verdicts disagree")
     add_run_options(p, runs=None, warmup=None)
     # Left unset unless given, so that the file's [defaults] apply (see options_from_args).
     p.set_defaults(handler=_handle, confidence=None)
@@ -155,7 +158,11 @@ def _handle(args: argparse.Namespace) -> int:
     if args.cluster:
         from pairbench.cluster.units import ClusterOptions
 
-        cluster = ClusterOptions(args.cluster, args.cache_dir)
+        cluster = ClusterOptions(args.cluster, args.cache_dir, each_machine=args.each_machine)
+    elif args.each_machine:
+        from pairbench.errors import UserError
+
+        raise UserError("--each-machine needs --cluster (the machines to measure on)")
     run, suite = build_suite_run(args, say, build=cluster is None)
     options = options_from_args(args, **_suite_defaults(suite))
     reports = reports_from(args, sweeps=bool(suite.sweeps), suite_summary=len(run.benchmarks) > 1)
