@@ -79,3 +79,94 @@ def test_a_bench_whose_call_is_never_run_is_refused_in_one_line(run_cli: Any, tm
     assert "Traceback" not in text and "never awaited" not in text, text
     assert words in text and f"bench_{bench}" in text, text
     assert [line for line in proc.stderr.splitlines() if line.startswith("error:")], proc.stderr
+
+
+DEBIAN_PY = "/usr/bin/python3"
+
+
+def pyperformance_benchmarks() -> Path:
+    """pyperformance's benchmark directory (the `test` extra installs pyperformance==1.14.0)."""
+    try:
+        import pyperformance
+    except ImportError:
+        pytest.skip("pyperformance is not installed (pip install -e '.[test]')")
+    root = Path(pyperformance.__file__).parent / "data-files" / "benchmarks"
+    if not root.is_dir():
+        pytest.skip(f"no benchmarks under {root}")
+    return root
+
+
+def need(*exes: str) -> None:
+    for exe in exes:
+        if not Path(exe).is_file():
+            pytest.skip(f"{exe} not installed")
+
+
+# Every Runner method pyperformance uses, with sleeps of known length (wall clock, 20%+ margins).
+PYPERF_SCRIPT = '''
+import asyncio, sys, time
+import pyperf
+
+def nap_loops(loops, seconds):
+    t0 = pyperf.perf_counter()
+    for _ in range(loops):
+        time.sleep(seconds)
+    return pyperf.perf_counter() - t0
+
+def nap(seconds, times):
+    for _ in range(times):
+        time.sleep(seconds)
+
+async def anap(seconds):
+    await asyncio.sleep(seconds)
+
+if __name__ == "__main__":
+    runner = pyperf.Runner()
+    runner.argparser.add_argument("--nap", type=float, default=0.02)
+    runner.metadata["description"] = "naps"
+    args = runner.parse_args()
+    assert runner.bench_time_func("time_func", nap_loops, 4 * args.nap, inner_loops=4) is None
+    runner.bench_func("func", nap, args.nap, 3)
+    runner.bench_async_func("async_func", anap, 2 * args.nap)
+    runner.bench_command("command", [sys.executable, "-c", "import time; time.sleep(0.03)"])
+'''
+
+
+def median_op(run: Run, bench: str, variant: str) -> float:
+    return statistics.median(op_times(run, bench, variant))
+
+
+@pytest.mark.slow
+def test_a_pyperf_script_runs_with_or_without_pyperf_installed(run_cli: Any, tmp_path: Path) -> None:
+    need(DEBIAN_PY)
+    path = tmp_path / "naps.py"
+    path.write_text(PYPERF_SCRIPT)
+    # Debian's python has no pyperf; pyenv's has the real one, which pairbench's own shadows.
+    _, run = run_micro(run_cli, tmp_path, str(path), "--python", DEBIAN_PY, "--python", PY,
+                       "--name", "debian", "--name", "pyenv")
+    assert [b.name for b in run.benchmarks] == ["time_func", "func", "async_func", "command"]
+    for v in ("debian", "pyenv"):
+        # bench_time_func: 80 ms per loop over 4 inner loops = 20 ms per op (pyperf's dt / (loops * inner)).
+        # A sleep never ends early; a busy machine adds a few milliseconds per wake-up.
+        assert 0.016 < median_op(run, "time_func", v) < 0.035
+        assert 0.05 < median_op(run, "func", v) < 0.1           # 3 naps of 20 ms per call
+        assert 0.035 < median_op(run, "async_func", v) < 0.07   # awaited, 40 ms
+        assert 0.03 < median_op(run, "command", v) < 2.0        # a whole process that sleeps 30 ms
+
+
+@pytest.mark.slow
+def test_pyperformance_scripts_run_unchanged_across_two_cpythons(run_cli: Any, tmp_path: Path) -> None:
+    need(DEBIAN_PY)
+    root = pyperformance_benchmarks()
+    files = [str(root / f"bm_{name}" / "run_benchmark.py") for name in ("unpack_sequence", "nbody", "deepcopy")]
+    proc, run = run_micro(run_cli, tmp_path, *files, "--python", DEBIAN_PY, "--python", PY)
+    # The names the scripts give their benchmarks (deepcopy registers three).
+    assert [b.name for b in run.benchmarks] == ["unpack_sequence", "nbody", "deepcopy", "deepcopy_reduce",
+                                                "deepcopy_memo"], flat(proc)
+    for b in run.benchmarks:
+        for v in (DEBIAN_PY, PY):
+            assert len(op_times(run, b.name, v)) == 6, (b.name, v)
+    # unpack_sequence times 400 unpackings per loop: nanoseconds per op, nbody milliseconds.
+    assert median_op(run, "unpack_sequence", PY) < 1e-6
+    assert 1e-3 < median_op(run, "nbody", PY) < 2.0
+    assert "Traceback" not in flat(proc)

@@ -233,7 +233,9 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
                                   "fix the file; the other benchmarks still run", path.name, ""))
             continue
         for item in items:
-            base = f"{path.stem}:{item['name']}" if prefix_files else str(item["name"])
+            # pyperf scripts name their own benchmarks (run_benchmark.py says nothing)
+            base = (f"{path.stem}:{item['name']}" if prefix_files and not item.get("pyperf")
+                    else str(item["name"]))
             if language == "ruby":
                 benchmarks.append(micro(base, _ruby_options(item, path, common, args.loops == LOOPS_FROM_FILE)))
             elif item.get("params") is None:

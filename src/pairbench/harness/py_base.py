@@ -4,7 +4,8 @@
 
 import traceback
 
-HARNESS_FILES = ("py_harness.py", "py_base.py", "py_async.py", "py_pyperf.py", "pyperf/__init__.py")
+HARNESS_FILES = tuple("/" + name for name in (
+    "py_harness.py", "py_base.py", "py_alloc.py", "py_async.py", "py_pyperf.py", "pyperf/__init__.py"))
 """The worker's own files: a fault's location is the innermost frame outside them."""
 
 
@@ -25,3 +26,16 @@ def _describe(exc):
     elif user:
         where = " (%s:%s)" % (user[-1].filename, user[-1].lineno)
     return "%s: %s%s" % (type(exc).__name__, exc, where)
+
+
+def _empty0():
+    pass
+
+
+def _empty1(arg):
+    pass
+
+
+def _indent(code, width):
+    lines = code.splitlines() or ["pass"]
+    return "\n".join(" " * width + line for line in lines)

@@ -34,25 +34,26 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from py_async import aempty0, aempty1, async_parts, event_loop, refuse_unrun  # noqa: E402
-from py_base import BenchError, _describe  # noqa: E402
+from py_alloc import ALLOC_OPS, ALLOC_SLOWDOWN, _alloc_pass, alloc_plan  # noqa: E402,F401
+from py_base import BenchError, _describe, _empty0, _empty1, _indent  # noqa: E402
+from py_pyperf import is_pyperf_script, run_script, task_parts  # noqa: E402
 
 MARKER = "@@pairbench@@ "
 MIN_VERSION = (3, 8)
 # Below this duration a calibration probe is too short to scale from (timer resolution, noise).
 CALIBRATE_MIN_TIME = 0.01
-# Operations in the allocation pass: enough that per-process constants vanish in the division,
-# few enough that tracemalloc's slowdown (10x or more) stays bounded.
-ALLOC_OPS = 20000
-# How much slower an op runs under tracemalloc (measured 8-10x on a 134 ms op): sizes the pass.
-ALLOC_SLOWDOWN = 10.0
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise BenchError("load", "cannot read %s: %s" % (path, exc))
 
 
 def _load_module(path):
-    try:
-        with open(path, "rb") as fh:
-            source = fh.read()
-    except OSError as exc:
-        raise BenchError("load", "cannot read %s: %s" % (path, exc))
+    source = _read(path)
     namespace = {"__name__": "__pairbench__", "__file__": path}
     try:
         code = compile(source, path, "exec")
@@ -71,6 +72,9 @@ def _params_of(namespace, func_name):
 
 
 def do_list(request):
+    source = _read(request["file"])
+    if is_pyperf_script(source):
+        return _list_pyperf(request, source)
     namespace = _load_module(request["file"])
     out = []
     for name, obj in list(namespace.items()):
@@ -86,6 +90,43 @@ def do_list(request):
     return {"benchmarks": out}
 
 
+def _list_pyperf(request, source):
+    """The benchmarks a pyperf script registers, by the names it gives them (none is run)."""
+    tasks = []
+    run_script(request["file"], source, request.get("argv") or [], lambda task: tasks.append(task),
+               time.perf_counter)
+    if not tasks:
+        raise BenchError("load", "%s registers no benchmark with pyperf's Runner (given %s)"
+                         % (request["file"], " ".join(request.get("argv") or []) or "no options"))
+    return {"benchmarks": [{"name": t.name, "func": t.name, "params": None, "pyperf": True, "kind": t.kind}
+                           for t in tasks]}
+
+
+def _with_parts(request, answer):
+    """answer(parts) for the benchmark `request` names, parts as _build gives them.
+
+    A pyperf script is run as a whole and its benchmark timed when the script registers it, while
+    the script's own set-up (temporary files, open sockets) is still alive, as in pyperf."""
+    path = request.get("file")
+    source = _read(path) if path else b""
+    if not (path and is_pyperf_script(source)):
+        return answer(_build(request))
+    _set_clock(request, "wall")
+    target, found, names = request.get("func"), [], []
+    tools = {"func_timer": _func_timer, "stmt_timer": _stmt_timer, "empty0": _empty0}
+
+    def handler(task):
+        names.append(task.name)
+        if task.name == target and not found:
+            found.append(answer(task_parts(task, _clock, tools)))
+
+    run_script(path, source, request.get("argv") or [], handler, _clock)
+    if not found:
+        raise BenchError("load", "%s registers no benchmark %r (it registers: %s)"
+                         % (path, target, ", ".join(names) or "none"))
+    return found[0]
+
+
 def _argcount(func):
     code = getattr(func, "__code__", None)
     if code is None:
@@ -94,14 +135,6 @@ def _argcount(func):
     if getattr(func, "__self__", None) is not None:
         count -= 1
     return count
-
-
-def _empty0():
-    pass
-
-
-def _empty1(arg):
-    pass
 
 
 # The clock: "cpu" (this process's CPU time) by default, because on a shared machine wall time
@@ -147,11 +180,6 @@ def inner(_it, _timer):
     _t1 = _timer()
     return _t1 - _t0
 """
-
-
-def _indent(code, width):
-    lines = code.splitlines() or ["pass"]
-    return "\n".join(" " * width + line for line in lines)
 
 
 def _stmt_timer(setup, stmt, name):
@@ -201,20 +229,20 @@ def _build(request):
             _set_clock(request, "wall")
             call = _func_op(func, with_arg, arg)
             empty_call = _func_op(aempty1 if with_arg else aempty0, with_arg, arg)
-            return async_parts(call, empty_call, event_loop(), _clock) + (None,)
+            return async_parts(call, empty_call, event_loop(), _clock) + (None, None, 1)
         _set_clock(request, "cpu")
         op = _func_op(func, with_arg, arg)
         refuse_unrun(func_name, func, op, "make %s itself `async def` (pairbench awaits coroutine "
                       "functions in an event loop) or await inside it" % func_name)
         timed = _func_timer(func, with_arg, arg)
         empty = _func_timer(_empty1 if with_arg else _empty0, with_arg, arg)
-        return timed, empty, op, _empty0, None
+        return timed, empty, op, _empty0, None, None, 1
     _set_clock(request, "cpu")
     setup = request.get("setup") or ""
     stmt = request.get("stmt") or "pass"
     timed = _stmt_timer(setup, stmt, "<pairbench stmt>")
     empty = _stmt_timer(setup, "pass", "<pairbench empty>")
-    return timed, empty, None, _empty0, (setup, stmt)
+    return timed, empty, None, _empty0, (setup, stmt), None, 1
 
 
 def _set_clock(request, natural):
@@ -237,7 +265,10 @@ def _run(timed, loops):
 
 
 def do_calibrate(request):
-    timed = _build(request)[0]
+    return _with_parts(request, lambda parts: _calibrate(parts[0], request))
+
+
+def _calibrate(timed, request):
     target = float(request.get("target", 0.1))
     loops = 1
     # Grow geometrically until one sample lasts long enough to scale from (timeit.autorange).
@@ -273,150 +304,37 @@ def _overhead(empty, loops):
     return best
 
 
-def _gc_collections():
-    try:
-        return sum(s.get("collections", 0) for s in gc.get_stats())
-    except AttributeError:
-        return None
-
-
-def _stmt_ops(setup, stmt):
-    """Zero-argument callables running the statement once (and its empty twin) after one setup.
-
-    The statement runs as a closure over the setup's names, as in timeit's template; a statement
-    that rebinds a setup name cannot, and falls back to exec() in a shared namespace."""
-    src = "def _make():\n%s\n    def _op():\n%s\n    return _op\n" % (
-        _indent(setup or "pass", 4), _indent(stmt or "pass", 8))
-    ns = {}
-    try:
-        exec(compile(src, "<pairbench alloc>", "exec"), ns)
-        op = ns["_make"]()
-        op()
-        return op, _empty0
-    except UnboundLocalError:
-        pass
-    scope = {}
-    exec(compile(setup or "pass", "<setup>", "exec"), scope)
-    stmt_code = compile(stmt or "pass", "<stmt>", "exec")
-    empty_code = compile("pass", "<stmt>", "exec")
-    return (lambda: exec(stmt_code, scope)), (lambda: exec(empty_code, scope))
-
-
-def alloc_plan(loops, per_op, budget):
-    """(n, single ops for the peak, warm-up calls, single) for a pass that fits `budget` seconds.
-
-    Why: the pass counts n and 2n ops under tracemalloc, then 7 single ops for the peak; for a
-    134 ms op that was 10-15 s a worker, against ~1 s of timing. With the op's time and a budget
-    the counts shrink; when even n = 1 (1 + 2 ops) does not fit, `single` counts one op against
-    one empty op instead (the empty op carries the same constants of the measurement).
-    """
-    n = min(max(1, loops // 10), ALLOC_OPS)
-    peaks, warm, single = 7, 3, False
-    if per_op and budget:
-        affordable = int(budget / (per_op * ALLOC_SLOWDOWN))
-        n = max(1, min(n, (affordable - peaks) // 3))
-        peaks = max(1, min(peaks, affordable - 3 * n))
-        single = affordable < 3 * n + peaks
-        warm = 3 if affordable >= 3 * n + peaks + 3 else 1
-    return n, peaks, warm, single
-
-
-def _alloc_pass(op, stmt_spec, empty_op, loops, per_op=None, budget=None):
-    """Net tracemalloc blocks/bytes per op, peak transient bytes of one op, GC runs per 1000 ops."""
-    if platform.python_implementation() != "CPython":
-        return {"unavailable": "%s gives no allocation counters (no tracemalloc, no gc.get_stats)"
-                % platform.python_implementation()}
-    import tracemalloc
-
-    def traced(fn, n, peaks=None):
-        """(blocks, bytes) still allocated after n ops, relative to before them; their peak into `peaks`."""
-        gc.collect()
-        tracemalloc.start()
-        before = tracemalloc.take_snapshot()
-        b0 = sum(s.count for s in before.statistics("filename"))
-        del before
-        m0 = tracemalloc.get_traced_memory()[0]
-        if peaks is not None and hasattr(tracemalloc, "reset_peak"):
-            tracemalloc.reset_peak()
-        for _ in itertools.repeat(None, n):
-            fn()
-        m1 = tracemalloc.get_traced_memory()[0]
-        if peaks is not None and hasattr(tracemalloc, "reset_peak"):
-            peaks.append(tracemalloc.get_traced_memory()[1] - m0)
-        after = tracemalloc.take_snapshot()
-        b1 = sum(s.count for s in after.statistics("filename"))
-        del after
-        tracemalloc.stop()
-        return b1 - b0, m1 - m0
-
-    n, n_peaks, n_warm, single = alloc_plan(loops, per_op, budget)
-
-    def peak_of(fn):
-        """Median over a few single ops of the peak traced memory above the level before it."""
-        if not hasattr(tracemalloc, "reset_peak"):  # Python 3.8
-            return None
-        tracemalloc.start()
-        peaks = []
-        for _ in range(n_peaks):
-            cur = tracemalloc.get_traced_memory()[0]
-            tracemalloc.reset_peak()
-            fn()
-            peaks.append(tracemalloc.get_traced_memory()[1] - cur)
-        tracemalloc.stop()
-        peaks.sort()
-        return peaks[len(peaks) // 2]
-
-    try:
-        if op is None:
-            op, empty_op = _stmt_ops(*stmt_spec)
-        for _ in range(n_warm):
-            op()  # first calls fill caches (interned strings, method caches, free lists)
-        # Counting n and 2n ops and taking the difference cancels what the measurement itself
-        # leaves behind (snapshot objects, caches), so only the ops' own net allocations remain.
-        if single:  # one op against one empty op, each giving its peak too: one traced op in all
-            found = []
-            blocks1, bytes1 = traced(empty_op, 1, found)
-            blocks2, bytes2 = traced(op, 1, found)
-            epeak, peak = (found[0], found[1]) if len(found) == 2 else (None, None)
-        else:
-            blocks1, bytes1 = traced(op, n)
-            blocks2, bytes2 = traced(op, 2 * n)
-            peak = peak_of(op)
-            epeak = peak_of(empty_op)
-        gc.collect()
-        g0 = _gc_collections()
-        for _ in itertools.repeat(None, n):
-            op()
-        g1 = _gc_collections()
-    except Exception as exc:
-        raise BenchError("run", _describe(exc))
-    blocks = (blocks2 - blocks1) / float(n)
-    nbytes = (bytes2 - bytes1) / float(n)
-    gcs = None if g0 is None else (g1 - g0) * 1000.0 / n
-    out = {
-        "mem_blocks_per_op": round(blocks, 4) + 0.0,
-        "mem_bytes_per_op": round(nbytes, 2) + 0.0,
-    }
-    if peak is not None:
-        out["peak_bytes_per_op"] = max(0, peak - (epeak or 0))
-    if gcs is not None:
-        out["gc_per_1k_ops"] = round(gcs, 4)
-    return out
-
-
 def do_time(request):
-    timed, empty, op, empty_op, stmt_spec = _build(request)
+    return _with_parts(request, lambda parts: _time(parts, request))
+
+
+def _time(parts, request):
+    timed, empty, op, empty_op, stmt_spec, no_alloc, inner = parts
     loops = int(request["loops"])
     warm = [_run(timed, loops) for _ in range(int(request.get("warmup", 1)))]
     overhead = _overhead(empty, loops)
     samples = [_run(timed, loops) for _ in range(int(request.get("samples", 5)))]
     out = {"loops": loops, "warmup": warm, "samples": samples, "overhead": overhead}
-    if request.get("alloc", True):
+    if inner != 1:
+        out["inner_loops"] = inner  # each loop iteration is `inner` operations (pyperf's inner_loops)
+    if request.get("alloc", True) and no_alloc:
+        out["alloc"] = {"unavailable": no_alloc}
+    elif request.get("alloc", True):
         # the op's time from the shared loop count, not this variant's samples: every variant
         # gets the same plan, so the counts compare like with like
-        out["alloc"] = _alloc_pass(op, stmt_spec, empty_op, loops, request.get("alloc_op_s"),
-                                   request.get("alloc_budget"))
+        out["alloc"] = _per_inner(_alloc_pass(op, stmt_spec, empty_op, loops, request.get("alloc_op_s"),
+                                              request.get("alloc_budget")), inner)
     return out
+
+
+def _per_inner(alloc, inner):
+    """Counts per loop iteration -> per operation; the peak stays that of one iteration."""
+    if inner == 1 or "unavailable" in alloc:
+        return alloc
+    for key in ("mem_blocks_per_op", "mem_bytes_per_op", "gc_per_1k_ops"):
+        if key in alloc:
+            alloc[key] = round(alloc[key] / float(inner), 6)
+    return alloc
 
 
 def _info():

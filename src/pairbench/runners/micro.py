@@ -24,6 +24,8 @@ Benchmark.options for kind "micro" (JSON-serialisable):
                 processes' time slices on a shared machine) or "wall" (for operations that sleep,
                 wait or use threads)
     alloc       false skips the allocation-counting pass
+    argv        Python: arguments of a pyperf script (pyperformance's extra_opts); `func` is then
+                the name the script registers with pyperf's Runner (harness/pyperf)
 They are parsed and checked before anything runs by runners/options.py (`MicroOptions`).
 """
 
@@ -260,6 +262,8 @@ class MicroRunner:
                 spec["index"] = o["index"]
             if o.get("script"):
                 spec["script"] = True
+            if o.get("argv"):
+                spec["argv"] = list(o["argv"])
             return spec
         return {"setup": o.get("setup", ""), "stmt": o.get("stmt", ""), **clock}
 
@@ -351,8 +355,10 @@ class MicroRunner:
 
     def _replicate(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
                    data: dict[str, Any], started: float) -> Replicate:
-        loops = int(data["loops"])
-        overhead = float(data.get("overhead") or 0.0)
+        # pyperf's inner_loops: each of the `loops` iterations is that many operations
+        inner = int(data.get("inner_loops") or 1)
+        loops = int(data["loops"]) * inner
+        overhead = float(data.get("overhead") or 0.0) / inner
         rep = Replicate()
         warm_times = [float(t) for t in data.get("warmup", [])]
         times = [float(t) for t in data.get("samples", [])]
@@ -407,8 +413,11 @@ class MicroRunner:
         self._warned.add(key)
         return True
 
-    def list_benchmarks(self, path: str, language: str, variants: Sequence[Variant]) -> tuple[list[dict[str, Any]], str]:
-        """Benchmarks in a file, as listed by the first variant able to load it: (items, error)."""
+    def list_benchmarks(self, path: str, language: str, variants: Sequence[Variant],
+                        argv: Sequence[str] = ()) -> tuple[list[dict[str, Any]], str]:
+        """Benchmarks in a file, as listed by the first variant able to load it: (items, error).
+
+        `argv`: the arguments a pyperf script is run with (its benchmarks' names may depend on them)."""
         error = ""
         probe_error = ""
         for v in variants:
@@ -416,7 +425,8 @@ class MicroRunner:
             if perr:
                 probe_error = probe_error or f"{perr} (variant {v.name!r})"
                 continue
-            result = self.call(v, language, {"mode": "list", "file": path}, timeout=60)
+            result = self.call(v, language, {"mode": "list", "file": path, **({"argv": list(argv)} if argv else {})},
+                               timeout=60)
             if result.ok:
                 return list(result.data.get("benchmarks", [])), ""
             error = error or f"{result.error} (loaded by {v.name!r})"
