@@ -170,3 +170,71 @@ def test_pyperformance_scripts_run_unchanged_across_two_cpythons(run_cli: Any, t
     assert median_op(run, "unpack_sequence", PY) < 1e-6
     assert 1e-3 < median_op(run, "nbody", PY) < 2.0
     assert "Traceback" not in flat(proc)
+
+
+BROKEN_ON_DEBIAN = '''
+import sys
+import pyperf
+
+def work(loops):
+    t0 = pyperf.perf_counter()
+    for _ in range(loops):
+        sum(range(2000))
+    return pyperf.perf_counter() - t0
+
+if __name__ == "__main__":
+    runner = pyperf.Runner()
+    if sys.executable == "/usr/bin/python3":
+        raise RuntimeError("not on this interpreter")
+    runner.bench_time_func("picky", work)
+'''
+
+
+def copy_benchmarks(root: Path, dest: Path, names: list[str]) -> Path:
+    import shutil
+
+    for name in names:
+        shutil.copytree(root / f"bm_{name}", dest / f"bm_{name}", ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+@pytest.mark.slow
+def test_a_directory_of_pyperformance_benchmarks_with_extra_opts_and_a_suite_summary(run_cli: Any,
+                                                                                      tmp_path: Path) -> None:
+    need(DEBIAN_PY)
+    suite = copy_benchmarks(pyperformance_benchmarks(), tmp_path / "benchmarks", ["argparse", "unpack_sequence"])
+    picky = suite / "bm_picky"
+    picky.mkdir()
+    (picky / "run_benchmark.py").write_text(BROKEN_ON_DEBIAN)
+    (picky / "pyproject.toml").write_text('[project]\nname = "bm_picky"\n\n[tool.pyperformance]\nname = "picky"\n')
+    proc, run = run_micro(run_cli, tmp_path, str(suite), "--python", PY, "--python", DEBIAN_PY,
+                          "--name", "pyenv", "--name", "debian")
+    # bm_argparse's pyproject.toml and its bm_argparse_subparsers.toml metafile: two benchmarks of
+    # one script, told apart by their extra_opts; named as pyperformance names them.
+    names = [b.name for b in run.benchmarks]
+    assert names == ["argparse_many_optionals", "argparse_subparsers", "picky", "unpack_sequence"], names
+    assert run.benchmark("argparse_subparsers").options["argv"] == ["subparsers"]
+    for name in ("argparse_many_optionals", "argparse_subparsers", "unpack_sequence"):
+        assert len(op_times(run, name, "pyenv")) == 6 and len(op_times(run, name, "debian")) == 6, name
+    # the benchmark that fails on one variant: that variant's error, its other variant measured
+    assert len(op_times(run, "picky", "pyenv")) == 6 and not op_times(run, "picky", "debian")
+    text = flat(proc)
+    assert "'picky' on variant 'debian': RuntimeError: not on this interpreter" in text, text
+    # the geometric mean over the benchmarks with its CI, as `pyperformance compare` gives
+    (summary,) = run.summaries
+    assert summary.candidate == "debian" and summary.ratio > 0 and summary.ci[0] <= summary.ratio <= summary.ci[1]
+    assert "suite summary" in text
+
+
+@pytest.mark.slow
+def test_a_quoted_glob_of_benchmark_directories(run_cli: Any, tmp_path: Path) -> None:
+    suite = copy_benchmarks(pyperformance_benchmarks(), tmp_path / "benchmarks", ["nbody", "nqueens", "chaos"])
+    _, run = run_micro(run_cli, tmp_path, str(suite / "bm_n*"), "--python", PY, "--python", PY, runs=1)
+    assert [b.name for b in run.benchmarks] == ["nbody", "nqueens"]
+
+
+def test_a_directory_that_holds_no_benchmark_is_one_clear_line(run_cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    proc = run_cli("micro", str(tmp_path / "empty"), "--python", PY)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "not a pyperformance benchmark directory" in proc.stderr, proc.stderr

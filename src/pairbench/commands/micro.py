@@ -55,9 +55,10 @@ def register(subparsers: Any) -> None:
         "benchmarks of a benchmark_driver .yml file in each variant's own interpreter, in worker "
         "processes interleaved across variants, with allocations per operation.",
     )
-    p.add_argument("targets", nargs="*", metavar="FILE|STMT",
-                   help="benchmark files (.py with bench_* functions, .yml in benchmark_driver format) "
-                   "or statements to time")
+    p.add_argument("targets", nargs="*", metavar="FILE|DIR|STMT",
+                   help="benchmark files (.py with bench_* functions or a pyperf script, .yml in "
+                   "benchmark_driver format), pyperformance bm_* directories, a directory or quoted glob "
+                   "of them, or statements to time")
     p.add_argument("-s", "--setup", action="append", default=[], metavar="SETUP",
                    help="setup code for the statements (repeatable, joined by newlines)")
     p.add_argument("--python", action="append", default=[], metavar="EXE",
@@ -133,26 +134,56 @@ def _language(args: argparse.Namespace, files: list[Path]) -> str:
     return kinds.pop() if kinds else "python"
 
 
-def _split_targets(args: argparse.Namespace) -> tuple[list[Path], list[str]]:
+def _split_targets(args: argparse.Namespace) -> tuple[list[Path], list[str], list[Any]]:
+    """(benchmark files, statements, pyperformance benchmarks) among the targets."""
     from pathlib import Path
+
     from pairbench.errors import UserError
+    from pairbench.suite.pyperformance import expand_pyperformance
 
     files: list[Path] = []
     stmts: list[str] = []
+    pyperf: list[Any] = []
     for t in args.targets:
-        if t.endswith(PY_SUFFIXES + RB_SUFFIXES + RB_SCRIPT_SUFFIXES) and "\n" not in t and " " not in t.strip():
+        found = expand_pyperformance(t) if "\n" not in t else None
+        if found is not None:
+            pyperf.extend(found)
+        elif t.endswith(PY_SUFFIXES + RB_SUFFIXES + RB_SCRIPT_SUFFIXES) and "\n" not in t and " " not in t.strip():
             path = Path(t)
             if not path.is_file():
                 raise UserError(f"benchmark file {t!r} not found")
             files.append(path.resolve())
         else:
             stmts.append(t)
-    if not files and not stmts:
-        raise UserError("nothing to time: give a benchmark file (.py, .yml or .rb) or a statement, "
+    if not files and not stmts and not pyperf:
+        raise UserError("nothing to time: give a benchmark file (.py, .yml or .rb), a pyperformance bm_* "
+                        "directory or a statement, "
                         "e.g. pairbench micro -s 'd = {}' 'd[\"a\"] = 1'")
     if args.setup and not stmts:
         raise UserError("-s/--setup applies to statements, but only benchmark files were given")
-    return files, stmts
+    return files, stmts, pyperf
+
+
+def _pyperf_benchmarks(targets: list[Any], runner: Any, variants: list[Any], common: dict[str, Any],
+                       micro: Any, notices: list[Any]) -> list[Any]:
+    """The benchmarks of pyperformance directories, named as pyperformance names them.
+
+    A target whose script registers one benchmark takes pyperformance's name for it (the
+    metafile's: `argparse_subparsers`, where the script says `subparsers`); one that registers
+    several keeps the script's names (deepcopy: deepcopy, deepcopy_reduce, deepcopy_memo)."""
+    from pairbench.model import Notice
+
+    out = []
+    for t in targets:
+        items, error = runner.list_benchmarks(str(t.script), "python", variants, t.argv)
+        if error:
+            notices.append(Notice("benchmark-failed", f"pyperformance benchmark {t.name}: {error}",
+                                  "fix it; the other benchmarks still run", t.name, ""))
+            continue
+        for item in items:
+            name = t.name if len(items) == 1 else str(item["name"])
+            out.append(micro(name, {**common, "file": str(t.script), "func": item["func"], "argv": list(t.argv)}))
+    return out
 
 
 def _selected(name: str, patterns: list[str]) -> bool:
@@ -202,8 +233,8 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
     from pairbench.runners.kinds import get_kind
     from pairbench.runners.options import Flags, as_mapping
 
-    files, stmts = _split_targets(args)
-    language = _language(args, files)
+    files, stmts, pyperf = _split_targets(args)
+    language = _language(args, files + [t.script for t in pyperf])
     variants: list[Variant] = variants_from_args(args, language)
     notices: list[Notice] = []
     variants = _probed(runner, variants, language)
@@ -244,6 +275,7 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
                 for i, rep in enumerate(item["params"]):
                     benchmarks.append(micro(f"{base}[{rep}]", {**common, "file": str(path), "func": item["func"],
                                                                "param": i, "param_repr": rep}))
+    benchmarks.extend(_pyperf_benchmarks(pyperf, runner, variants, common, micro, notices))
     setup = "\n".join(args.setup)
     for stmt in stmts:
         name = " ".join(stmt.split())
@@ -288,7 +320,7 @@ def _calibrated(runner: Any, benchmarks: list[Any], variants: list[Any], notices
 
 
 def run_micro(args: argparse.Namespace) -> int:
-    from pairbench.commands.common import options_from_args, run_measured
+    from pairbench.commands.common import options_from_args, reports_from, run_measured
     from pairbench.runners.kinds import get_kind
     from pairbench.runners.options import MicroOptions
 
@@ -297,6 +329,8 @@ def run_micro(args: argparse.Namespace) -> int:
     runner = get_kind("micro").make(args.seed, settings)
     try:
         run = build_run(args, runner)
-        return run_measured(run, options_from_args(args), args, runners={"micro": runner})
+        # several benchmarks get a suite summary (geometric mean with its CI), as pyperformance compare
+        reports = reports_from(args, suite_summary=len(run.benchmarks) > 1)
+        return run_measured(run, options_from_args(args), args, reports, runners={"micro": runner})
     finally:
         runner.close()
