@@ -262,3 +262,29 @@ def test_metrics_mark_allocation_counts_exact() -> None:
     ruby = {m.name: m for m in micro_metrics("ruby")}
     assert ruby["allocs_per_op"].exact and not ruby["time_per_op"].exact
     assert ruby["ops_per_s"].direction == "higher"
+
+
+def test_a_worker_whose_single_op_outlasts_the_target_gets_a_timeout_that_fits_it() -> None:
+    # pyperformance's barnes_hut: one loop takes 5 s, far over a 10 ms target; the worker runs
+    # 3 samples of one loop each, so a timeout sized from the target (60.9 s) would not always fit.
+    timeouts: list[float] = []
+
+    class Recording(FakeWorkers):
+        def __call__(self, argv: list[str], stdin: str, env: Mapping[str, str], cwd: str | None,
+                     timeout: float) -> tuple[int, str, str]:
+            if json.loads(stdin).get("mode") == "time":
+                timeouts.append(timeout)
+            return super().__call__(argv, stdin, env, cwd, timeout)
+
+    def script(argv: list[str], request: dict[str, Any]) -> str:
+        if request["mode"] == "probe":
+            return answer()
+        if request["mode"] == "calibrate":
+            return answer(loops=1, time=5.0)
+        return timing_answer(request, per_loop=5.0)
+
+    runner = MicroRunner(spawn=Recording(script), samples=2, warmup=1, target_time=0.01)
+    bench = python_bench()
+    runner.prepare(bench, [A, B])
+    runner.measure(bench, A, 0, False, lambda _: None)
+    assert timeouts and timeouts[0] >= 60 + 30 * 3 * 5.0

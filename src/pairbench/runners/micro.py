@@ -167,6 +167,8 @@ class MicroRunner:
         self._rng = random.Random(seed)
         self._probes: dict[str, tuple[dict[str, Any], str]] = {}
         self._loops: dict[str, int] = {}
+        self._sample_s: dict[str, float] = {}
+        """benchmark -> seconds a sample took in calibration: over the target when one loop is."""
         self._failed: dict[tuple[str, str], str] = {}
         """(benchmark, variant) -> the error that stops it; later replicates return at once."""
         self._warned: set[tuple[str, str, str]] = set()
@@ -313,6 +315,7 @@ class MicroRunner:
                                timeout=max(60.0, 100 * target))
             if result.ok:
                 self._loops[benchmark.name] = int(result.data["loops"])
+                self._sample_s[benchmark.name] = float(result.data.get("time") or 0.0)
                 if v is not baseline:
                     notices.append(Notice(
                         "calibration", f"micro benchmark {benchmark.name!r}: loop count calibrated on "
@@ -345,7 +348,8 @@ class MicroRunner:
         progress(f"{benchmark.name} · {variant.name} · block {block + 1}")
         # Generous: startup, calibrated samples (a slower variant may take several times the
         # target), the empty loop and the allocation pass under tracemalloc.
-        timeout = 60.0 + 30 * (nsamples + nwarm) * target
+        # A single loop may outlast the target (a pyperformance op of seconds): size by what it took.
+        timeout = 60.0 + 30 * (nsamples + nwarm) * max(target, self._sample_s.get(benchmark.name, 0.0))
         started = self._clock()
         result = self.call(variant, self.language(benchmark), request, timeout)
         if not result.ok:
