@@ -55,7 +55,7 @@ def pyperf_ratio(script: Path, base: str, cand: str, tmp: Path) -> float:
                           check=True, capture_output=True, text=True)
     m = re.search(r"([\d.]+)x (faster|slower)", proc.stdout)
     if m is None:  # "Not significant!" or equal: read the means compare_to printed
-        if "Not significant" in proc.stdout or "no change" in proc.stdout.lower():
+        if "not significant" in proc.stdout.lower() or "no change" in proc.stdout.lower():
             import pyperf
 
             means = [pyperf.Benchmark.load(str(f)).mean() for f in files]
