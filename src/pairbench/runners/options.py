@@ -438,8 +438,7 @@ class MicroOptions:
 
 
 def _argv(m: Mapping[str, Any], where: Where) -> tuple[str, ...]:
-    raw = m.get("argv") or ()
-    if not isinstance(raw, (list, tuple)) or not all(isinstance(a, str) for a in raw):
+    if not isinstance(raw := m.get("argv") or (), (list, tuple)) or not all(isinstance(a, str) for a in raw):
         raise where.fail("argv", f"argv must be a list of strings, not {_shown(raw)}")
     return tuple(raw)
 
