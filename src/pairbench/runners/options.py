@@ -430,17 +430,9 @@ class MicroOptions:
     target_time: float = 0.1
     """Seconds per sample the loop count is calibrated to."""
     clock: str = "auto"
-    """auto (wall time for coroutines and pyperf benchmarks, CPU time otherwise), cpu or wall."""
     alloc: bool = True
     """Count allocations in a separate pass."""
     argv: tuple[str, ...] = ()
-    """Python: the arguments a pyperf script is run with (pyperformance's `extra_opts`)."""
-
-
-def _argv(m: Mapping[str, Any], where: Where) -> tuple[str, ...]:
-    if not isinstance(raw := m.get("argv") or (), (list, tuple)) or not all(isinstance(a, str) for a in raw):
-        raise where.fail("argv", f"argv must be a list of strings, not {_shown(raw)}")
-    return tuple(raw)
 
 
 MICRO_LANGUAGES: tuple[str, ...] = ("python", "ruby")
@@ -466,7 +458,7 @@ def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
         target_time=_number(m, "target_time", where, 0.1, positive=True) or 0.1,
         clock=_choice(m, "clock", where, ("auto", "cpu", "wall")),
         alloc=_boolean(m, "alloc", where, True),
-        argv=_argv(m, where),
+        argv=tuple(map(str, m.get("argv") or ())),  # a pyperf script's arguments (extra_opts)
     )
     if (opts.file is None) == (opts.stmt is None):
         raise where.fail(None, "a micro benchmark needs either stmt (with an optional setup) or file, exactly one")
