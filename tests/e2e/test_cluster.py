@@ -111,6 +111,16 @@ def _suite(tmp: Path, extra: str = "") -> Path:
     return path
 
 
+def _suite_with_slow(tmp: Path, seconds: float) -> tuple[Path, Path]:
+    """The suite plus a benchmark `slow` that leaves a file named for its machine when it starts."""
+    marks = tmp / "marks"
+    marks.mkdir()
+    q = "'''"
+    slow = (f"[benchmarks.slow]\ncommand = {q}touch {marks}/$PAIRBENCH_MACHINE; "
+            f"{{variant}} -c \"import time; time.sleep({seconds})\"{q}\n")
+    return marks, _suite(tmp, slow)
+
+
 def _verdicts(path: Path) -> dict[str, tuple[str, float]]:
     from pairbench.store.runfile import load_run
 
@@ -160,11 +170,7 @@ def test_a_suite_on_two_workers_matches_the_local_run(cluster: Cluster, run_cli,
 
 def test_a_worker_killed_mid_unit_has_its_unit_rerun_and_nothing_else_lost(cluster: Cluster, tmp_path: Path) -> None:
     cluster.start(("w1", "w2"))
-    marks = tmp_path / "marks"
-    marks.mkdir()
-    q = "'''"
-    slow = f"[benchmarks.slow]\ncommand = {q}touch {marks}/$PAIRBENCH_MACHINE; {{variant}} -c \"import time; time.sleep(0.3)\"{q}\n"
-    suite = _suite(tmp_path, slow)
+    marks, suite = _suite_with_slow(tmp_path, 0.3)
     proc = subprocess.Popen(
         [sys.executable, "-m", "pairbench", "run", str(suite), "--cluster", cluster.address, "-r", "6",
          "--no-history", "--export-json", str(tmp_path / "r.json"), "--no-progress"],
@@ -225,11 +231,7 @@ def _unit_processes(pgid: int) -> list[int]:
 
 def test_ctrl_c_cancels_the_queued_and_running_units_and_keeps_the_finished(cluster: Cluster, tmp_path: Path) -> None:
     cluster.start(("w1", "w2"))
-    marks = tmp_path / "marks"
-    marks.mkdir()
-    q = "'''"
-    slow = f"[benchmarks.slow]\ncommand = {q}touch {marks}/$PAIRBENCH_MACHINE; {{variant}} -c \"import time; time.sleep(2)\"{q}\n"
-    suite = _suite(tmp_path, slow)
+    marks, suite = _suite_with_slow(tmp_path, 2)
     out_file = tmp_path / "r.json"
     proc = subprocess.Popen(
         [sys.executable, "-m", "pairbench", "run", str(suite), "--cluster", cluster.address, "-r", "6",
