@@ -9,14 +9,25 @@ flag (command line) that said it. Each options type turns back into the JSON map
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
-import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol
 
 from pairbench.errors import UserError
+from pairbench.runners.option_fields import (
+    Where,
+    check_keys,
+    read_bool,
+    read_choice,
+    read_int,
+    read_metric_json,
+    read_metric_units,
+    read_number,
+    read_regexes,
+    read_string,
+    shown,
+)
 from pairbench.runners.instructions import measure_option
 
 __all__ = [
@@ -32,14 +43,6 @@ __all__ = [
     "parse_fake_options",
     "as_mapping",
 ]
-
-
-class Where(Protocol):
-    """Where an options mapping was written; builds the error that names it."""
-
-    def fail(self, key: str | None, message: str) -> UserError:
-        """The error for `message` about `key` (None: the mapping as a whole)."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,119 +74,6 @@ def as_mapping(options: Any) -> dict[str, Any]:
             value = dict(value)
         out[f.name] = value
     return out
-
-
-# --- field readers --------------------------------------------------------------------------------
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value)
-
-
-def _check_keys(given: Mapping[str, Any], valid: tuple[str, ...], where: Where, kind: str,
-                also: tuple[str, ...] = ()) -> None:
-    for key in given:
-        if key not in valid:
-            close = difflib.get_close_matches(key, valid + also, n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise where.fail(key, f"unknown {kind} option {key!r}{hint}; valid: {', '.join(valid)}")
-
-
-def _string(m: Mapping[str, Any], key: str, where: Where, default: str | None, *, empty: bool = True) -> str | None:
-    if key not in m or m[key] is None:
-        return default
-    value = m[key]
-    if not isinstance(value, str):
-        raise where.fail(key, f"{key} must be a string, not {_shown(value)}")
-    if not empty and not value.strip():
-        raise where.fail(key, f"{key} must not be empty")
-    return value
-
-
-def _choice(m: Mapping[str, Any], key: str, where: Where, valid: tuple[str, ...]) -> str:
-    value = _string(m, key, where, valid[0])
-    assert value is not None
-    if value not in valid:
-        raise where.fail(key, f"{key} {value!r} is not one of: {', '.join(valid)}")
-    return value
-
-
-def _boolean(m: Mapping[str, Any], key: str, where: Where, default: bool) -> bool:
-    if key not in m or m[key] is None:
-        return default
-    if not isinstance(m[key], bool):
-        raise where.fail(key, f"{key} must be true or false, not {_shown(m[key])}")
-    return bool(m[key])
-
-
-def _integer(m: Mapping[str, Any], key: str, where: Where, default: int | None, minimum: int,
-             maximum: int | None = None) -> int | None:
-    if key not in m or m[key] is None:
-        return default
-    value = m[key]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise where.fail(key, f"{key} must be a whole number, not {_shown(value)}")
-    if value < minimum or (maximum is not None and value > maximum):
-        span = f"at least {minimum}" if maximum is None else f"between {minimum} and {maximum}"
-        raise where.fail(key, f"{key} must be {span}, not {value}")
-    return value
-
-
-def _number(m: Mapping[str, Any], key: str, where: Where, default: float | None, *, positive: bool = False,
-            maximum: float | None = None) -> float | None:
-    if key not in m or m[key] is None:
-        return default
-    value = m[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise where.fail(key, f"{key} must be a finite number, not {_shown(value)}")
-    if (positive and value <= 0) or value < 0:
-        raise where.fail(key, f"{key} must be {'greater than 0' if positive else '0 or more'}, not {value}")
-    if maximum is not None and value > maximum:
-        raise where.fail(key, f"{key} must be at most {maximum:g}, not {value}")
-    return float(value)
-
-
-def _regexes(m: Mapping[str, Any], key: str, where: Where) -> dict[str, str]:
-    value = m.get(key) or {}
-    if not isinstance(value, Mapping):
-        raise where.fail(key, f"{key} must be a table of NAME = 'regex', not {_shown(value)}")
-    out = {}
-    for name, regex in value.items():
-        if not isinstance(regex, str):
-            raise where.fail(key, f"metric {name!r}: the regex must be a string, not {_shown(regex)}")
-        try:
-            compiled = re.compile(regex, re.MULTILINE)
-        except (re.error, RecursionError, OverflowError) as exc:
-            raise where.fail(key, f"metric {name!r}: invalid regex {regex!r}: {exc}") from None
-        if compiled.groups < 1:
-            raise where.fail(key, f"metric {name!r}: regex {regex!r} needs a group around the number, like ([\\d.]+)")
-        out[str(name)] = regex
-    return out
-
-
-def _metric_json(m: Mapping[str, Any], where: Where) -> str | None:
-    from pairbench.runners.metric_json import METRIC_JSON_FORMATS
-
-    if m.get("metric_json") is None:
-        return None
-    return _choice(m, "metric_json", where, tuple(METRIC_JSON_FORMATS))
-
-
-def _metric_units(m: Mapping[str, Any], where: Where) -> dict[str, str]:
-    from pairbench.runners.output import UNITS
-
-    value = m.get("metric_units") or {}
-    if not isinstance(value, Mapping):
-        raise where.fail("metric_units", f"metric_units must be a table of NAME = 'UNIT', not {_shown(value)}")
-    metrics = m.get("metrics") or {}
-    for name, unit in value.items():
-        if name not in metrics:
-            raise where.fail("metric_units", f"metric {name!r} has a unit but no regex")
-        if unit not in UNITS:
-            raise where.fail("metric_units", f"metric {name!r}: unknown unit {unit!r}; known: {', '.join(UNITS)}")
-    return {str(k): str(v) for k, v in value.items()}
 
 
 # --- command ---------------------------------------------------------------------------------------
@@ -227,24 +117,24 @@ class CommandOptions:
 
 def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
     """Typed command options; raises the error `where` builds for the first bad key."""
-    _check_keys(m, tuple(f.name for f in dataclasses.fields(CommandOptions)), where, "command")
-    command = _string(m, "command", where, "{variant}", empty=False)
+    check_keys(m, tuple(f.name for f in dataclasses.fields(CommandOptions)), where, "command")
+    command = read_string(m, "command", where, "{variant}", empty=False)
     return CommandOptions(
         command=command or "{variant}",
-        metrics=_regexes(m, "metrics", where),
-        metric_units=_metric_units(m, where),
-        setup=_string(m, "setup", where, None, empty=False),
-        prepare=_string(m, "prepare", where, None, empty=False),
-        conclude=_string(m, "conclude", where, None, empty=False),
-        cleanup=_string(m, "cleanup", where, None, empty=False),
+        metrics=read_regexes(m, "metrics", where),
+        metric_units=read_metric_units(m, where),
+        setup=read_string(m, "setup", where, None, empty=False),
+        prepare=read_string(m, "prepare", where, None, empty=False),
+        conclude=read_string(m, "conclude", where, None, empty=False),
+        cleanup=read_string(m, "cleanup", where, None, empty=False),
         shell=_shell(m, where),
-        timeout=_number(m, "timeout", where, None, positive=True),
-        ignore_failure=_boolean(m, "ignore_failure", where, False),
+        timeout=read_number(m, "timeout", where, None, positive=True),
+        ignore_failure=read_bool(m, "ignore_failure", where, False),
         output=_output(m, where),
-        metric_json=_metric_json(m, where),
-        input=None if _string(m, "input", where, None, empty=False) in (None, "null") else str(m["input"]),
-        description=_string(m, "description", where, "") or "",
-        duet=_boolean(m, "duet", where, False),
+        metric_json=read_metric_json(m, where),
+        input=None if read_string(m, "input", where, None, empty=False) in (None, "null") else str(m["input"]),
+        description=read_string(m, "description", where, "") or "",
+        duet=read_bool(m, "duet", where, False),
         measure=measure_option(m, where),
     )
 
@@ -254,7 +144,7 @@ def _shell(m: Mapping[str, Any], where: Where) -> bool | str:
     value = m.get("shell", True)
     if isinstance(value, bool):
         return value
-    text = _string(m, "shell", where, "sh", empty=False) or "sh"
+    text = read_string(m, "shell", where, "sh", empty=False) or "sh"
     try:
         words = shlex.split(text)
     except ValueError as exc:
@@ -271,7 +161,7 @@ OUTPUT_MODES = ("auto", "null", "pipe", "inherit")
 
 
 def _output(m: Mapping[str, Any], where: Where) -> str:
-    output = _string(m, "output", where, "auto", empty=False) or "auto"
+    output = read_string(m, "output", where, "auto", empty=False) or "auto"
     if output in ("null", "pipe", "inherit") and m.get("metrics"):
         raise where.fail("output", f"{output!r} discards the output, where the metrics ({', '.join(m['metrics'])}) "
                                    "are read; leave it out or give a file")
@@ -333,34 +223,34 @@ HTTP_ENGINES: tuple[str, ...] = ("builtin", "wrk")
 def parse_http_options(m: Mapping[str, Any], where: Where) -> HttpOptions:
     """Typed http options (aliases accepted); the load needs requests, a duration or a rate."""
     given = {HTTP_ALIASES.get(k, k): v for k, v in m.items()}
-    _check_keys(given, tuple(f.name for f in dataclasses.fields(HttpOptions)), where, "http", tuple(HTTP_ALIASES))
+    check_keys(given, tuple(f.name for f in dataclasses.fields(HttpOptions)), where, "http", tuple(HTTP_ALIASES))
     d = HttpOptions()
     opts = HttpOptions(
-        url=_string(given, "url", where, d.url, empty=False) or d.url,
+        url=read_string(given, "url", where, d.url, empty=False) or d.url,
         mix=_mix(given, where),
-        method=(_string(given, "method", where, d.method, empty=False) or d.method).upper(),
+        method=(read_string(given, "method", where, d.method, empty=False) or d.method).upper(),
         headers=_headers(given, where),
-        body=_string(given, "body", where, "") or "",
-        connections=_integer(given, "connections", where, 1, 1) or 1,
-        requests=_integer(given, "requests", where, None, 1),
-        duration=_number(given, "duration", where, None, positive=True),
-        rate=_number(given, "rate", where, None, positive=True),
-        keepalive=_boolean(given, "keepalive", where, True),
-        timeout=_number(given, "timeout", where, d.timeout, positive=True) or d.timeout,
-        warmup_time=_number(given, "warmup_time", where, 0.0) or 0.0,
-        warmup_requests=_integer(given, "warmup_requests", where, 0, 0) or 0,
-        server=_string(given, "server", where, "") or "",
-        port=_integer(given, "port", where, None, 1, 65535),
-        ready_path=_string(given, "ready_path", where, None),
-        ready_timeout=_number(given, "ready_timeout", where, d.ready_timeout, positive=True) or d.ready_timeout,
-        grace=_number(given, "grace", where, d.grace) or 0.0,
-        engine=_choice(given, "engine", where, HTTP_ENGINES),
-        error_rate_warning=_number(given, "error_rate_warning", where, d.error_rate_warning, maximum=1.0) or 0.0,
-        log_dir=_string(given, "log_dir", where, None, empty=False),
-        insecure=_boolean(given, "insecure", where, False),
-        threads=_integer(given, "threads", where, None, 1),
-        http2=_boolean(given, "http2", where, False),
-        streams=_integer(given, "streams", where, 1, 1) or 1,
+        body=read_string(given, "body", where, "") or "",
+        connections=read_int(given, "connections", where, 1, 1) or 1,
+        requests=read_int(given, "requests", where, None, 1),
+        duration=read_number(given, "duration", where, None, positive=True),
+        rate=read_number(given, "rate", where, None, positive=True),
+        keepalive=read_bool(given, "keepalive", where, True),
+        timeout=read_number(given, "timeout", where, d.timeout, positive=True) or d.timeout,
+        warmup_time=read_number(given, "warmup_time", where, 0.0) or 0.0,
+        warmup_requests=read_int(given, "warmup_requests", where, 0, 0) or 0,
+        server=read_string(given, "server", where, "") or "",
+        port=read_int(given, "port", where, None, 1, 65535),
+        ready_path=read_string(given, "ready_path", where, None),
+        ready_timeout=read_number(given, "ready_timeout", where, d.ready_timeout, positive=True) or d.ready_timeout,
+        grace=read_number(given, "grace", where, d.grace) or 0.0,
+        engine=read_choice(given, "engine", where, HTTP_ENGINES),
+        error_rate_warning=read_number(given, "error_rate_warning", where, d.error_rate_warning, maximum=1.0) or 0.0,
+        log_dir=read_string(given, "log_dir", where, None, empty=False),
+        insecure=read_bool(given, "insecure", where, False),
+        threads=read_int(given, "threads", where, None, 1),
+        http2=read_bool(given, "http2", where, False),
+        streams=read_int(given, "streams", where, 1, 1) or 1,
     )
     if opts.requests is None and opts.duration is None and opts.rate is None:
         raise where.fail(None, "the load needs requests (-n), a duration or a rate; give one of them")
@@ -374,14 +264,14 @@ def _mix(m: Mapping[str, Any], where: Where) -> tuple[Mapping[str, Any], ...] | 
     if value is None:
         return None
     if not isinstance(value, list) or not value:
-        raise where.fail("mix", f"mix must be a non-empty list of {{ url = ..., weight = ... }}, not {_shown(value)}")
+        raise where.fail("mix", f"mix must be a non-empty list of {{ url = ..., weight = ... }}, not {shown(value)}")
     out = []
     for entry in value:
         if not isinstance(entry, Mapping) or not isinstance(entry.get("url"), str) or set(entry) - {"url", "weight"}:
-            raise where.fail("mix", f"each mix entry is {{ url = \"/path\", weight = 1 }}, not {_shown(entry)}")
+            raise where.fail("mix", f"each mix entry is {{ url = \"/path\", weight = 1 }}, not {shown(entry)}")
         weight = entry.get("weight", 1.0)
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
-            raise where.fail("mix", f"mix weight for {entry['url']!r} must be a positive number, not {_shown(weight)}")
+            raise where.fail("mix", f"mix weight for {entry['url']!r} must be a positive number, not {shown(weight)}")
         out.append({"url": entry["url"], "weight": float(weight)})
     return tuple(out)
 
@@ -390,12 +280,12 @@ def _headers(m: Mapping[str, Any], where: Where) -> tuple[tuple[str, str], ...]:
     value = m.get("headers") or []
     items = list(value.items()) if isinstance(value, Mapping) else value
     if not isinstance(items, list):
-        raise where.fail("headers", f"headers must be a table or a list of [name, value], not {_shown(value)}")
+        raise where.fail("headers", f"headers must be a table or a list of [name, value], not {shown(value)}")
     out = []
     for item in items:
         if (not isinstance(item, (list, tuple)) or len(item) != 2
                 or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in item)):
-            raise where.fail("headers", f"a header is [name, value], not {_shown(item)}")
+            raise where.fail("headers", f"a header is [name, value], not {shown(item)}")
         out.append((str(item[0]), str(item[1])))
     return tuple(out)
 
@@ -440,24 +330,24 @@ MICRO_LANGUAGES: tuple[str, ...] = ("python", "ruby")
 
 def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
     """Typed micro options: a file (with func or index) or a statement, and the sample plan."""
-    _check_keys(m, tuple(f.name for f in dataclasses.fields(MicroOptions)), where, "micro")
+    check_keys(m, tuple(f.name for f in dataclasses.fields(MicroOptions)), where, "micro")
     opts = MicroOptions(
-        language=_choice(m, "language", where, MICRO_LANGUAGES),
-        file=_string(m, "file", where, None, empty=False),
-        func=_string(m, "func", where, None, empty=False),
-        index=_integer(m, "index", where, None, 0),
-        script=_boolean(m, "script", where, False),
-        param=_integer(m, "param", where, None, 0),
-        param_repr=_string(m, "param_repr", where, None),
-        loop_count=_integer(m, "loop_count", where, None, 1),
-        setup=_string(m, "setup", where, "") or "",
-        stmt=_string(m, "stmt", where, None, empty=False),
-        loops=_integer(m, "loops", where, None, 1),
-        samples=_integer(m, "samples", where, 5, 2) or 5,
-        warmup=_integer(m, "warmup", where, 2, 0) or 0,
-        target_time=_number(m, "target_time", where, 0.1, positive=True) or 0.1,
-        clock=_choice(m, "clock", where, ("auto", "cpu", "wall")),
-        alloc=_boolean(m, "alloc", where, True),
+        language=read_choice(m, "language", where, MICRO_LANGUAGES),
+        file=read_string(m, "file", where, None, empty=False),
+        func=read_string(m, "func", where, None, empty=False),
+        index=read_int(m, "index", where, None, 0),
+        script=read_bool(m, "script", where, False),
+        param=read_int(m, "param", where, None, 0),
+        param_repr=read_string(m, "param_repr", where, None),
+        loop_count=read_int(m, "loop_count", where, None, 1),
+        setup=read_string(m, "setup", where, "") or "",
+        stmt=read_string(m, "stmt", where, None, empty=False),
+        loops=read_int(m, "loops", where, None, 1),
+        samples=read_int(m, "samples", where, 5, 2) or 5,
+        warmup=read_int(m, "warmup", where, 2, 0) or 0,
+        target_time=read_number(m, "target_time", where, 0.1, positive=True) or 0.1,
+        clock=read_choice(m, "clock", where, ("auto", "cpu", "wall")),
+        alloc=read_bool(m, "alloc", where, True),
         argv=tuple(map(str, m.get("argv") or ())),  # a pyperf script's arguments (extra_opts)
     )
     if (opts.file is None) == (opts.stmt is None):
@@ -487,14 +377,14 @@ class FakeOptions:
 
 def parse_fake_options(m: Mapping[str, Any], where: Where) -> FakeOptions:
     """Typed fake options."""
-    _check_keys(m, tuple(f.name for f in dataclasses.fields(FakeOptions)), where, "fake")
+    check_keys(m, tuple(f.name for f in dataclasses.fields(FakeOptions)), where, "fake")
     raw = m.get("factors") or []
     if not isinstance(raw, (list, tuple)):
-        raise where.fail("factors", f"factors must be a list of positive numbers, not {_shown(raw)}")
+        raise where.fail("factors", f"factors must be a list of positive numbers, not {shown(raw)}")
     factors = []
     for x in raw:
         if isinstance(x, bool) or not isinstance(x, (int, float)) or not x > 0 or not math.isfinite(x):
-            raise where.fail("factors", f"factors must be positive numbers, not {_shown(x)}")
+            raise where.fail("factors", f"factors must be positive numbers, not {shown(x)}")
         factors.append(float(x))
-    return FakeOptions(tuple(factors), _number(m, "base", where, 0.1, positive=True) or 0.1,
-                       _number(m, "noise", where, 0.01) or 0.0)
+    return FakeOptions(tuple(factors), read_number(m, "base", where, 0.1, positive=True) or 0.1,
+                       read_number(m, "noise", where, 0.01) or 0.0)
