@@ -11,4 +11,4 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         chromium postgresql zsh fish >/dev/null
 fi
 python3 -m pip install -q --disable-pip-version-check -e '.[test]'
-python3 -m pytest -q -p no:cacheprovider "$@"
+python3 -m pytest -q -p no:cacheprovider --durations=25 "$@"
