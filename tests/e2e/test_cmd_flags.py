@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -165,6 +166,19 @@ def test_any_shell_runs_the_commands_and_its_start_up_is_subtracted(run_cli, tmp
                 "-w", "0", "--no-history", "--no-progress")
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "out.txt").read_text().strip() not in ("/1", "/2")  # bash ran it: sh has no $BASH_VERSION
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shell", ["sh", "bash", "zsh", "fish"])
+def test_a_command_that_starts_with_a_dash_runs_after_a_double_dash(run_cli, tmp_path: Path, shell: str) -> None:
+    # `pairbench cmd -- -x`: the word is a command, for the flag parser and for the shell's `-c` alike
+    tool = tmp_path / "-mark"
+    tool.write_text("#!/bin/sh\necho ran >> marks.txt\n")
+    tool.chmod(0o755)
+    r = run_cli("cmd", "-S", shell, "-r", "2", "-w", "0", "--no-history", "--no-progress", "--", "-mark", "true",
+                env={"PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"})
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "marks.txt").read_text().split() == ["ran"] * 2
 
 
 def test_a_missing_shell_is_one_clear_error(run_cli) -> None:

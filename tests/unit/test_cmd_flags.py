@@ -29,6 +29,16 @@ def test_an_unknown_flag_between_commands_is_still_refused(capsys) -> None:
     assert "unrecognized arguments: --bogus" in capsys.readouterr().err
 
 
+def test_commands_after_a_double_dash_may_start_with_a_dash() -> None:
+    # `--` ends the flags: what follows is commands, even `-x` ones (argparse's intermixed parse
+    # dropped them and then said COMMAND was missing)
+    args = parse("-r", "3", "--", "-true", "--version-of-x", "plain")
+    assert args.commands == ["-true", "--version-of-x", "plain"]
+    assert args.runs == 3
+    args = parse("-n", "A", "first", "--", "-second")
+    assert args.commands == ["first", "-second"]
+
+
 def test_identical_commands_get_distinct_names_and_say_which() -> None:
     names, renamed = variant_names(["X", "X", "X"], [], [{}])
     assert names == ["X", "X #2", "X #3"]

@@ -36,9 +36,35 @@ class _IntermixedParser(argparse.ArgumentParser):
             return super().parse_known_args(args, namespace)
         self._inside = True
         try:
-            return self.parse_known_intermixed_args(args, namespace)
+            given = list(sys.argv[1:] if args is None else args)
+            namespace, extras = self.parse_known_intermixed_args(_shield_after_dashes(given), namespace)
+            return _unshield(namespace), [_unshield(e) for e in extras]
         finally:
             self._inside = False
+
+
+_SHIELD = "\0"
+"""Marks a word that followed `--`: no argv word can hold a NUL byte, so the mark is unambiguous."""
+
+
+def _shield_after_dashes(args: list[str]) -> list[str]:
+    """The words after the first `--` made safe from the flag parser (argparse's intermixed parse
+    drops positionals that come after `--`, so `cmd -- -x` lost `-x`)."""
+    if "--" not in args:
+        return args
+    cut = args.index("--")
+    return args[:cut] + [_SHIELD + word for word in args[cut + 1:]]
+
+
+def _unshield(value: Any) -> Any:
+    if isinstance(value, str):
+        return value[len(_SHIELD):] if value.startswith(_SHIELD) else value
+    if isinstance(value, list):
+        return [_unshield(v) for v in value]
+    if isinstance(value, argparse.Namespace):
+        for key, item in vars(value).items():
+            setattr(value, key, _unshield(item))
+    return value
 
 
 def intermix_positionals(parser: argparse.ArgumentParser) -> None:

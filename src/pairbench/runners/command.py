@@ -418,7 +418,9 @@ class CommandRunner:
             env["PATH"] = os.pathsep.join(filter(None, [path_first, env.get("PATH", "")]))
         env["PAIRBENCH_ENV_OFFSET"] = "x" * self._rng.randrange(ENV_OFFSET_MAX)
         words = list(shell) if isinstance(shell, list) else shell_words(shell) if shell is not None else None
-        argv = [*words, "-c", command] if words else _take_assignments(shlex.split(command), env)
+        # a leading space keeps a command such as `-x` from being read as the shell's own option
+        argv = ([*words, "-c", " " + command if command.startswith("-") else command] if words
+                else _take_assignments(shlex.split(command), env))
         argv, env = counter.wrap(argv, env) if counter is not None else (argv, env)  # runners/counted.py
         if variant.cwd and not os.path.isdir(variant.cwd):
             raise UserError(f"variant {variant.name!r}: working directory {variant.cwd!r} does not exist")
