@@ -44,6 +44,25 @@ def test_report_writes_both_files_and_never_over_the_input(tmp_path: Path, run_c
     assert (tmp_path / "run.json").read_text() == before
 
 
+def test_report_renders_every_format_of_the_measuring_commands(tmp_path: Path, run_cli) -> None:
+    # what `cmd --export-csv` writes must be reachable from a saved run, hyperfine's spellings included
+    write_run(tmp_path / "run.json", make_run())
+    proc = run_cli("report", "run.json", "--export-csv", "s.csv", "--export-asciidoc", "r.adoc",
+                   "--export-orgmode", "r.org", "--export-samples-csv", "all.csv", "--export-markdown", "r.md")
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader((tmp_path / "s.csv").read_text().splitlines()))
+    assert {r["command"].rsplit(" ", 1)[-1] for r in rows} >= {"head", "patched"} and "mean" in rows[0]
+    assert (tmp_path / "r.adoc").read_text().startswith("= pairbench report")
+    assert "|" in (tmp_path / "r.org").read_text()
+    assert len((tmp_path / "all.csv").read_text().splitlines()) == len(make_run().samples) + 1
+    assert (tmp_path / "r.md").read_text().startswith("# pairbench report")
+    shown = run_cli("report", "run.json", "--format", "csv")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == (tmp_path / "s.csv").read_text()
+    wrong = run_cli("report", "run.json", "--format", "xls")
+    assert wrong.returncode == 2 and "invalid choice: 'xls'" in wrong.stderr
+
+
 def test_report_of_a_cut_file_says_what_is_missing(tmp_path: Path, run_cli) -> None:
     text = dumps_run(make_run())
     (tmp_path / "cut.json").write_text(text[: len(text) // 2])

@@ -1,4 +1,8 @@
-"""`pairbench report RUN --markdown [FILE] --html FILE`: render a saved run for people."""
+"""`pairbench report RUN [--format F] [--export-F FILE ...]`: render a saved run in any report format.
+
+The formats are the exporter table's (report/exporters.py), spelled as on the measuring commands
+(`--export-csv`, hyperfine's), so what a run printed or exported can be made again from its file.
+"""
 
 from __future__ import annotations
 
@@ -8,32 +12,51 @@ TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairben
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["register", "handle"]
+__all__ = ["register", "handle", "FILE_FORMATS"]
+
+FILE_FORMATS = ("markdown", "html", "csv", "samples-csv", "asciidoc", "orgmode", "json")
+"""The exporters a saved run can be written as (`--export-FORMAT FILE`, `--format FORMAT`); kept
+here rather than read from the exporter table so that `--help` imports no report code."""
 
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "report", help="render a saved run as Markdown (for trackers) or HTML (with plots)",
-        description="Render a run file. Without --markdown or --html, prints Markdown.",
+        description="Render a run file. Without --markdown, --html, --format or --export-*, prints Markdown.",
     )
     # Optional here only so that `--markdown RUN` can be read as meant (reclaim_positionals).
     p.add_argument("run_file", metavar="RUN", nargs="?", help="a pairbench run file (or a pyperf/hyperfine JSON file)")
     p.add_argument("--markdown", nargs="?", const="-", metavar="FILE",
                    help="write Markdown to FILE (default: standard output)")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML page with plots to FILE")
+    p.add_argument("--format", choices=FILE_FORMATS, metavar="FORMAT",
+                   help=f"print the report in FORMAT on standard output: {', '.join(FILE_FORMATS)}")
+    for fmt in FILE_FORMATS:
+        p.add_argument(f"--export-{fmt}", metavar="FILE", dest=f"export_{fmt.replace('-', '_')}",
+                       help=f"write the {fmt} report to FILE ('-': standard output)")
     p.add_argument("--title", default="pairbench report", help="heading of the report")
     p.set_defaults(handler=handle)
 
 
+def _targets(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(format, target) for every report asked for; Markdown on standard output when none is."""
+    asked = [("markdown", args.markdown), ("html", args.html), (args.format, "-" if args.format else None)]
+    asked += [(fmt, getattr(args, f"export_{fmt.replace('-', '_')}")) for fmt in FILE_FORMATS]
+    chosen = [(fmt, target) for fmt, target in asked if fmt and target]
+    return chosen or [("markdown", "-")]
+
+
 def handle(args: argparse.Namespace) -> int:
     from pairbench.commands.reading import load_results, reclaim_positionals
+    from pairbench.errors import UserError
     from pairbench.report.exporters import ExportOptions, export
 
     reclaim_positionals(args, ["run_file"], ["RUN"])
+    targets = _targets(args)
+    if sum(target == "-" for _, target in targets) > 1:
+        raise UserError("only one report can go to standard output; give the others a file")
     run = load_results(args.run_file)
-    markdown = args.markdown if (args.markdown or args.html) else "-"
     options = ExportOptions(title=args.title)
-    for fmt, target in (("markdown", markdown), ("html", args.html)):
-        if target:
-            export(run, fmt, target, options, inputs=[args.run_file])
+    for fmt, target in targets:
+        export(run, fmt, target, options, inputs=[args.run_file])
     return 0
