@@ -63,6 +63,27 @@ def test_report_renders_every_format_of_the_measuring_commands(tmp_path: Path, r
     assert wrong.returncode == 2 and "invalid choice: 'xls'" in wrong.stderr
 
 
+def test_a_run_that_never_finished_is_analysed_from_its_kept_samples(tmp_path: Path, run_cli) -> None:
+    # a run killed with SIGKILL holds samples but no comparisons: the report still answers, and
+    # says it answers from what was kept, at the looks the run had planned
+    run = make_run(status="running", blocks=12, speedup=0.80)
+    run.comparisons, run.sweeps, run.summaries = [], [], []
+    run.metadata["options"] = {"threshold": 1.0, "confidence": 0.95, "correction": "holm"}
+    run.metadata["adaptive"] = {"looks": [10, 20, 40]}
+    write_run(tmp_path / "run.json", run)
+    proc = run_cli("report", "run.json", "--markdown", "--export-json", "again.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "analysed here from the 12 blocks it kept" in proc.stderr
+    row = next(line for line in proc.stdout.splitlines() if line.startswith("| startup | time | patched"))
+    assert "faster" in row
+    from pairbench.store.runfile import load_run
+
+    again = load_run(tmp_path / "again.json")
+    [comp] = [c for c in again.comparisons if c.benchmark == "startup" and c.metric == "time"]
+    assert 0.75 < comp.ratio < 0.85
+    assert comp.confidence == pytest.approx(1 - 0.05 / 3)  # widened for the three looks planned, as the run would have
+
+
 def test_report_of_a_cut_file_says_what_is_missing(tmp_path: Path, run_cli) -> None:
     text = dumps_run(make_run())
     (tmp_path / "cut.json").write_text(text[: len(text) // 2])

@@ -77,7 +77,7 @@ def load_run_salvaging(path: str | os.PathLike[str]) -> Loaded:
         if run.status != "running":
             return Loaded(run)
         return Loaded(run, (f"the run has not finished (it is still going, or its process was killed); "
-                            f"{len(run.samples)} samples so far, no comparisons beyond those of the last look",))
+                            f"{len(run.samples)} samples so far",))
     except TruncatedRunFile:
         pass
     text = Path(path).read_text(encoding="utf-8", errors="replace")
