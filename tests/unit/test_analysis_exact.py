@@ -7,7 +7,8 @@ import numpy as np
 from pairbench.analysis import analyze as _analyze
 from pairbench.model import Benchmark, Metric, Run, Sample, Variant
 from pairbench.report.wording import verdict_sentence
-from pairbench.stats.differences import compare_differences
+from pairbench.analysis import compare_runs as _compare_runs
+from pairbench.stats.differences import compare_differences, compare_unpaired_differences
 from tests.conftest import assert_consistent
 
 
@@ -97,3 +98,51 @@ def test_differences_p_value_inverts_its_interval():
             r = compare_differences(b, b + shift + rng.normal(0, 0.001, n))
             assert r.significant == (r.p_value <= 0.05)
             assert r.achieved_confidence >= r.confidence
+
+
+def _saved(name: str, metric: Metric, values: np.ndarray) -> Run:
+    samples = [Sample("w", name, metric.name, float(v), blk) for blk, v in enumerate(values)]
+    return Run({}, [Variant(name, baseline=True)], [Benchmark("w", "http", (metric,))], samples)
+
+
+def test_saved_runs_with_zero_values_are_compared_not_dropped():
+    """compare of two saved runs: the base run's failed requests are all 0, the new run's 5 per round;
+    dropping values <= 0 left the base side empty and the comparison 'insufficient'."""
+    failed = Metric("failed", "count", "lower")
+    base = _saved("head", failed, np.zeros(10))
+    new = _saved("head", failed, np.array([5.0, 4, 6, 5, 5, 6, 4, 5, 5, 6]))
+    comps, _ = _compare_runs(base, new)
+    assert_consistent(comps)
+    [c] = comps
+    assert c.verdict == "slower" and c.significant and not c.paired
+    assert c.method.startswith("unpaired differences")
+    assert any("log ratios are undefined" in n for n in c.notes)
+
+
+def test_saved_runs_with_some_values_below_zero_keep_every_value():
+    """user time with the shell's start-up subtracted, a few replicates below 0: every one is used."""
+    rng = np.random.default_rng(3)
+    user = Metric("user", "s", "lower")
+    a, b = rng.normal(0.0003, 0.0004, 12), rng.normal(0.0003, 0.0004, 12)
+    comps, _ = _compare_runs(_saved("head", user, a), _saved("head", user, b))
+    assert_consistent(comps)
+    [c] = comps
+    assert c.n == 12 and c.verdict != "insufficient"
+
+
+def test_unpaired_differences_false_alarms_and_coverage_on_known_truths():
+    """The unpaired additive rule at 95%: A/A called different in about 5% of runs; with a true
+    difference of 0.3 the CI covers the true ratio in about 95% (2000 runs each, fixed seed)."""
+    rng = np.random.default_rng(20261201)
+    alarms = covered = judged = 0
+    trials = 2000
+    for _ in range(trials):
+        a, b = rng.normal(0.5, 1.0, 10), rng.normal(0.5, 1.0, 12)
+        alarms += compare_unpaired_differences(a, b, threshold=0.0).significant
+        c = rng.normal(0.8, 1.0, 12)
+        r = compare_unpaired_differences(a, c, threshold=0.0)
+        if float(a.mean()) > 0:  # the rule's ratio is 1 + difference / the baseline's mean
+            judged += 1
+            covered += r.ci[0] <= 1 + 0.3 / float(a.mean()) <= r.ci[1]
+    assert 0.035 <= alarms / trials <= 0.065
+    assert judged > 1500 and 0.93 <= covered / judged <= 0.97

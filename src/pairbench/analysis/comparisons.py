@@ -337,7 +337,7 @@ def check_consistent(comparisons: Collection[Comparison]) -> list[str]:
 
 
 def _ordered_values(per_block: dict[int, float]) -> list[float]:
-    return [per_block[b] for b in sorted(per_block) if per_block[b] > 0]
+    return [per_block[b] for b in sorted(per_block) if math.isfinite(per_block[b])]
 
 
 def compare_runs(base: Run, cand: Run, *, threshold: float = 0.01,
@@ -358,6 +358,7 @@ def compare_runs(base: Run, cand: Run, *, threshold: float = 0.01,
         (comparisons, notices); notices list benchmarks present on one side only.
     """
     from pairbench.stats.compare import compare_exact, compare_unpaired
+    from pairbench.stats.differences import compare_unpaired_differences
 
     notices: list[Notice] = []
     base_names = {b.name for b in base.benchmarks}
@@ -400,9 +401,9 @@ def compare_runs(base: Run, cand: Run, *, threshold: float = 0.01,
                     c = _from_exact(er, bench.name, metric.name, blabel, clabel, min(len(bv), len(cv)),
                                     threshold, confidence)
                     c = replace(c, paired=False)
-                else:
-                    r = compare_unpaired(bv, cv, direction=metric.direction, threshold=threshold,
-                                         confidence=confidence)
+                else:  # values <= 0 (no log ratio) are compared on their difference, never dropped
+                    unpaired = compare_unpaired if min(bv + cv, default=1.0) > 0 else compare_unpaired_differences
+                    r = unpaired(bv, cv, direction=metric.direction, threshold=threshold, confidence=confidence)
                     c = _from_result(r, bench.name, metric.name, blabel, clabel)
                 comparisons.append(c)
     return comparisons, notices

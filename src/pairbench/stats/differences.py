@@ -19,6 +19,8 @@ import numpy as np
 
 from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES
 from pairbench.stats.compare import (
+    MIN_PER_SIDE,
+    UNPAIRED_NOTE,
     PairedResult,
     _check,
     _choose_mode,
@@ -27,10 +29,11 @@ from pairbench.stats.compare import (
     paired_interval,
 )
 from pairbench.stats.drift import trend
+from pairbench.stats.tests import welch_interval
 from pairbench.stats.outliers import outlier_mask, skew_flag
 from pairbench.stats.verdict import DEFAULT_BUDGET_BLOCKS, MIN_PAIRS, blocks_needed, judge, min_detectable_effect
 
-__all__ = ["ADDITIVE_NOTE", "compare_differences"]
+__all__ = ["ADDITIVE_NOTE", "compare_differences", "compare_unpaired_differences"]
 
 ADDITIVE_NOTE = ("values <= 0, so log ratios are undefined: the paired differences are tested (additive scale) "
                  "and the ratio is taken from the means")
@@ -111,4 +114,50 @@ def compare_differences(baseline: Sequence[float], candidate: Sequence[float], *
         estimate_log=math.log(ratio) if ratio > 0 else math.nan, ci_log=None, log_sd=math.nan,
         achieved_confidence=achieved, outliers=n_out, drift_tau=tr.tau, drift_p=tr.p_value, n_baseline=n,
         n_candidate=n, mode=mode,
+    )
+
+
+def compare_unpaired_differences(baseline: Sequence[float], candidate: Sequence[float], *, direction: str = "lower",
+                                 threshold: float = 0.01, confidence: float = 0.95) -> PairedResult:
+    """Two independent sets of values that may be <= 0 (two saved runs): Welch's t on the difference
+    of their means, the ratio again 1 + Δ̂/b̄, so no value is dropped and the p-value inverts the CI.
+
+    Returns:
+        A PairedResult with paired=False and the notes ADDITIVE_NOTE and "not interleaved"; "insufficient"
+        below 2 values on either side.
+    """
+    _check(threshold, confidence, direction)
+    b = np.asarray(baseline, dtype=float)
+    c = np.asarray(candidate, dtype=float)
+    if not (np.all(np.isfinite(b)) and np.all(np.isfinite(c))):
+        raise ValueError("unpaired differences need finite values")
+    nb, nc = int(b.size), int(c.size)
+    n = min(nb, nc)
+    method = "unpaired differences, Welch t CI"
+    if n < 2:
+        return _empty(n, threshold, confidence, direction, MIN_PER_SIDE, False, nb, nc, method)
+    notes = [UNPAIRED_NOTE, ADDITIVE_NOTE]
+    scale = float(b.mean())
+    if scale <= 0:
+        scale = float(np.mean(np.abs(np.concatenate([b, c]))))
+        notes.append("the baseline's mean is <= 0, so the percentages are relative to the mean magnitude of both")
+    if scale <= 0:
+        scale = 1.0
+    iv = welch_interval(b, c, confidence)
+    ratio, ci = 1.0 + iv.estimate / scale, (1.0 + iv.low / scale, 1.0 + iv.high / scale)
+    if n < MIN_PER_SIDE:
+        verdict, significant, meaningful = "insufficient", False, False
+        notes.append(f"too few values for a verdict: {n} (need at least {MIN_PER_SIDE} per side)")
+    else:
+        j = judge(ci[0], ci[1], threshold, direction)
+        verdict, significant, meaningful = j.verdict, j.significant, j.meaningful
+        notes.extend(j.notes)
+    return PairedResult(
+        ratio=ratio, ci=ci, p_value=iv.p_value, n=n, significant=significant, meaningful=meaningful,
+        verdict=verdict, more_runs=None, unresolvable=False,
+        mde=min_detectable_effect(iv.se / scale, confidence) if math.isfinite(iv.se) else None,
+        method=method, notes=tuple(notes), threshold=threshold, confidence=confidence, direction=direction,
+        paired=False, robust=False, estimate_log=math.log(ratio) if ratio > 0 else math.nan, ci_log=None,
+        log_sd=math.nan, achieved_confidence=iv.achieved, outliers=0, drift_tau=0.0, drift_p=1.0,
+        n_baseline=nb, n_candidate=nc, mode="t",
     )
