@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from _http_servers import Nginx, free_port, wait_port  # noqa: E402
 
-from pairbench.runners.http.engine import LoadSpec, RequestSpec, engine_loop_name, run_load  # noqa: E402
+from pairbench.runners.http.engine import LoadSpec, RequestSpec, engine_loop_name, loop_for, run_load  # noqa: E402
 from pairbench.runners.http.wrk import run_wrk  # noqa: E402
 
 DEMO_APP = ROOT / "src" / "pairbench" / "data" / "demo_app.py"
@@ -64,6 +64,11 @@ def builtin(url: str, c: int, duration: float, loop: str = "auto") -> dict[str, 
 def builtin_asyncio(url: str, c: int, duration: float) -> dict[str, float]:
     """The event-loop engine even for one connection (what `auto` used before the blocking loop)."""
     return builtin(url, c, duration, loop="asyncio")
+
+
+def builtin_selector(url: str, c: int, duration: float) -> dict[str, float]:
+    """The epoll loop over the sockets (https's default with several connections)."""
+    return builtin(url, c, duration, loop="selector")
 
 
 def wrk(url: str, c: int, duration: float, threads: int = 1) -> dict[str, float]:
@@ -154,6 +159,11 @@ def _nginx_table(url: str, tools: dict[str, Callable[..., dict[str, float]]], co
         here = dict(tools)
         if c == 1 and with_asyncio:
             here["pairbench (asyncio loop)"] = builtin_asyncio
+        elif c > 1:
+            # The loop `auto` did not pick, beside the one it picked (engine.loop_for).
+            other = "asyncio" if loop_for(LoadSpec(requests=(RequestSpec(url),), connections=c)) != "asyncio" else "selector"
+            here[f"pairbench ({engine_loop_name() if other == 'asyncio' else 'epoll'} loop)"] = (
+                builtin_asyncio if other == "asyncio" else builtin_selector)
         results: dict[str, list[dict[str, float]]] = {t: [] for t in here}
         for rep in range(reps):
             for name, fn in _rotated(here, rep):

@@ -256,19 +256,27 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
             raise UserError(f"--mix {args.mix!r}: give one positive weight per --url ({len(args.url)})")
         mix = [{"url": u, "weight": w} for u, w in zip(args.url, weights)]
         benchmarks.append(benchmark(prefix + "mix", {**common_opts, "url": args.url[0], "mix": mix}))
-    from pairbench.runners.http.engine import engine_loop_name
-
     from pairbench.commands.common import new_run
 
     run = new_run(variants, benchmarks)
+    run.metadata["http_engine"] = _engine_label(args)
+    return run, HttpOptions(log_dir=args.log_dir)
+
+
+def _engine_label(args: argparse.Namespace) -> str:
+    """The run file's `metadata.http_engine`: the engine and the loop it runs on (engine.loop_for)."""
+    from pairbench.runners.http.engine import engine_loop_name
+
+    if args.engine == "wrk":
+        return str(args.engine)
     single = args.concurrency == 1 and args.rate is None and not args.no_keepalive
-    loop = "blocking socket" if single else engine_loop_name()
+    https = any("https://" in str(u) for u in [*args.url, *(args.target or [])])
+    loop = "blocking socket" if single else ("epoll over TLS sockets" if https else engine_loop_name())
     if args.http2:
         from pairbench.runners.http.h2session import library_name
 
         loop = f"HTTP/2 with {library_name() or 'no library'}, {engine_loop_name()}"
-    run.metadata["http_engine"] = args.engine if args.engine == "wrk" else f"builtin ({loop})"
-    return run, HttpOptions(log_dir=args.log_dir)
+    return f"builtin ({loop})"
 
 
 def _handle(args: argparse.Namespace) -> int:

@@ -318,3 +318,18 @@ def test_a_post_is_never_sent_twice() -> None:
     conn.data_received(RESP)
     conn.connection_lost(None)
     assert load.errors == {"reset": 1} and load.server_closes == 0
+
+
+def test_https_with_several_connections_runs_on_the_epoll_loop_over_tls_sockets() -> None:
+    """An event loop's TLS transport copies every record through a MemoryBIO; the epoll loop calls
+    SSL_read/SSL_write on the socket (docs/http.md has the figures), so https picks it."""
+    from pairbench.runners.http.engine import loop_for
+
+    def spec(url: str, **kw: Any) -> LoadSpec:
+        return LoadSpec(requests=(RequestSpec(url),), duration=1, **kw)
+
+    assert loop_for(spec("https://127.0.0.1:8443/", connections=4)) == "selector"
+    assert loop_for(spec("https://127.0.0.1:8443/", connections=1, rate=100)) == "selector"
+    assert loop_for(spec("https://127.0.0.1:8443/", connections=1, keepalive=False)) == "selector"
+    assert loop_for(spec("https://127.0.0.1:8443/", connections=1)) == "blocking"
+    assert loop_for(spec("http://127.0.0.1:8000/", connections=1)) == "blocking"

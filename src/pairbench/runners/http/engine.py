@@ -37,10 +37,11 @@ from pairbench import interrupts
 from pairbench.runners.http.blocking_loop import BlockingLoop
 from pairbench.runners.http.http1 import Connection
 from pairbench.runners.http.scheduler import Load, finish_load, start_load
+from pairbench.runners.http.selector_loop import SelectorLoop
 from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec
 from pairbench.runners.http.tls import client_context
 
-__all__ = ["RequestSpec", "LoadSpec", "LoadResult", "run_load", "new_event_loop", "engine_loop_name"]
+__all__ = ["RequestSpec", "LoadSpec", "LoadResult", "run_load", "loop_for", "new_event_loop", "engine_loop_name"]
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
@@ -144,8 +145,9 @@ def _run_asyncio(spec: LoadSpec, progress: Callable[[float], None] | None) -> Lo
     return load
 
 
-def _run_blocking(spec: LoadSpec, progress: Callable[[float], None] | None) -> Load:
-    loop = BlockingLoop(_tls(spec))
+def _run_own(spec: LoadSpec, progress: Callable[[float], None] | None, kind: type[BlockingLoop | SelectorLoop]) -> Load:
+    """A load on one of the engine's own loops (the blocking socket, or epoll)."""
+    loop = kind(_tls(spec))
     load = Load(spec, loop, progress)
     try:
         with loop.stopping_on_signals(load.interrupt):
@@ -157,16 +159,25 @@ def _run_blocking(spec: LoadSpec, progress: Callable[[float], None] | None) -> L
     return load
 
 
+def loop_for(spec: LoadSpec) -> str:
+    """The loop that serves a load best (docs/http.md has the figures): the blocking socket for one
+    kept-alive connection in a closed loop; epoll over `SSLSocket`s for https, where an event loop's
+    TLS transport costs far more CPU per request; uvloop (or asyncio) for plain http."""
+    if spec.connections == 1 and spec.rate is None and spec.keepalive:
+        return "blocking"
+    return "selector" if urlsplit(spec.requests[0].url).scheme == "https" else "asyncio"
+
+
 def run_load(spec: LoadSpec, progress: Callable[[float], None] | None = None, loop: str = "auto") -> LoadResult:
     """Apply the load and return what it measured.
 
     Args:
         spec: the requests and the shape of the load.
         progress: called about twice a second with the current requests/s.
-        loop: "asyncio" (uvloop when installed), "blocking" (one kept-alive connection in a
-            closed loop only), or "auto": blocking where it applies, else asyncio.
+        loop: "asyncio" (uvloop when installed), "selector" (epoll over the sockets), "blocking"
+            (one kept-alive connection in a closed loop only), or "auto": `loop_for(spec)`.
     """
-    if loop not in ("auto", "blocking", "asyncio"):
+    if loop not in ("auto", "blocking", "asyncio", "selector"):
         raise ValueError(f"unknown engine loop {loop!r}")
     if spec.http2:
         from pairbench.runners.http.http2 import run_h2_load
@@ -175,11 +186,14 @@ def run_load(spec: LoadSpec, progress: Callable[[float], None] | None = None, lo
         tls = client_context(spec.insecure, http2=True) if https else None
         # Ctrl-C raises KeyboardInterrupt out of the loop, which is closed on the way out.
         return run_h2_load(spec, spec.streams, tls, new_event_loop)
-    single = spec.connections == 1 and spec.rate is None and spec.keepalive
-    if loop == "blocking" and not single:
+    if loop == "blocking" and loop_for(spec) != "blocking":
         raise ValueError("the blocking loop runs one kept-alive connection in a closed loop only")
+    loop = loop_for(spec) if loop == "auto" else loop
     r0 = resource.getrusage(resource.RUSAGE_SELF)
-    load = _run_blocking(spec, progress) if single and loop != "asyncio" else _run_asyncio(spec, progress)
+    if loop == "asyncio":
+        load = _run_asyncio(spec, progress)
+    else:
+        load = _run_own(spec, progress, BlockingLoop if loop == "blocking" else SelectorLoop)
     if load.interrupted:
         raise KeyboardInterrupt
     r1 = resource.getrusage(resource.RUSAGE_SELF)
