@@ -161,7 +161,7 @@ def _nginx_table(url: str, tools: dict[str, Callable[..., dict[str, float]]], co
             here["pairbench (asyncio loop)"] = builtin_asyncio
         elif c > 1:
             # The loop `auto` did not pick, beside the one it picked (engine.loop_for).
-            other = "asyncio" if loop_for(LoadSpec(requests=(RequestSpec(url),), connections=c)) != "asyncio" else "selector"
+            other = "asyncio" if loop_for(LoadSpec(requests=(RequestSpec(url),), connections=c, duration=1)) != "asyncio" else "selector"
             here[f"pairbench ({engine_loop_name() if other == 'asyncio' else 'epoll'} loop)"] = (
                 builtin_asyncio if other == "asyncio" else builtin_selector)
         results: dict[str, list[dict[str, float]]] = {t: [] for t in here}

@@ -22,7 +22,7 @@ from tests.e2e._http_servers import Nginx, free_port, wait_port
 
 pytestmark = pytest.mark.slow
 
-LOOPS = [("blocking", 1), ("asyncio", 4)]
+LOOPS = [("blocking", 1), ("asyncio", 4), ("selector", 4)]
 
 
 @pytest.fixture
