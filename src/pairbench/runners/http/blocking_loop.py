@@ -62,19 +62,24 @@ class _Stop(BaseException):
 
 
 class _SocketTransport:
-    __slots__ = ("sock", "protocol", "loop", "closed")
+    __slots__ = ("sock", "protocol", "loop", "closed", "recv", "send_all")
 
     def __init__(self, loop: BlockingLoop, sock: socket.socket, protocol: StreamProtocol) -> None:
         self.loop = loop
         self.sock = sock
         self.protocol = protocol
         self.closed = False
+        # TLS: the C object under the SSLSocket (SSL_read, and SSL_write, which on a blocking
+        # socket writes everything); the SSLSocket's methods add Python calls around them.
+        raw = getattr(sock, "_sslobj", None) if isinstance(sock, ssl.SSLSocket) else None
+        self.recv = sock.recv if raw is None else raw.read
+        self.send_all = sock.sendall if raw is None else raw.write
 
     def write(self, data: bytes) -> None:
         if self.closed:
             return
         try:
-            self.sock.sendall(data)
+            self.send_all(data)
         except OSError as exc:
             self.loop.lose(self, exc)
 
@@ -166,9 +171,11 @@ class BlockingLoop:
                 time.sleep(max(0.0, (timers[0][0] - _now()) / 1e9))
                 continue
             try:
-                data = t.sock.recv(size)
+                data = t.recv(size)
             except (BlockingIOError, ssl.SSLWantReadError):
                 continue  # no data within _WAKE_S: let the timers run
+            except (ssl.SSLEOFError, ssl.SSLZeroReturnError):
+                data = b""  # the peer closed (without close_notify, or with it)
             except OSError as exc:
                 self.lose(t, exc)
                 continue
