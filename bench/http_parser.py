@@ -1,7 +1,8 @@
-"""The engine's HTTP/1 response parser against httptools (llhttp in C, what uvicorn uses), per
-response, without sockets: both are fed the same canned nginx responses and do the same booking
-(latency into the histogram, the status counted, the next request written), so the figure is the
-client's own CPU per response, which decides how hard one core can push a server.
+"""The engine's HTTP/1 response parsing, by hand and by httptools (llhttp in C, what uvicorn uses),
+per response, without sockets: the engine's own Connection is fed the same canned nginx responses
+with either parser doing the full parse (and the same booking: latency into the histogram, the
+status counted, the next request written), so the figure is the client's own CPU per response,
+which decides how hard one core can push a server.
 
 Two streams of responses: the same framing every time (only Date changes: nginx serving one
 file), and lengths that change every time (the hand parser's full path).
@@ -21,8 +22,7 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from pairbench.runners.http.blocking_loop import _Flag  # noqa: E402
-from pairbench.runners.http.histogram import Histogram  # noqa: E402
-from pairbench.runners.http.http1 import Connection  # noqa: E402
+from pairbench.runners.http.http1 import Connection, use_response_parser  # noqa: E402
 from pairbench.runners.http.scheduler import Load  # noqa: E402
 from pairbench.runners.http.spec import LoadSpec, RequestSpec  # noqa: E402
 
@@ -61,8 +61,10 @@ class _Transport:
         pass
 
 
-def hand(data: list[bytes]) -> float:
-    """CPU seconds for the engine's own Connection to parse and book every response."""
+def engine(data: list[bytes], parser: str) -> float:
+    """CPU seconds for the engine's Connection to parse and book every response, the full parse
+    done by `parser` (the fast path for a response framed like the last one is the same for both)."""
+    use_response_parser(parser)
     load = Load(LoadSpec(requests=(RequestSpec("http://127.0.0.1:1/"),), count=1 << 60), _Loop(), None)  # type: ignore[arg-type]
     conn = Connection(load)
     load.open(conn, time.perf_counter_ns())
@@ -72,42 +74,8 @@ def hand(data: list[bytes]) -> float:
     for d in data:
         feed(d)
     cpu = time.process_time() - t0
-    assert load.completed == len(data), load.completed
-    return cpu
-
-
-class _HttptoolsConnection:
-    """The same booking as Connection._complete (histogram, status, next request), parsed by httptools."""
-
-    def __init__(self) -> None:
-        import httptools
-
-        self.parser = httptools.HttpResponseParser(self)
-        self.hist = Histogram()
-        self.status_counts: dict[int, int] = {}
-        self.transport = _Transport()
-        self.request = RequestSpec("http://127.0.0.1:1/").encode(True)
-        self.start = time.perf_counter_ns()
-        self.completed = 0
-
-    def on_message_complete(self) -> None:
-        now = time.perf_counter_ns()
-        self.transport.write(self.request)
-        self.hist.record(now - self.start)
-        self.start = now
-        status = self.parser.get_status_code()
-        self.status_counts[status] = self.status_counts.get(status, 0) + 1
-        self.completed += 1
-
-
-def with_httptools(data: list[bytes]) -> float:
-    conn = _HttptoolsConnection()
-    feed = conn.parser.feed_data
-    t0 = time.process_time()
-    for d in data:
-        feed(d)
-    cpu = time.process_time() - t0
-    assert conn.completed == len(data), conn.completed
+    assert load.completed == len(data) and not load.errors, (load.completed, load.errors)
+    use_response_parser("httptools")
     return cpu
 
 
@@ -116,10 +84,10 @@ def main() -> int:
     ap.add_argument("--responses", type=int, default=200_000)
     ap.add_argument("--reps", type=int, default=5)
     args = ap.parse_args()
-    parsers: dict[str, Callable[[list[bytes]], float]] = {"hand parser (engine)": hand}
+    parsers: dict[str, Callable[[list[bytes]], float]] = {"hand parser (engine)": lambda d: engine(d, "hand")}
     try:
         import httptools
-        parsers[f"httptools {httptools.__version__}"] = with_httptools
+        parsers[f"httptools {httptools.__version__} (engine)"] = lambda d: engine(d, "httptools")
     except ImportError:
         print("httptools is not installed: pip install httptools")
     print(f"{args.responses:,} responses per load; median of {args.reps} (CPU time per response)\n")

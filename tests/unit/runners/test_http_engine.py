@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
+from pairbench.runners.http import http1
 from pairbench.runners.http.blocking_loop import _Flag
 from pairbench.runners.http.http1 import Connection
 from pairbench.runners.http.scheduler import Load, weighted_sequence
 from pairbench.runners.http.spec import LoadSpec, RequestSpec
+
+
+@pytest.fixture(autouse=True, params=["httptools", "hand"])
+def parser(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test of the framing runs on both parsers of a full response."""
+    http1.use_response_parser(request.param)
+    assert http1.response_parser() == request.param
+    yield request.param
+    http1.use_response_parser("httptools")
 
 
 class _FakeLoop:
@@ -333,3 +343,101 @@ def test_https_with_several_connections_runs_on_the_epoll_loop_over_tls_sockets(
     assert loop_for(spec("https://127.0.0.1:8443/", connections=1, keepalive=False)) == "selector"
     assert loop_for(spec("https://127.0.0.1:8443/", connections=1)) == "blocking"
     assert loop_for(spec("http://127.0.0.1:8000/", connections=1)) == "blocking"
+
+
+def test_a_head_answer_is_framed_by_hand_and_the_next_response_still_parses(parser: str) -> None:
+    """llhttp cannot be told that a response answers a HEAD: it would wait for the 1234 bytes."""
+    spec = LoadSpec(requests=(RequestSpec("http://127.0.0.1:8000/x", method="HEAD"), RequestSpec("http://127.0.0.1:8000/y")),
+                    count=3)
+    load = Load(spec, _FakeLoop(), None)  # type: ignore[arg-type]
+    conn = Connection(load)
+    load.open(conn, time.perf_counter_ns())
+    t = _Transport()
+    conn.connection_made(t)  # type: ignore[arg-type]
+    heads = [w for w in t.written]
+    conn.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n")
+    assert load.completed == 1 and heads[0].startswith(b"HEAD ")
+    assert t.written[-1].startswith(b"GET /y")
+    conn.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nX: 1\r\n\r\nabc")
+    assert load.completed == 2 and t.written[-1].startswith(b"HEAD ")
+    conn.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n")
+    assert load.completed == 3 and load.errors == {}
+    assert (conn.parser is not None) == (parser == "httptools")
+
+
+def test_with_httptools_a_body_ended_by_close_is_complete_and_a_cut_body_is_not(parser: str) -> None:
+    load, conn, t = _setup(count=2)
+    conn.data_received(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n")
+    conn.data_received(b"\r\nsome")
+    conn.data_received(b" more")
+    assert load.completed == 0
+    conn.connection_lost(None)
+    assert load.completed == 1 and load.errors == {} and load.server_closes == 1
+    assert (conn.parser is not None) == (parser == "httptools")
+    # Closed before the announced length arrived: failed, although the server said close.
+    load, conn, t = _setup(count=1)
+    conn.data_received(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 10\r\n\r\nshort")
+    conn.connection_lost(None)
+    assert load.completed == 0 and load.errors == {"reset": 1}
+
+
+def test_with_httptools_a_request_on_a_silently_closed_connection_is_replayed(parser: str) -> None:
+    loop = _ConnectingLoop()
+    load = Load(LoadSpec(requests=(RequestSpec("http://127.0.0.1:8000/x"),), count=2), loop, None)  # type: ignore[arg-type]
+    load.open(Connection(load), time.perf_counter_ns())
+    first = next(iter(load.conns))
+    first.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Varies: 1\r\n\r\nok")
+    assert (first.parser is not None) == (parser == "httptools")
+    first.connection_lost(None)  # closed without a word after the response
+    (second,) = load.conns
+    assert load.errors == {} and load.server_closes == 1 and len(loop.transports) == 2
+    second.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nX-Varies: 22\r\n\r\nok!")
+    assert load.completed == 2 and load.errors == {} and load.done.done()
+
+
+def test_lengths_that_change_are_parsed_by_httptools_and_repeats_take_the_fast_path(parser: str) -> None:
+    load, conn, t = _setup(count=10)
+    fed: list[bytes] = []
+    conn.data_received(NGINX_LIKE)
+    if parser == "httptools":
+        real = conn.parser
+        spy = type("Spy", (), {"feed_data": lambda self, d: (fed.append(d), real.feed_data(d))[1],
+                               "get_status_code": lambda self: real.get_status_code(),
+                               "should_keep_alive": lambda self: real.should_keep_alive()})()
+        conn.parser = spy
+    conn.data_received(_variant(NGINX_LIKE, b"19:44:07", b"19:44:08"))  # the fast path: no parse
+    assert fed == [] and load.completed == 2
+    longer = NGINX_LIKE.replace(b"Content-Length: 5", b"Content-Length: 6") + b"!"
+    conn.data_received(longer)
+    assert load.completed == 3 and load.errors == {}
+    assert fed == ([longer] if parser == "httptools" else [])
+
+
+def test_a_ctrl_c_inside_a_parser_callback_is_not_taken_for_a_protocol_error(parser: str) -> None:
+    load, conn, t = _setup(count=5)
+
+    def interrupted(data: bytes) -> None:
+        raise KeyboardInterrupt
+
+    t.write = interrupted  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        conn.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX: 1\r\n\r\nok")
+    assert load.errors == {}
+
+
+def test_without_httptools_the_hand_parser_does_it_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_httptools(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "httptools":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_httptools)
+    http1.use_response_parser("httptools")
+    assert http1.response_parser() == "hand"
+    load, conn, _ = _setup(count=2)
+    conn.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX: 1\r\n\r\nok")
+    assert load.completed == 1 and conn.parser is None

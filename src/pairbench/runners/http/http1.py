@@ -2,6 +2,12 @@
 (Content-Length, chunked, until close; bodiless statuses; `Connection: close` and HTTP/1.0), and
 books each complete response into its load.
 
+Parsing is a hybrid: a response framed exactly like the previous one is recognised by hand, with
+no parse at all; any other is parsed by httptools (llhttp in C, as uvicorn does) when it is
+installed — twice as fast as the hand parser when lengths change (docs/http.md) — except the
+answer to a HEAD request (llhttp's response parser cannot be told that it has no body); without
+httptools the hand parser does it all.
+
 Why parsing and booking share a class: this is the per-request path, and every call and attribute
 hop on it costs client CPU that is added to each round trip (docs/http.md has the figures), so the
 histogram's `record` is inlined in `_complete` and a response framed like the previous one is
@@ -12,14 +18,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pairbench.runners.http.histogram import SUB_BITS
 
 if TYPE_CHECKING:
     from pairbench.runners.http.scheduler import Load
 
-__all__ = ["Connection", "response_closes", "IDLE", "HEAD", "BODY", "CHUNKED", "UNTIL_CLOSE", "DEAD"]
+__all__ = ["Connection", "response_closes", "response_parser", "use_response_parser", "IDLE", "HEAD", "BODY",
+           "CHUNKED", "UNTIL_CLOSE", "DEAD"]
 
 _now = time.perf_counter_ns
 _M = 1 << SUB_BITS
@@ -56,8 +63,36 @@ def response_closes(buf: bytes, end: int) -> bool:
     return buf[7] == 48 and b"keep-alive" not in tokens
 
 
-# Parser states of a connection.
-IDLE, HEAD, BODY, CHUNKED, UNTIL_CLOSE, DEAD = range(6)
+# Parser states of a connection; PARSED_HEAD and PARSED_BODY: a response fed to httptools.
+IDLE, HEAD, BODY, CHUNKED, UNTIL_CLOSE, DEAD, PARSED_HEAD, PARSED_BODY = range(8)
+
+_parser: dict[str, Any] = {}
+"""The httptools module once looked for ("module": None without it), or the hand parser by choice."""
+
+
+def _httptools() -> Any:
+    if "module" not in _parser:
+        try:
+            import httptools
+        except ImportError:
+            _parser["module"] = None
+        else:
+            _parser["module"] = httptools
+    return _parser["module"]
+
+
+def use_response_parser(name: str) -> None:
+    """"httptools" (when installed) or "hand": the full parse of a response (bench/http_parser.py)."""
+    if name not in ("httptools", "hand"):
+        raise ValueError(f"unknown response parser {name!r}")
+    _parser.pop("module", None)
+    if name == "hand":
+        _parser["module"] = None
+
+
+def response_parser() -> str:
+    """The parser of responses not framed like the previous one: "httptools" or "hand"."""
+    return "hand" if _httptools() is None else "httptools"
 
 
 class Connection(asyncio.Protocol):
@@ -66,7 +101,7 @@ class Connection(asyncio.Protocol):
     # Slots: attribute access on the per-request path is measurably cheaper than a __dict__.
     __slots__ = ("load", "transport", "state", "pending", "waiting", "request", "start", "sent_at",
                  "next_slot", "buf", "left", "status", "close_after", "timed_out", "shape_len",
-                 "shape_at", "shape_tail", "opened_at")
+                 "shape_at", "shape_tail", "opened_at", "parser")
 
     def __init__(self, load: Load) -> None:
         self.load = load
@@ -90,6 +125,8 @@ class Connection(asyncio.Protocol):
         self.shape_tail = b""
         self.opened_at = 0
         """`sent_at` of the connection's first request: a later `sent_at` means it was reused."""
+        self.parser: Any = None
+        """httptools' response parser, made at the first response it parses."""
         load.conns.add(self)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -141,12 +178,20 @@ class Connection(asyncio.Protocol):
             self.buf += data
             self._chunks()
             return
+        if state == PARSED_HEAD or state == PARSED_BODY:
+            self._feed(data)
         # UNTIL_CLOSE: count the bytes, finish at EOF.
 
     def _head(self, data: bytes, n: int) -> None:
         """A response head, whole or in part: its status, its framing (Content-Length, chunked, or
         until close), whether the connection closes after it, and the shape of a plain response
         for the fast path of the next one."""
+        if not self.buf and not self.request.startswith(b"HEAD "):
+            if self.parser is None and _httptools() is not None:
+                self.parser = _httptools().HttpResponseParser(self)
+            if self.parser is not None:
+                self._parse(data, n)
+                return
         buf = self.buf + data if self.buf else data
         end = buf.find(b"\r\n\r\n")
         if end < 0:
@@ -200,6 +245,52 @@ class Connection(asyncio.Protocol):
         self.state = UNTIL_CLOSE
         self.close_after = True
         return
+
+    def _parse(self, data: bytes, n: int) -> None:
+        """The first bytes of a response, fed to httptools; a response that came whole, 200 and
+        kept alive, gives the shape of the fast path, as in `_head`."""
+        load = self.load
+        before = load.completed
+        self.state = PARSED_HEAD
+        self.buf = data
+        self._feed(data)
+        if load.completed != before and self.status == 200 and not self.close_after:
+            i = data.find(b"\r\nContent-Length:")
+            if i >= 0:
+                self.shape_len, self.shape_at, self.shape_tail = n, i, data[i:]
+
+    def _feed(self, data: bytes) -> None:
+        if self.state == PARSED_HEAD and self.buf is not data:
+            self.buf += data  # the head so far (read once, if the connection closes after it)
+        httptools = _httptools()
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserCallbackError as exc:
+            # An exception in a callback of this class (Ctrl-C included) is not the server's fault.
+            raise (exc.__context__ or exc) from None
+        except httptools.HttpParserError:
+            self._broken("protocol")
+
+    def on_headers_complete(self) -> None:
+        """httptools: the head is read; whether the connection closes after this response, and
+        whether the body runs until it does (no Content-Length, not chunked)."""
+        parser = self.parser
+        self.status = parser.get_status_code()
+        self.close_after = not parser.should_keep_alive()
+        if self.close_after:
+            buf = self.buf
+            head = buf[: buf.find(b"\r\n\r\n")].lower()
+            if (b"\r\ncontent-length:" not in head and b"\r\ntransfer-encoding:" not in head
+                    and not self._bodiless(self.status)):
+                self.state = UNTIL_CLOSE  # not fed any more: complete at EOF
+                self.buf = b""
+                return
+        self.state = PARSED_BODY
+        self.buf = b""
+
+    def on_message_complete(self) -> None:
+        if self.state == PARSED_BODY:
+            self._complete()
 
     def _bodiless(self, status: int) -> bool:
         """A response that has no body whatever its headers say (RFC 9112 §6.3)."""
