@@ -260,6 +260,8 @@ def _set_clock(request, natural):
 def _run(timed, loops):
     try:
         return timed(loops)
+    except BenchError:
+        raise
     except Exception as exc:
         raise BenchError("run", _describe(exc))
 
@@ -277,6 +279,11 @@ def _calibrate(timed, request):
         if t >= CALIBRATE_MIN_TIME or loops >= 10 ** 12:
             break
         loops *= 10 if t < CALIBRATE_MIN_TIME / 20 else 2
+    if loops == 1 and t >= target:
+        # One loop already outlasts a sample (pyperformance's asyncio_tcp, bpe_tokeniser: seconds
+        # per op): the count can only be 1, and rerunning it would triple calibration, as pyperf
+        # avoids (its calibration stops at the first value over min_time).
+        return {"loops": 1, "time": t}
     # One pass at the scaled count, then a final scale: JITs speed up during the first passes.
     for _ in range(2):
         loops = max(1, int(round(loops * target / max(t, 1e-9))))

@@ -49,6 +49,16 @@ def read_string(m: Mapping[str, Any], key: str, where: Where, default: str | Non
     return value
 
 
+def read_strings(m: Mapping[str, Any], key: str, where: Where) -> tuple[str, ...]:
+    """A list of strings, as given: a string or a number is refused, never split or converted."""
+    value = m.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise where.fail(key, f"{key} must be a list of strings, not {shown(value)}")
+    return tuple(value)
+
+
 def read_choice(m: Mapping[str, Any], key: str, where: Where, valid: tuple[str, ...]) -> str:
     value = read_string(m, key, where, valid[0])
     assert value is not None

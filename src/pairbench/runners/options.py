@@ -26,6 +26,7 @@ from pairbench.runners.option_fields import (
     read_number,
     read_regexes,
     read_string,
+    read_strings,
     shown,
 )
 from pairbench.runners.instructions import measure_option
@@ -320,9 +321,11 @@ class MicroOptions:
     target_time: float = 0.1
     """Seconds per sample the loop count is calibrated to."""
     clock: str = "auto"
+    """auto (wall time for coroutines and pyperf benchmarks, CPU time otherwise), cpu or wall."""
     alloc: bool = True
     """Count allocations in a separate pass."""
     argv: tuple[str, ...] = ()
+    """Python: the arguments a pyperf script is run with (pyperformance's `extra_opts`)."""
 
 
 MICRO_LANGUAGES: tuple[str, ...] = ("python", "ruby")
@@ -348,7 +351,7 @@ def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
         target_time=read_number(m, "target_time", where, 0.1, positive=True) or 0.1,
         clock=read_choice(m, "clock", where, ("auto", "cpu", "wall")),
         alloc=read_bool(m, "alloc", where, True),
-        argv=tuple(map(str, m.get("argv") or ())),  # a pyperf script's arguments (extra_opts)
+        argv=read_strings(m, "argv", where),
     )
     if (opts.file is None) == (opts.stmt is None):
         raise where.fail(None, "a micro benchmark needs either stmt (with an optional setup) or file, exactly one")
