@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pairbench.store.runfile import load_run
 from tests.e2e.test_micro import flat, need, per_process, run_micro
 
 FILES = {
@@ -97,3 +98,32 @@ def test_a_glob_or_directory_without_ruby_files_is_one_line(run_cli: Any, tmp_pa
         assert proc.returncode == 1, proc.stdout + proc.stderr
         assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
         assert str(tmp_path / "empty") in proc.stderr
+
+
+# require.yml's shape: the prelude makes its data next to $0 unless it is there already
+PREPARES_ONCE = '''
+prelude: |
+  data_dir = File.join(File.dirname($0), "bm_prep.data")
+  made = File.directory?(data_dir) ? "reused" : "made"
+  Dir.mkdir(data_dir) unless made == "reused"
+  File.open(ENV.fetch("PB_PREP_LOG"), "a") { |f| f.puts(made) }
+benchmark:
+  present: File.directory?(data_dir) || raise("no data next to $0")
+'''
+
+
+@pytest.mark.slow
+def test_data_a_prelude_makes_next_to_0_is_made_once_per_run(run_cli: Any, tmp_path: Path) -> None:
+    need("ruby")
+    (tmp_path / "prep.yml").write_text(PREPARES_ONCE)
+    log = tmp_path / "prep.log"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = run_cli("micro", "prep.yml", *RUBIES, "--samples", "2", "--warmup-samples", "0", "--target-time",
+                   "0.001", "--no-alloc", "--runs", "2", env={"PB_PREP_LOG": str(log), "TMPDIR": str(tmp)})
+    assert proc.returncode == 0, flat(proc)
+    # one calibration and 2 x 2 measuring workers: the first makes the data, the others find it, as
+    # benchmark_driver's workers find it beside their script in one temporary directory
+    assert sorted(log.read_text().split()) == ["made"] + ["reused"] * 4, flat(proc)
+    assert list(tmp.iterdir()) == []  # the run's directory goes when the run ends
+

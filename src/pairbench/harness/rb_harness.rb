@@ -21,9 +21,11 @@
 # else timing is calibrated to a target time per sample, as benchmark_driver's ips runner does.
 # Files for another runner (`type:`, `ractor:`) are refused rather than timed with this one.
 #
-# Each benchmark runs from a real script file in a temporary directory of its own, removed at
-# exit: $0 and __FILE__ name that file, so benchmarks that write next to $0 (require.yml) write
-# there, never into pairbench's installed package.
+# Each benchmark runs from a real script file in the run's directory (the request's "run_dir",
+# one per pairbench run, removed by pairbench when the run ends; else a temporary directory of this
+# worker's own, removed at exit): $0 and __FILE__ name that file, so benchmarks that write next to
+# $0 (require.yml) write there, never into pairbench's installed package, and find what an earlier
+# worker of the run made, as benchmark_driver's workers do beside their scripts in one directory.
 
 require 'json'
 require 'tmpdir'
@@ -45,13 +47,17 @@ end
 $pb_script = nil
 $pb_shown = nil
 
+# The directory pairbench gave for the whole run (kept at exit), if any.
+$pb_shared_dir = nil
+
 def run_dir
-  $pb_run_dir ||= Dir.mktmpdir("pairbench-rb-")
+  $pb_run_dir ||= $pb_shared_dir || Dir.mktmpdir("pairbench-rb-")
 end
 
-# Writes `code` to a script file in the run directory and points $0 at it.
+# Writes `code` to a script file in the run directory and points $0 at it; the process id keeps
+# workers of one run from writing over each other's script.
 def script_file(name, code, shown)
-  path = File.join(run_dir, name.to_s.gsub(/[^A-Za-z0-9_.-]/, "_")[0, 80] + ".rb")
+  path = File.join(run_dir, name.to_s.gsub(/[^A-Za-z0-9_.-]/, "_")[0, 80] + "-#{Process.pid}.rb")
   File.write(path, code)
   $0 = path
   $pb_script = path
@@ -299,8 +305,12 @@ def finish(answer)
   rescue BenchError => e
     answer = { "ok" => false, "stage" => e.stage, "error" => e.message } if answer["ok"]
   end
-  Dir.chdir(Dir.tmpdir) if $pb_run_dir && Dir.pwd.start_with?($pb_run_dir)
-  FileUtils.rm_rf($pb_run_dir) if $pb_run_dir
+  if $pb_run_dir && $pb_run_dir == $pb_shared_dir
+    FileUtils.rm_f($pb_script) if $pb_script
+  elsif $pb_run_dir
+    Dir.chdir(Dir.tmpdir) if Dir.pwd.start_with?($pb_run_dir)
+    FileUtils.rm_rf($pb_run_dir)
+  end
   answer
 end
 
@@ -310,6 +320,7 @@ def main
   answer = begin
     input = STDIN.read.to_s
     req = JSON.parse(input.strip.empty? ? "{}" : input)
+    $pb_shared_dir = req["run_dir"] if req["run_dir"].is_a?(String) && File.directory?(req["run_dir"])
     handler = { "list" => :do_list, "calibrate" => :do_calibrate, "time" => :do_time, "probe" => nil }
     mode = req["mode"]
     if !handler.key?(mode)

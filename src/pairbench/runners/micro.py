@@ -35,8 +35,11 @@ import json
 import os
 import random
 import shlex
+import shutil
 import subprocess
+import tempfile
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -174,6 +177,8 @@ class MicroRunner:
         self._warned: set[tuple[str, str, str]] = set()
         self._settle: dict[tuple[str, str], list[int]] = {}
         """(benchmark, variant) -> [processes seen, processes whose samples still fell]."""
+        self._ruby_dir: str | None = None
+        """The Ruby workers' shared run directory (made on first use, removed by close)."""
 
     # -- worker plumbing -------------------------------------------------------------------
 
@@ -207,6 +212,8 @@ class MicroRunner:
             argv = self._argv(variant, language)
         except UserError as exc:
             return WorkerResult(False, {}, str(exc))
+        if language == "ruby":
+            request = {**request, "run_dir": self._ruby_run_dir()}
         try:
             code, out, err = self._spawn(argv, json.dumps(request), self._env(variant), variant.cwd, timeout)
         except FileNotFoundError:
@@ -436,5 +443,16 @@ class MicroRunner:
             error = error or f"{result.error} (loaded by {v.name!r})"
         return [], error or f"no variant's interpreter could run: {probe_error}"
 
+    def _ruby_run_dir(self) -> str:
+        """One directory for the Ruby workers' scripts for the whole run: what a prelude makes
+        next to `$0` (require.yml's 10,000 files) is made once per run, not once per worker."""
+        if self._ruby_dir is None:
+            self._ruby_dir = tempfile.mkdtemp(prefix="pairbench-rb-")
+            weakref.finalize(self, shutil.rmtree, self._ruby_dir, True)
+        return self._ruby_dir
+
     def close(self) -> None:
-        """Workers end with their request; nothing is left running."""
+        """Workers end with their request; nothing is left running. The Ruby run directory goes."""
+        if self._ruby_dir is not None:
+            shutil.rmtree(self._ruby_dir, ignore_errors=True)
+            self._ruby_dir = None
