@@ -127,3 +127,31 @@ def test_data_a_prelude_makes_next_to_0_is_made_once_per_run(run_cli: Any, tmp_p
     assert sorted(log.read_text().split()) == ["made"] + ["reused"] * 4, flat(proc)
     assert list(tmp.iterdir()) == []  # the run's directory goes when the run ends
 
+
+
+# realpath.yml's shape: one prelude, many benchmarks; the prelude logs the worker it runs in
+MANY = '''
+prelude: |
+  File.open(ENV.fetch("PB_PREP_LOG"), "a") { |f| f.puts(Process.pid) }
+  s = "pairbench"
+benchmark:
+  a: s.size
+  b: s.upcase
+  c: s.reverse
+  d: s.hash
+'''
+
+
+@pytest.mark.slow
+def test_the_benchmarks_of_one_file_are_calibrated_in_one_worker(run_cli: Any, tmp_path: Path) -> None:
+    need("ruby")
+    (tmp_path / "many.yml").write_text(MANY)
+    log = tmp_path / "prep.log"
+    out = tmp_path / "run.json"
+    proc = run_cli("micro", "many.yml", *RUBIES, "--samples", "2", "--warmup-samples", "0", "--target-time",
+                   "0.001", "--no-alloc", "--runs", "1", "--export-json", str(out), env={"PB_PREP_LOG": str(log)})
+    assert proc.returncode == 0, flat(proc)
+    run = load_run(out)
+    assert all(b.options["loops"] >= 1 for b in run.benchmarks) and len(run.benchmarks) == 4
+    # 4 benchmarks x 2 variants x 1 run measured, plus one worker calibrating all four (not four)
+    assert len(set(log.read_text().split())) == 4 * 2 + 1, flat(proc)

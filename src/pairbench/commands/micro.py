@@ -314,6 +314,7 @@ def _calibrated(runner: Any, benchmarks: list[Any], variants: list[Any], notices
     from pairbench.model import Benchmark
 
     calibrated = []
+    runner.calibrate_files(benchmarks, variants)  # a Ruby file's benchmarks in one worker
     for b in benchmarks:
         notices.extend(runner.prepare(b, variants))
         loops = runner.loops(b)

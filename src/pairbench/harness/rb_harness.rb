@@ -7,6 +7,7 @@
 # Requests ("mode"), mirroring py_harness.py:
 #   list       {"file"}                  -> {"benchmarks": [{"name", "index", "loop_count"}]}
 #   calibrate  {spec, "target"}          -> {"loops", "time"}
+#              {"file", "indexes", "target"} -> {"calibrations": [{"index", "loops", "time"} | {"index", "error"}]}
 #   time       {spec, "loops", "warmup", "samples", "alloc"}
 #              -> {"warmup": [s], "samples": [s], "overhead": s per iteration, "alloc": {...}}
 # A spec is {"file", "index"} (one benchmark of a benchmark_driver YAML file), {"setup", "stmt"}
@@ -229,7 +230,23 @@ def round2(n)
   (n.to_f / 10**digits).round * 10**digits
 end
 
+# {"indexes": [...]}: every listed benchmark of the file, each in a fresh binding with its own
+# teardown, in this one worker (one start-up and prelude load instead of one per benchmark); a
+# benchmark that fails is answered with its error and the others still calibrate.
 def do_calibrate(req)
+  return calibrate_one(req) unless req["indexes"].is_a?(Array)
+  { "calibrations" => req["indexes"].map do |i|
+    begin
+      calibrate_one(req.merge("index" => i)).merge("index" => i)
+    ensure
+      run_teardown rescue nil
+    end
+  rescue BenchError => e
+    { "index" => i, "error" => e.message }
+  end }
+end
+
+def calibrate_one(req)
   timed, _empty = build(req)
   target = (req["target"] || 0.1).to_f
   loops = 1

@@ -331,6 +331,25 @@ class MicroRunner:
             notices.extend(n for n in [self._fail(benchmark, v, result.error)] if n)
         return notices
 
+    def calibrate_files(self, benchmarks: Sequence[Benchmark], variants: Sequence[Variant]) -> None:
+        """Calibrate the benchmarks of each Ruby file together, in one worker on the baseline: one
+        start-up and prelude instead of one per benchmark. A benchmark that fails there is left to
+        `prepare`, which calibrates it alone and reports its error."""
+        from pairbench.runners.ruby_batch import batch_requests
+
+        baseline = next((v for v in variants if v.baseline), None)
+        if baseline is None or self.probe(baseline, "ruby")[1]:
+            return
+        todo = [b for b in benchmarks if b.name not in self._loops]
+        for group, request in batch_requests(todo, self._spec, self.target_time):
+            timeout = max(60.0, 100 * float(request["target"])) + 10.0 * len(group)
+            result = self.call(baseline, "ruby", request, timeout)
+            for item in result.data.get("calibrations", []) if result.ok else []:
+                bench = group.get(int(item.get("index", -1)))
+                if bench is not None and item.get("loops"):
+                    self._loops[bench.name] = int(item["loops"])
+                    self._sample_s[bench.name] = float(item.get("time") or 0.0)
+
     def loops(self, benchmark: Benchmark) -> int | None:
         """The shared loop count chosen in prepare (None if no variant could run it)."""
         return self._loops.get(benchmark.name)
