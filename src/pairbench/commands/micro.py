@@ -3,6 +3,7 @@
     pairbench micro bench_dicts.py --python python3.11 --python /usr/bin/python3 --python pypy3
     pairbench micro benchmark/object_new.yml --ruby ruby --ruby 'ruby --yjit'
     pairbench micro benchmark/app_fib.rb --ruby ruby --ruby 'ruby --yjit'
+    pairbench micro benchmark/ --ruby ruby --ruby 'ruby --yjit'
     pairbench micro -s 'd = {}' 'd["a"] = 1' --python python3.11 --python pypy3
 
 Top-level imports stay light (`pairbench --help` must not import numpy or scipy).
@@ -57,8 +58,8 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("targets", nargs="*", metavar="FILE|DIR|STMT",
                    help="benchmark files (.py with bench_* functions or a pyperf script, .yml in "
-                   "benchmark_driver format), pyperformance bm_* directories, a directory or quoted glob "
-                   "of them, or statements to time")
+                   "benchmark_driver format, .rb scripts), pyperformance bm_* directories, a directory or "
+                   "quoted glob of them (Ruby's benchmark/, 'benchmark/vm_*.yml'), or statements to time")
     p.add_argument("-s", "--setup", action="append", default=[], metavar="SETUP",
                    help="setup code for the statements (repeatable, joined by newlines)")
     p.add_argument("--python", action="append", default=[], metavar="EXE",
@@ -140,13 +141,17 @@ def _split_targets(args: argparse.Namespace) -> tuple[list[Path], list[str], lis
 
     from pairbench.errors import UserError
     from pairbench.suite.pyperformance import expand_pyperformance
+    from pairbench.suite.ruby_benchmarks import expand_ruby_target
 
     files: list[Path] = []
     stmts: list[str] = []
     pyperf: list[Any] = []
     for t in args.targets:
-        found = expand_pyperformance(t) if "\n" not in t else None
-        if found is not None:
+        ruby_files = expand_ruby_target(t, bool(args.ruby))  # a benchmark/ directory or 'benchmark/*.yml'
+        found = expand_pyperformance(t) if "\n" not in t and ruby_files is None else None
+        if ruby_files is not None:
+            files.extend(ruby_files)
+        elif found is not None:
             pyperf.extend(found)
         elif t.endswith(PY_SUFFIXES + RB_SUFFIXES + RB_SCRIPT_SUFFIXES) and "\n" not in t and " " not in t.strip():
             path = Path(t)
@@ -309,6 +314,7 @@ def _calibrated(runner: Any, benchmarks: list[Any], variants: list[Any], notices
     from pairbench.model import Benchmark
 
     calibrated = []
+    runner.calibrate_files(benchmarks, variants)  # a Ruby file's benchmarks in one worker
     for b in benchmarks:
         notices.extend(runner.prepare(b, variants))
         loops = runner.loops(b)

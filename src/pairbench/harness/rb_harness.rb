@@ -7,6 +7,7 @@
 # Requests ("mode"), mirroring py_harness.py:
 #   list       {"file"}                  -> {"benchmarks": [{"name", "index", "loop_count"}]}
 #   calibrate  {spec, "target"}          -> {"loops", "time"}
+#              {"file", "indexes", "target"} -> {"calibrations": [{"index", "loops", "time"} | {"index", "error"}]}
 #   time       {spec, "loops", "warmup", "samples", "alloc"}
 #              -> {"warmup": [s], "samples": [s], "overhead": s per iteration, "alloc": {...}}
 # A spec is {"file", "index"} (one benchmark of a benchmark_driver YAML file), {"setup", "stmt"}
@@ -21,9 +22,11 @@
 # else timing is calibrated to a target time per sample, as benchmark_driver's ips runner does.
 # Files for another runner (`type:`, `ractor:`) are refused rather than timed with this one.
 #
-# Each benchmark runs from a real script file in a temporary directory of its own, removed at
-# exit: $0 and __FILE__ name that file, so benchmarks that write next to $0 (require.yml) write
-# there, never into pairbench's installed package.
+# Each benchmark runs from a real script file in the run's directory (the request's "run_dir",
+# one per pairbench run, removed by pairbench when the run ends; else a temporary directory of this
+# worker's own, removed at exit): $0 and __FILE__ name that file, so benchmarks that write next to
+# $0 (require.yml) write there, never into pairbench's installed package, and find what an earlier
+# worker of the run made, as benchmark_driver's workers do beside their scripts in one directory.
 
 require 'json'
 require 'tmpdir'
@@ -45,13 +48,17 @@ end
 $pb_script = nil
 $pb_shown = nil
 
+# The directory pairbench gave for the whole run (kept at exit), if any.
+$pb_shared_dir = nil
+
 def run_dir
-  $pb_run_dir ||= Dir.mktmpdir("pairbench-rb-")
+  $pb_run_dir ||= $pb_shared_dir || Dir.mktmpdir("pairbench-rb-")
 end
 
-# Writes `code` to a script file in the run directory and points $0 at it.
+# Writes `code` to a script file in the run directory and points $0 at it; the process id keeps
+# workers of one run from writing over each other's script.
 def script_file(name, code, shown)
-  path = File.join(run_dir, name.to_s.gsub(/[^A-Za-z0-9_.-]/, "_")[0, 80] + ".rb")
+  path = File.join(run_dir, name.to_s.gsub(/[^A-Za-z0-9_.-]/, "_")[0, 80] + "-#{Process.pid}.rb")
   File.write(path, code)
   $0 = path
   $pb_script = path
@@ -223,7 +230,23 @@ def round2(n)
   (n.to_f / 10**digits).round * 10**digits
 end
 
+# {"indexes": [...]}: every listed benchmark of the file, each in a fresh binding with its own
+# teardown, in this one worker (one start-up and prelude load instead of one per benchmark); a
+# benchmark that fails is answered with its error and the others still calibrate.
 def do_calibrate(req)
+  return calibrate_one(req) unless req["indexes"].is_a?(Array)
+  { "calibrations" => req["indexes"].map do |i|
+    begin
+      calibrate_one(req.merge("index" => i)).merge("index" => i)
+    ensure
+      run_teardown rescue nil
+    end
+  rescue BenchError => e
+    { "index" => i, "error" => e.message }
+  end }
+end
+
+def calibrate_one(req)
   timed, _empty = build(req)
   target = (req["target"] || 0.1).to_f
   loops = 1
@@ -299,8 +322,12 @@ def finish(answer)
   rescue BenchError => e
     answer = { "ok" => false, "stage" => e.stage, "error" => e.message } if answer["ok"]
   end
-  Dir.chdir(Dir.tmpdir) if $pb_run_dir && Dir.pwd.start_with?($pb_run_dir)
-  FileUtils.rm_rf($pb_run_dir) if $pb_run_dir
+  if $pb_run_dir && $pb_run_dir == $pb_shared_dir
+    FileUtils.rm_f($pb_script) if $pb_script
+  elsif $pb_run_dir
+    Dir.chdir(Dir.tmpdir) if Dir.pwd.start_with?($pb_run_dir)
+    FileUtils.rm_rf($pb_run_dir)
+  end
   answer
 end
 
@@ -310,6 +337,7 @@ def main
   answer = begin
     input = STDIN.read.to_s
     req = JSON.parse(input.strip.empty? ? "{}" : input)
+    $pb_shared_dir = req["run_dir"] if req["run_dir"].is_a?(String) && File.directory?(req["run_dir"])
     handler = { "list" => :do_list, "calibrate" => :do_calibrate, "time" => :do_time, "probe" => nil }
     mode = req["mode"]
     if !handler.key?(mode)

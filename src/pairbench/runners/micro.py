@@ -35,8 +35,11 @@ import json
 import os
 import random
 import shlex
+import shutil
 import subprocess
+import tempfile
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -174,6 +177,8 @@ class MicroRunner:
         self._warned: set[tuple[str, str, str]] = set()
         self._settle: dict[tuple[str, str], list[int]] = {}
         """(benchmark, variant) -> [processes seen, processes whose samples still fell]."""
+        self._ruby_dir: str | None = None
+        """The Ruby workers' shared run directory (made on first use, removed by close)."""
 
     # -- worker plumbing -------------------------------------------------------------------
 
@@ -207,6 +212,8 @@ class MicroRunner:
             argv = self._argv(variant, language)
         except UserError as exc:
             return WorkerResult(False, {}, str(exc))
+        if language == "ruby":
+            request = {**request, "run_dir": self._ruby_run_dir()}
         try:
             code, out, err = self._spawn(argv, json.dumps(request), self._env(variant), variant.cwd, timeout)
         except FileNotFoundError:
@@ -324,6 +331,25 @@ class MicroRunner:
             notices.extend(n for n in [self._fail(benchmark, v, result.error)] if n)
         return notices
 
+    def calibrate_files(self, benchmarks: Sequence[Benchmark], variants: Sequence[Variant]) -> None:
+        """Calibrate the benchmarks of each Ruby file together, in one worker on the baseline: one
+        start-up and prelude instead of one per benchmark. A benchmark that fails there is left to
+        `prepare`, which calibrates it alone and reports its error."""
+        from pairbench.runners.ruby_batch import batch_requests
+
+        baseline = next((v for v in variants if v.baseline), None)
+        if baseline is None or self.probe(baseline, "ruby")[1]:
+            return
+        todo = [b for b in benchmarks if b.name not in self._loops]
+        for group, request in batch_requests(todo, self._spec, self.target_time):
+            timeout = max(60.0, 100 * float(request["target"])) + 10.0 * len(group)
+            result = self.call(baseline, "ruby", request, timeout)
+            for item in result.data.get("calibrations", []) if result.ok else []:
+                bench = group.get(int(item.get("index", -1)))
+                if bench is not None and item.get("loops"):
+                    self._loops[bench.name] = int(item["loops"])
+                    self._sample_s[bench.name] = float(item.get("time") or 0.0)
+
     def loops(self, benchmark: Benchmark) -> int | None:
         """The shared loop count chosen in prepare (None if no variant could run it)."""
         return self._loops.get(benchmark.name)
@@ -436,5 +462,16 @@ class MicroRunner:
             error = error or f"{result.error} (loaded by {v.name!r})"
         return [], error or f"no variant's interpreter could run: {probe_error}"
 
+    def _ruby_run_dir(self) -> str:
+        """One directory for the Ruby workers' scripts for the whole run: what a prelude makes
+        next to `$0` (require.yml's 10,000 files) is made once per run, not once per worker."""
+        if self._ruby_dir is None:
+            self._ruby_dir = tempfile.mkdtemp(prefix="pairbench-rb-")
+            weakref.finalize(self, shutil.rmtree, self._ruby_dir, True)
+        return self._ruby_dir
+
     def close(self) -> None:
-        """Workers end with their request; nothing is left running."""
+        """Workers end with their request; nothing is left running. The Ruby run directory goes."""
+        if self._ruby_dir is not None:
+            shutil.rmtree(self._ruby_dir, ignore_errors=True)
+            self._ruby_dir = None

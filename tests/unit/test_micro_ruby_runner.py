@@ -1,0 +1,96 @@
+"""MicroRunner's Ruby side with a scripted worker: no processes are started."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pairbench.model import Benchmark, Variant
+from pairbench.runners.micro import MicroRunner, micro_metrics
+from tests.unit.test_micro_runner import FakeWorkers, answer
+
+RA = Variant("ruby", command="ruby", baseline=True)
+RB = Variant("yjit", command="ruby --yjit")
+
+
+def ruby_bench(name: str, index: int, **options: Any) -> Benchmark:
+    return Benchmark(name, "micro", micro_metrics("ruby"),
+                     {"language": "ruby", "file": "/b/many.yml", "index": index, "target_time": 0.01, **options})
+
+
+def ruby_answer(request: dict[str, Any]) -> str:
+    if request["mode"] == "time":
+        loops = request["loops"]
+        return answer(loops=loops, warmup=[], samples=[1e-6 * loops] * request["samples"], overhead=0.0)
+    return answer(loops=1000, time=0.01)
+
+
+def test_ruby_workers_share_one_run_directory_that_close_removes(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    seen: list[bool] = []
+
+    def script(argv: list[str], request: dict[str, Any]) -> str:
+        seen.append(os.path.isdir(request["run_dir"]))
+        return ruby_answer(request)
+
+    workers = FakeWorkers(script)
+    runner = MicroRunner(samples=2, warmup=0, spawn=workers)
+    bench = ruby_bench("a", 0)
+    runner.prepare(bench, [RA, RB])
+    for v in (RA, RB, RA):
+        runner.measure(bench, v, 0, False, lambda _: None)
+    dirs = {req["run_dir"] for _, req in workers.calls}
+    assert len(dirs) == 1 and all(seen) and len(seen) == len(workers.calls) >= 5
+    (run_dir,) = dirs
+    assert Path(run_dir).parent == tmp_path
+    runner.close()
+    assert not os.path.exists(run_dir)
+    assert list(tmp_path.iterdir()) == []
+
+
+def batch_script(argv: list[str], request: dict[str, Any]) -> str:
+    if request["mode"] == "calibrate" and "indexes" in request:
+        items = [{"index": i, "loops": 100 * (i + 1), "time": 0.01} if i != 1 else {"index": i, "error": "boom"}
+                 for i in request["indexes"]]
+        return answer(calibrations=items)
+    return ruby_answer(request)
+
+
+def test_the_benchmarks_of_one_ruby_file_are_calibrated_in_one_worker_on_the_baseline() -> None:
+    workers = FakeWorkers(batch_script)
+    runner = MicroRunner(samples=2, warmup=0, spawn=workers)
+    benches = [ruby_bench(name, i) for i, name in enumerate("abc")]
+    alone = Benchmark("other", "micro", micro_metrics("ruby"),
+                      {"language": "ruby", "file": "/b/other.yml", "index": 0})
+    fixed = ruby_bench("fixed", 3, loops=7)
+    runner.calibrate_files([*benches, alone, fixed], [RA, RB])
+    batches = [(argv, req) for argv, req in workers.calls if req["mode"] == "calibrate"]
+    assert len(batches) == 1
+    argv, req = batches[0]
+    assert argv[0] == "ruby" and req["indexes"] == [0, 1, 2] and req["file"] == "/b/many.yml"
+    assert req["target"] == 0.01 and "index" not in req
+    assert runner.loops(benches[0]) == 100 and runner.loops(benches[2]) == 300
+    # what failed in the batch is calibrated alone (and reports its own error there); the rest is done
+    before = len(workers.calls)
+    for b in [*benches, alone, fixed]:
+        runner.prepare(b, [RA, RB])
+    alone_calls = [req for _, req in workers.calls[before:] if req["mode"] == "calibrate"]
+    assert [(r.get("index"), r["file"]) for r in alone_calls] == [(1, "/b/many.yml"), (0, "/b/other.yml")]
+    assert runner.loops(benches[1]) == 1000 and runner.loops(fixed) == 7
+
+
+def test_no_batch_when_the_baseline_cannot_run() -> None:
+    def script(argv: list[str], request: dict[str, Any]) -> str:
+        if argv[0] == "ruby" and "--yjit" not in argv:
+            return answer(ok=False, error="broken ruby")
+        return batch_script(argv, request)
+
+    workers = FakeWorkers(script)
+    runner = MicroRunner(samples=2, warmup=0, spawn=workers)
+    runner.calibrate_files([ruby_bench(n, i) for i, n in enumerate("ab")], [RA, RB])
+    assert [req["mode"] for _, req in workers.calls] == ["probe"]
