@@ -5,7 +5,9 @@ client library (httpx, aiohttp) spends tens of microseconds per request in Pytho
 is one pre-encoded `bytes` written to the transport and a response is parsed with a few `find`
 calls, so the engine keeps up with `wrk` on loopback (see docs/http.md). A single kept-alive
 connection in a closed loop needs no event loop at all and runs on a blocking socket
-(blocking_loop.py): two system calls per request.
+(blocking_loop.py): two system calls per request. Over https, several connections run on an epoll
+loop over non-blocking `SSLSocket`s (selector_loop.py), where SSL_read and SSL_write work on the
+sockets themselves instead of an event loop's TLS transport and its memory buffers.
 
 Two modes:
 - **closed loop** (ab, siege, wrk): `connections` clients each send a request, wait for the
@@ -21,7 +23,8 @@ The parts:
     spec.py        the load types (RequestSpec, LoadSpec, LoadResult), shared with wrk.py
     scheduler.py   one load's budget, schedule, counters and connections (any loop)
     http1.py       one connection: HTTP/1 framing and the per-request bookkeeping
-    engine.py      this module: the event-loop glue and `run_load`, the entry point
+    blocking_loop.py, selector_loop.py   the engine's own loops (one connection; https)
+    engine.py      this module: the event-loop glue, the choice of loop and `run_load`
 """
 
 from __future__ import annotations
