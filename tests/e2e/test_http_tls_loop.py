@@ -176,3 +176,30 @@ def test_ctrl_c_stops_an_https_load_on_the_epoll_loop(nginx: Nginx, tmp_path: Pa
     assert proc.returncode == 128 + sig, err
     assert "Traceback" not in err
     assert [p for p in processes_with(marker) if p != proc.pid] == []
+
+
+def test_a_connect_that_never_completes_fails_at_the_timeout() -> None:
+    """A listener whose accept queue is full drops further SYNs: the connect hangs, and is given
+    up at the request timeout (the handshake inside it never starts)."""
+    import socket
+
+    with socket.socket() as full:
+        full.bind(("127.0.0.1", 0))
+        full.listen(0)
+        port = full.getsockname()[1]
+        fillers = []
+        try:
+            for _ in range(4):  # more than the queue holds
+                s = socket.socket()
+                s.setblocking(False)
+                s.connect_ex(("127.0.0.1", port))
+                fillers.append(s)
+            time.sleep(0.2)
+            t0 = time.monotonic()
+            r = _load(f"https://127.0.0.1:{port}/", connections=2, count=2, timeout=0.5)
+            took = time.monotonic() - t0
+        finally:
+            for s in fillers:
+                s.close()
+    assert r.completed == 0 and r.errors == {"connect": 2}, r.errors
+    assert 0.4 < took < 10
