@@ -203,3 +203,26 @@ def test_a_connect_that_never_completes_fails_at_the_timeout() -> None:
                 s.close()
     assert r.completed == 0 and r.errors == {"connect": 2}, r.errors
     assert 0.4 < took < 10
+
+
+def test_an_address_of_a_family_the_host_cannot_open_is_skipped_for_the_next(nginx: Nginx) -> None:
+    """A host name may resolve to an IPv6 address on a machine without IPv6: the next address is
+    tried, as socket.create_connection does (an AF_PACKET stream socket stands in: it never opens)."""
+    import socket
+
+    from pairbench.runners.http.scheduler import Load, finish_load, start_load
+    from pairbench.runners.http.selector_loop import SelectorLoop
+    from pairbench.runners.http.spec import LoadSpec, RequestSpec
+    from pairbench.runners.http.tls import client_context
+
+    loop = SelectorLoop(client_context(insecure=True))
+    loop._addresses[("127.0.0.1", nginx.port)] = [(socket.AF_PACKET, ("lo", 0)),
+                                                  (socket.AF_INET, ("127.0.0.1", nginx.port))]
+    load = Load(LoadSpec(requests=(RequestSpec(nginx.url),), connections=2, count=20, insecure=True), loop, None)
+    try:
+        start_load(load)
+        loop.run_until(load.done)
+        finish_load(load)
+    finally:
+        loop.close()
+    assert load.errors == {} and load.completed == 20

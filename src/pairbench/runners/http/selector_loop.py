@@ -158,7 +158,11 @@ class SelectorLoop:
     def _next_address(self, c: _Connecting, last: OSError | None) -> None:
         while c.addresses:
             family, address = c.addresses.pop(0)
-            sock = socket.socket(family, socket.SOCK_STREAM)
+            try:
+                sock = socket.socket(family, socket.SOCK_STREAM)
+            except OSError as exc:  # e.g. no IPv6 on this host: the next address
+                last = exc
+                continue
             sock.setblocking(False)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             err = sock.connect_ex(address)
