@@ -187,7 +187,9 @@ def _pyperf_benchmarks(targets: list[Any], runner: Any, variants: list[Any], com
             continue
         for item in items:
             name = t.name if len(items) == 1 else str(item["name"])
-            out.append(micro(name, {**common, "file": str(t.script), "func": item["func"], "argv": list(t.argv)}))
+            requires = {"requires_python": t.requires_python, "requires_from": t.requires_from} if t.requires_python else {}
+            out.append(micro(name, {**common, "file": str(t.script), "func": item["func"], "argv": list(t.argv),
+                                    **requires}))
     return out
 
 

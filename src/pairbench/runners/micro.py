@@ -26,6 +26,8 @@ Benchmark.options for kind "micro" (JSON-serialisable):
     alloc       false skips the allocation-counting pass
     argv        Python: arguments of a pyperf script (pyperformance's extra_opts); `func` is then
                 the name the script registers with pyperf's Runner (harness/pyperf)
+    requires_python  Python: versions that may run it (pyperformance's requires-python); an
+                interpreter outside them skips it with a notice, never started for it
 They are parsed and checked before anything runs by runners/options.py (`MicroOptions`).
 """
 
@@ -47,6 +49,7 @@ from typing import Any, Callable, Mapping, Sequence
 from pairbench.errors import UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.python_spec import skip_reason
 
 __all__ = [
     "MicroRunner",
@@ -304,7 +307,9 @@ class MicroRunner:
         notices: list[Notice] = []
         working: list[Variant] = []
         for v in variants:
-            _, error = self.probe(v, language)
+            info, error = self.probe(v, language)
+            o = benchmark.options  # pyperformance's requires-python: a 3.12 benchmark is not run on 3.11
+            error = error or skip_reason(o.get("requires_python"), o.get("requires_from"), info.get("version"))
             if error:
                 notices.extend(n for n in [self._fail(benchmark, v, error)] if n)
             else:

@@ -326,6 +326,10 @@ class MicroOptions:
     """Count allocations in a separate pass."""
     argv: tuple[str, ...] = ()
     """Python: the arguments a pyperf script is run with (pyperformance's `extra_opts`)."""
+    requires_python: str | None = None
+    """Python: the versions that may run it (`>=3.12`); other interpreters skip it, as pyperformance does."""
+    requires_from: str | None = None
+    """The file that gave requires_python, named when an interpreter skips the benchmark."""
 
 
 MICRO_LANGUAGES: tuple[str, ...] = ("python", "ruby")
@@ -352,7 +356,15 @@ def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
         clock=read_choice(m, "clock", where, ("auto", "cpu", "wall")),
         alloc=read_bool(m, "alloc", where, True),
         argv=read_strings(m, "argv", where),
+        requires_python=read_string(m, "requires_python", where, None, empty=False),
+        requires_from=read_string(m, "requires_from", where, None),
     )
+    if opts.requires_python is not None:
+        from pairbench.runners.python_spec import check_requires_python
+        try:
+            check_requires_python(opts.requires_python)
+        except ValueError as exc:
+            raise where.fail("requires_python", f"requires_python {opts.requires_python!r}: {exc}") from None
     if (opts.file is None) == (opts.stmt is None):
         raise where.fail(None, "a micro benchmark needs either stmt (with an optional setup) or file, exactly one")
     if opts.file is not None and opts.language == "python" and opts.func is None:

@@ -38,6 +38,11 @@ class PyperfTarget:
     """pyperformance's name for it (`[tool.pyperformance] name`, else the directory without bm_)."""
     argv: tuple[str, ...] = ()
     """`extra_opts`: the script's own arguments."""
+    requires_python: str = ""
+    """`[project] requires-python` (the metafile's, else the directory's): interpreters that do not
+    meet it skip the benchmark, as `pyperformance run` does."""
+    requires_from: str = ""
+    """The file that says so, named when a variant skips it."""
 
 
 def is_benchmark_dir(path: Path) -> bool:
@@ -45,13 +50,32 @@ def is_benchmark_dir(path: Path) -> bool:
     return (path / SCRIPT).is_file() and (path / "pyproject.toml").is_file()
 
 
-def _table(path: Path) -> dict[str, Any]:
+def _document(path: Path) -> dict[str, Any]:
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot read it: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _requires(path: Path) -> str:
+    """The file's `[project] requires-python`, checked ("" when it has none)."""
+    from pairbench.runners.python_spec import check_requires_python
+
+    project = _document(path).get("project", {})
+    spec = project.get("requires-python", "") if isinstance(project, dict) else ""
+    if not isinstance(spec, str):
+        raise UserError(f"{path}: [project] requires-python must be a string such as '>=3.8'")
+    try:
+        check_requires_python(spec) if spec.strip() else None
+    except ValueError as exc:
+        raise UserError(f"{path}: requires-python {spec!r}: {exc}") from None
+    return spec.strip()
+
+
+def _table(path: Path) -> dict[str, Any]:
+    doc = _document(path)
     table = doc.get("tool", {}).get("pyperformance", {})
     if not isinstance(table, dict):
         raise UserError(f"{path}: [tool.pyperformance] must be a table")
@@ -64,7 +88,10 @@ def _target(script: Path, meta: Path, default_name: str, base: dict[str, Any]) -
     opts = table.get("extra_opts", [])
     if not isinstance(name, str) or not isinstance(opts, list) or not all(isinstance(o, str) for o in opts):
         raise UserError(f"{meta}: [tool.pyperformance] needs a string name and extra_opts as a list of strings")
-    return PyperfTarget(script.resolve(), name, tuple(opts))
+    requires, source = _requires(meta), meta
+    if not requires and meta.name != "pyproject.toml":
+        requires, source = _requires(meta.parent / "pyproject.toml"), meta.parent / "pyproject.toml"
+    return PyperfTarget(script.resolve(), name, tuple(opts), requires, source.name if requires else "")
 
 
 def benchmarks_of(directory: Path) -> list[PyperfTarget]:
