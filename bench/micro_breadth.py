@@ -9,6 +9,8 @@ may hold several, through its metafiles) ends in one outcome:
   both      measured on both interpreters;
   one       measured on one, the other's error reported (and shown);
   neither   listed or calibrated on neither (the error is shown);
+  skipped   skipped by both, as pyperformance skips it: its requires-python excludes them;
+  timeout   the directory did not finish in its time (--timeout seconds per benchmark in it).
 Directories are counted apart by whether they need third-party packages (a requirements.txt):
 the acceptance figure is for the dependency-free ones, which need nothing beyond the interpreter.
 """
@@ -35,8 +37,14 @@ def benchmarks_root() -> Path:
     return Path(pyperformance.__file__).parent / "data-files" / "benchmarks"
 
 
+def benchmark_count(directory: Path) -> int:
+    """How many benchmarks the directory holds (its pyproject.toml and bm_*.toml metafiles)."""
+    return 1 + len(list(directory.glob("bm_*.toml")))
+
+
 def run_directory(directory: Path, pythons: list[str], timeout: float) -> tuple[dict[str, str], str]:
-    """(benchmark -> outcome, the error text) for one bm_* directory."""
+    """(benchmark -> outcome, the error text) for one bm_* directory, `timeout` s per benchmark."""
+    timeout *= benchmark_count(directory)
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), COLUMNS="200", NO_COLOR="1")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run.json"
@@ -57,10 +65,12 @@ def run_directory(directory: Path, pythons: list[str], timeout: float) -> tuple[
     for s in run["samples"]:
         if s["metric"] == "time_per_op" and not s.get("warmup"):
             measured.setdefault(s["benchmark"], set()).add(s["variant"])
+    skipped = {n["benchmark"] for n in run.get("notices", []) if "needs Python" in n.get("message", "")}
     outcomes = {}
     for b in run["benchmarks"]:
         got = measured.get(b["name"], set())
-        outcomes[b["name"]] = "both" if len(got) == len(variants) else "one" if got else "neither"
+        outcomes[b["name"]] = ("both" if len(got) == len(variants) else "one" if got
+                               else "skipped" if b["name"] in skipped else "neither")
     return outcomes or {directory.name[3:]: "neither"}, errors
 
 
@@ -68,7 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", action="append", default=[])
     parser.add_argument("--only", action="append", default=[], help="bm_* names to run (default: all)")
-    parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--timeout", type=float, default=300, help="seconds per benchmark of a directory")
     args = parser.parse_args()
     pythons = args.python or ["/usr/bin/python3", sys.executable]
     root = benchmarks_root()
@@ -82,7 +92,7 @@ def main() -> None:
         t0 = time.time()
         outcomes, errors = run_directory(d, pythons, args.timeout)
         counts[group].update(outcomes.values())
-        worst = "both" if all(o == "both" for o in outcomes.values()) else "not all on both"
+        worst = "both" if all(o in ("both", "skipped") for o in outcomes.values()) else "not all on both"
         dir_counts[group][worst] += 1
         line = ", ".join(f"{k} {v}" for k, v in outcomes.items())
         print(f"{d.name:32} {group:18} {time.time() - t0:6.1f} s  {line}", flush=True)
