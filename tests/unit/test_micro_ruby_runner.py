@@ -94,3 +94,22 @@ def test_no_batch_when_the_baseline_cannot_run() -> None:
     runner = MicroRunner(samples=2, warmup=0, spawn=workers)
     runner.calibrate_files([ruby_bench(n, i) for i, n in enumerate("ab")], [RA, RB])
     assert [req["mode"] for _, req in workers.calls] == ["probe"]
+
+
+def test_a_ruby_script_worker_may_run_for_minutes_and_then_as_long_as_the_longest_seen() -> None:
+    timeouts: list[float] = []
+
+    def spawn(argv: list[str], stdin: str, env: Any, cwd: Any, timeout: float) -> tuple[int, str, str]:
+        timeouts.append(timeout)
+        return 0, answer(loops=1, warmup=[], samples=[40.0], overhead=0.0), ""
+
+    runner = MicroRunner(samples=2, warmup=0, spawn=spawn)
+    script = Benchmark("app_aobench", "micro", micro_metrics("ruby"),
+                       {"language": "ruby", "file": "/b/app_aobench.rb", "script": True, "loops": 1,
+                        "target_time": 0.001})
+    runner.prepare(script, [RA])
+    rep = runner.measure(script, RA, 0, False, lambda _: None)
+    assert not rep.failed
+    runner.measure(script, RA, 1, False, lambda _: None)
+    # the first: 10 minutes, not the minute a calibrated 1 ms sample gets; then sized by the 40 s seen
+    assert timeouts[1] >= 600 and timeouts[2] >= 30 * 40

@@ -71,6 +71,9 @@ DEFAULT_WARMUP = 2
 DEFAULT_TARGET = 0.1
 """Seconds per sample, like benchmark-ips's i/100ms warm-up estimate."""
 ALLOC_SHARE = 1.0
+SCRIPT_TIMEOUT = 600.0
+"""Seconds a whole-script worker may take before any run of it was seen (benchmark_driver waits
+for ever; ruby/ruby's app_aobench.rb takes over a minute on a loaded 2-core machine)."""
 """The allocation pass may take about as long as the worker's timed samples (nsamples × target)."""
 
 # Time per op is never allowed to reach zero after subtracting the loop overhead (ratios and logs
@@ -381,11 +384,16 @@ class MicroRunner:
         # target), the empty loop and the allocation pass under tracemalloc.
         # A single loop may outlast the target (a pyperformance op of seconds): size by what it took.
         timeout = 60.0 + 30 * (nsamples + nwarm) * max(target, self._sample_s.get(benchmark.name, 0.0))
+        if benchmark.options.get("script"):  # never calibrated: a long script (app_aobench) runs a minute
+            timeout = max(SCRIPT_TIMEOUT, timeout)
         started = self._clock()
         result = self.call(variant, self.language(benchmark), request, timeout)
         if not result.ok:
             notice = self._fail(benchmark, variant, result.error)
             return Replicate(failed=True, notices=[notice] if notice else [])
+        if benchmark.options.get("script"):
+            took = max([float(t) for t in result.data.get("samples", [])] or [0.0])
+            self._sample_s[benchmark.name] = max(self._sample_s.get(benchmark.name, 0.0), took)
         return self._replicate(benchmark, variant, block, warmup, result.data, started)
 
     def _replicate(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
