@@ -2,7 +2,7 @@
 and count the outcomes: how much of ruby/ruby's benchmark/ runs unchanged.
 
     PYTHONPATH=src python3 bench/ruby_breadth.py DIR [--ruby ruby] [--ruby 'ruby --yjit'] [--timeout 120]
-        [--only yml|rb] [--jsonl results.jsonl]
+        [--only yml|rb] [--match GLOB] [--jsonl results.jsonl]
 
 DIR is a checkout's benchmark/ directory (ruby/ruby's, or the one in Debian's ruby source package:
 `apt-get source ruby3.1`, then ruby-3.1.2/benchmark). Each `*.yml` and `*.rb` file at its top level
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import fnmatch
 import json
 import os
 import signal
@@ -82,12 +83,15 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per file (default 120)")
     parser.add_argument("--only", choices=("yml", "rb"), help="only .yml or only .rb files")
     parser.add_argument("--jsonl", type=Path, help="write one JSON line per file here")
+    parser.add_argument("--match", default="*", metavar="GLOB",
+                        help="only files whose name matches this glob, e.g. '[a-h]*' (to run a directory in chunks)")
     args = parser.parse_args()
     if not args.directory.is_dir():
         parser.error(f"{args.directory}: not a directory (give a benchmark/ directory)")
     rubies = args.ruby or ["ruby", "ruby --yjit"]
     suffixes = {"yml": (".yml",), "rb": (".rb",)}.get(args.only or "", (".yml", ".rb"))
-    files = sorted(p for p in args.directory.iterdir() if p.is_file() and p.suffix in suffixes)
+    files = sorted(p for p in args.directory.iterdir()
+                   if p.is_file() and p.suffix in suffixes and fnmatch.fnmatchcase(p.name, args.match))
     counts: dict[str, collections.Counter[str]] = {s: collections.Counter() for s in suffixes}
     reasons: dict[str, list[str]] = collections.defaultdict(list)
     sink = args.jsonl.open("w") if args.jsonl else None
