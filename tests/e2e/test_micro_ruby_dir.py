@@ -155,3 +155,22 @@ def test_the_benchmarks_of_one_file_are_calibrated_in_one_worker(run_cli: Any, t
     assert all(b.options["loops"] >= 1 for b in run.benchmarks) and len(run.benchmarks) == 4
     # 4 benchmarks x 2 variants x 1 run measured, plus one worker calibrating all four (not four)
     assert len(set(log.read_text().split())) == 4 * 2 + 1, flat(proc)
+
+
+# benchmark_driver's generated script loads nothing the benchmark does not: nor should a worker
+LOADS_NOTHING = '''
+prelude: |
+  extra = $LOADED_FEATURES.grep(/psych|yaml|fileutils/)
+  raise "the worker loaded #{extra.join(', ')}" unless extra.empty?
+benchmark:
+  clean: nil.to_a
+'''
+
+
+@pytest.mark.slow
+def test_a_measuring_worker_does_not_load_yaml_or_fileutils(run_cli: Any, tmp_path: Path) -> None:
+    need("ruby")
+    (tmp_path / "clean.yml").write_text(LOADS_NOTHING)
+    proc, run = run_micro(run_cli, tmp_path, "clean.yml", *RUBIES, runs=1)
+    assert "failed" not in flat(proc), flat(proc)
+    assert len(per_process(run, "clean", "ruby --yjit")) == 1

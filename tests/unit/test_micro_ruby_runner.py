@@ -113,3 +113,26 @@ def test_a_ruby_script_worker_may_run_for_minutes_and_then_as_long_as_the_longes
     runner.measure(script, RA, 1, False, lambda _: None)
     # the first: 10 minutes, not the minute a calibrated 1 ms sample gets; then sized by the 40 s seen
     assert timeouts[1] >= 600 and timeouts[2] >= 30 * 40
+
+
+def test_the_code_a_ruby_listing_read_is_handed_to_later_workers() -> None:
+    source = {"prelude": "s = 'x'", "items": [{"name": "a", "script": "s.size"}], "teardown": ""}
+
+    def script(argv: list[str], request: dict[str, Any]) -> str:
+        if request["mode"] == "list":
+            return answer(benchmarks=[{"name": "a", "index": 0}], source=source)
+        return ruby_answer(request)
+
+    workers = FakeWorkers(script)
+    runner = MicroRunner(samples=2, warmup=0, spawn=workers)
+    items, error = runner.list_benchmarks("/b/many.yml", "ruby", [RA, RB])
+    assert error == "" and [i["name"] for i in items] == ["a"]
+    bench = ruby_bench("a", 0)
+    runner.prepare(bench, [RA, RB])
+    runner.measure(bench, RB, 0, False, lambda _: None)
+    later = [req for _, req in workers.calls if req["mode"] in ("calibrate", "time")]
+    assert len(later) == 2 and all(req["source"] == source for req in later)
+    # another file's workers read their own file
+    other = Benchmark("o", "micro", micro_metrics("ruby"), {"language": "ruby", "file": "/b/other.yml", "index": 0})
+    runner.prepare(other, [RA])
+    assert "source" not in workers.calls[-1][1]

@@ -183,6 +183,8 @@ class MicroRunner:
         self._warned: set[tuple[str, str, str]] = set()
         self._settle: dict[tuple[str, str], list[int]] = {}
         """(benchmark, variant) -> [processes seen, processes whose samples still fell]."""
+        self._ruby_sources: dict[str, Any] = {}
+        """Ruby file -> its code as the list request read it, handed to later workers."""
         self._ruby_dir: str | None = None
         """The Ruby workers' shared run directory (made on first use, removed by close)."""
 
@@ -219,7 +221,9 @@ class MicroRunner:
         except UserError as exc:
             return WorkerResult(False, {}, str(exc))
         if language == "ruby":
-            request = {**request, "run_dir": self._ruby_run_dir()}
+            source = self._ruby_sources.get(str(request.get("file")))  # no yaml to load in the worker
+            request = {**request, "run_dir": self._ruby_run_dir(),
+                       **({"source": source} if source and request["mode"] != "list" else {})}
         try:
             code, out, err = self._spawn(argv, json.dumps(request), self._env(variant), variant.cwd, timeout)
         except FileNotFoundError:
@@ -471,6 +475,8 @@ class MicroRunner:
             result = self.call(v, language, {"mode": "list", "file": path, **({"argv": list(argv)} if argv else {})},
                                timeout=60)
             if result.ok:
+                if language == "ruby" and isinstance(result.data.get("source"), dict):
+                    self._ruby_sources[path] = result.data["source"]
                 return list(result.data.get("benchmarks", [])), ""
             error = error or f"{result.error} (loaded by {v.name!r})"
         return [], error or f"no variant's interpreter could run: {probe_error}"
