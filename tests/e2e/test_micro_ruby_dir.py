@@ -174,3 +174,21 @@ def test_a_measuring_worker_does_not_load_yaml_or_fileutils(run_cli: Any, tmp_pa
     proc, run = run_micro(run_cli, tmp_path, "clean.yml", *RUBIES, runs=1)
     assert "failed" not in flat(proc), flat(proc)
     assert len(per_process(run, "clean", "ruby --yjit")) == 1
+
+
+# so_mandelbrot.rb's shape: a script that prints a binary image (PBM) on standard output
+PRINTS_BINARY = '''
+print "P4\\n8 8\\n"
+print([0x81, 0xff, 0x00, 0xfe].pack("C*") * 16)
+STDOUT.write([0xc3, 0x28].pack("C*"))
+'''
+
+
+@pytest.mark.slow
+def test_a_benchmark_that_prints_bytes_that_are_not_text_is_measured(run_cli: Any, tmp_path: Path) -> None:
+    need("ruby")
+    (tmp_path / "so_pbm.rb").write_text(PRINTS_BINARY)
+    proc, run = run_micro(run_cli, tmp_path, "so_pbm.rb", *RUBIES, runs=2)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    for v in ("ruby", "ruby --yjit"):
+        assert len(per_process(run, "so_pbm", v)) == 2

@@ -152,8 +152,10 @@ def unsettled(times: Sequence[float]) -> bool:
 
 def _default_spawn(argv: list[str], stdin: str, env: Mapping[str, str], cwd: str | None,
                    timeout: float) -> tuple[int, str, str]:
-    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=dict(env), cwd=cwd,
-                          timeout=timeout)
+    # errors="replace": a benchmark may print bytes that are not text (so_mandelbrot.rb's PBM image);
+    # the answer is the JSON marker line, and the rest is only shown in error messages.
+    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, errors="replace", env=dict(env),
+                          cwd=cwd, timeout=timeout)
     return proc.returncode, proc.stdout, proc.stderr
 
 
