@@ -5,7 +5,8 @@ and count the outcomes: how much of ruby/ruby's benchmark/ runs unchanged.
         [--only yml|rb] [--match GLOB] [--jsonl results.jsonl]
 
 DIR is a checkout's benchmark/ directory (ruby/ruby's, or the one in Debian's ruby source package:
-`apt-get source ruby3.1`, then ruby-3.1.2/benchmark). Each `*.yml` and `*.rb` file at its top level
+`apt-get source ruby3.3` with a deb-src line for sid, or just its ruby3.3_3.3.8.orig.tar.xz, then
+ruby-3.3.8/benchmark). Each `*.yml` and `*.rb` file at its top level
 is one `pairbench micro FILE --ruby ... --runs 1` call (one process per variant and benchmark,
 2 samples of 1 ms, no allocation pass; a .rb script runs once per process). Outcomes per file:
 

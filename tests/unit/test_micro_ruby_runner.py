@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -136,3 +137,23 @@ def test_the_code_a_ruby_listing_read_is_handed_to_later_workers() -> None:
     other = Benchmark("o", "micro", micro_metrics("ruby"), {"language": "ruby", "file": "/b/other.yml", "index": 0})
     runner.prepare(other, [RA])
     assert "source" not in workers.calls[-1][1]
+
+
+def test_a_ruby_prelude_that_prepares_data_for_a_minute_is_not_killed() -> None:
+    # so_reverse_complement.yml's prelude writes a 25 MB fasta file first: over a minute here
+    timeouts: dict[str, list[float]] = {}
+
+    def spawn(argv: list[str], stdin: str, env: Any, cwd: Any, timeout: float) -> tuple[int, str, str]:
+        request = json.loads(stdin)
+        timeouts.setdefault(request["mode"], []).append(timeout)
+        if request["mode"] == "calibrate":
+            return 0, answer(loops=10, time=0.001, setup=100.0), ""
+        return 0, ruby_answer(request), ""
+
+    runner = MicroRunner(samples=2, warmup=0, spawn=spawn)
+    bench = ruby_bench("so_reverse_complement", 0, target_time=0.001)
+    runner.prepare(bench, [RA, RB])
+    runner.measure(bench, RB, 0, False, lambda _: None)
+    assert timeouts["calibrate"][0] >= 600
+    # each measuring worker runs the prelude again: its time is part of the worker's allowance
+    assert timeouts["time"][0] >= 60 + 2 * 100

@@ -6,7 +6,7 @@
 #
 # Requests ("mode"), mirroring py_harness.py:
 #   list       {"file"}                  -> {"benchmarks": [{"name", "index", "loop_count"}], "source"}
-#   calibrate  {spec, "target"}          -> {"loops", "time"}
+#   calibrate  {spec, "target"}          -> {"loops", "time", "setup": seconds the prelude took}
 #              {"file", "indexes", "target"} -> {"calibrations": [{"index", "loops", "time"} | {"index", "error"}]}
 #   time       {spec, "loops", "warmup", "samples", "alloc"}
 #              -> {"warmup": [s], "samples": [s], "overhead": s per iteration, "alloc": {...}}
@@ -188,7 +188,10 @@ def build(req)
   scope = fresh_binding
   $pb_teardown = [teardown, scope]
   begin
-    eval(src, scope, path, 1)
+    t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    lambdas = eval(src, scope, path, 1)
+    $pb_setup_s = Process.clock_gettime(Process::CLOCK_MONOTONIC) - t0 # the prelude, in every worker
+    lambdas
   rescue Exception => e
     raise BenchError.new("load", describe(e))
   end
@@ -275,7 +278,7 @@ def calibrate_one(req)
     t = run(timed, loops)
   end
   loops = [1, (loops * target / [t, 1e-9].max).round].max
-  { "loops" => round2(loops), "time" => t }
+  { "loops" => round2(loops), "time" => t, "setup" => $pb_setup_s }
 end
 
 # Allocation counts with GC disabled (a GC run allocates objects of its own, which would blur the

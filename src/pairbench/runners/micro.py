@@ -37,11 +37,8 @@ import json
 import os
 import random
 import shlex
-import shutil
 import subprocess
-import tempfile
 import time
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -50,6 +47,7 @@ from pairbench.errors import UserError
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.python_spec import skip_reason
+from pairbench.runners.ruby_batch import RunDirectory, batch_requests
 
 __all__ = [
     "MicroRunner",
@@ -71,6 +69,9 @@ DEFAULT_WARMUP = 2
 DEFAULT_TARGET = 0.1
 """Seconds per sample, like benchmark-ips's i/100ms warm-up estimate."""
 ALLOC_SHARE = 1.0
+RUBY_PREPARE_TIMEOUT = 600.0
+"""Seconds a Ruby calibration may take: a prelude may prepare data for minutes first
+(so_reverse_complement.yml writes a 25 MB file; benchmark_driver waits for ever)."""
 SCRIPT_TIMEOUT = 600.0
 """Seconds a whole-script worker may take before any run of it was seen (benchmark_driver waits
 for ever; ruby/ruby's app_aobench.rb takes over a minute on a loaded 2-core machine)."""
@@ -185,9 +186,11 @@ class MicroRunner:
         self._warned: set[tuple[str, str, str]] = set()
         self._settle: dict[tuple[str, str], list[int]] = {}
         """(benchmark, variant) -> [processes seen, processes whose samples still fell]."""
+        self._setup_s: dict[str, float] = {}
+        """benchmark -> seconds its set-up (a Ruby prelude) took in calibration."""
         self._ruby_sources: dict[str, Any] = {}
         """Ruby file -> its code as the list request read it, handed to later workers."""
-        self._ruby_dir: str | None = None
+        self._ruby_dir = RunDirectory()
         """The Ruby workers' shared run directory (made on first use, removed by close)."""
 
     # -- worker plumbing -------------------------------------------------------------------
@@ -224,7 +227,7 @@ class MicroRunner:
             return WorkerResult(False, {}, str(exc))
         if language == "ruby":
             source = self._ruby_sources.get(str(request.get("file")))  # no yaml to load in the worker
-            request = {**request, "run_dir": self._ruby_run_dir(),
+            request = {**request, "run_dir": self._ruby_dir.path(),
                        **({"source": source} if source and request["mode"] != "list" else {})}
         try:
             code, out, err = self._spawn(argv, json.dumps(request), self._env(variant), variant.cwd, timeout)
@@ -333,10 +336,11 @@ class MicroRunner:
         order = [baseline] + [v for v in working if v is not baseline] if baseline else []
         for v in order:
             result = self.call(v, language, {"mode": "calibrate", "target": target, **self._spec(benchmark)},
-                               timeout=max(60.0, 100 * target))
+                               timeout=max(RUBY_PREPARE_TIMEOUT if language == "ruby" else 60.0, 100 * target))
             if result.ok:
                 self._loops[benchmark.name] = int(result.data["loops"])
                 self._sample_s[benchmark.name] = float(result.data.get("time") or 0.0)
+                self._setup_s[benchmark.name] = float(result.data.get("setup") or 0.0)
                 if v is not baseline:
                     notices.append(Notice(
                         "calibration", f"micro benchmark {benchmark.name!r}: loop count calibrated on "
@@ -349,20 +353,19 @@ class MicroRunner:
         """Calibrate the benchmarks of each Ruby file together, in one worker on the baseline: one
         start-up and prelude instead of one per benchmark. A benchmark that fails there is left to
         `prepare`, which calibrates it alone and reports its error."""
-        from pairbench.runners.ruby_batch import batch_requests
-
         baseline = next((v for v in variants if v.baseline), None)
         if baseline is None or self.probe(baseline, "ruby")[1]:
             return
         todo = [b for b in benchmarks if b.name not in self._loops]
         for group, request in batch_requests(todo, self._spec, self.target_time):
-            timeout = max(60.0, 100 * float(request["target"])) + 10.0 * len(group)
+            timeout = max(RUBY_PREPARE_TIMEOUT, 100 * float(request["target"])) + 10.0 * len(group)
             result = self.call(baseline, "ruby", request, timeout)
             for item in result.data.get("calibrations", []) if result.ok else []:
                 bench = group.get(int(item.get("index", -1)))
                 if bench is not None and item.get("loops"):
                     self._loops[bench.name] = int(item["loops"])
                     self._sample_s[bench.name] = float(item.get("time") or 0.0)
+                    self._setup_s[bench.name] = float(item.get("setup") or 0.0)
 
     def loops(self, benchmark: Benchmark) -> int | None:
         """The shared loop count chosen in prepare (None if no variant could run it)."""
@@ -390,6 +393,7 @@ class MicroRunner:
         # target), the empty loop and the allocation pass under tracemalloc.
         # A single loop may outlast the target (a pyperformance op of seconds): size by what it took.
         timeout = 60.0 + 30 * (nsamples + nwarm) * max(target, self._sample_s.get(benchmark.name, 0.0))
+        timeout += 2 * self._setup_s.get(benchmark.name, 0.0)  # the prelude runs in every worker
         if benchmark.options.get("script"):  # never calibrated: a long script (app_aobench) runs a minute
             timeout = max(SCRIPT_TIMEOUT, timeout)
         started = self._clock()
@@ -483,16 +487,6 @@ class MicroRunner:
             error = error or f"{result.error} (loaded by {v.name!r})"
         return [], error or f"no variant's interpreter could run: {probe_error}"
 
-    def _ruby_run_dir(self) -> str:
-        """One directory for the Ruby workers' scripts for the whole run: what a prelude makes
-        next to `$0` (require.yml's 10,000 files) is made once per run, not once per worker."""
-        if self._ruby_dir is None:
-            self._ruby_dir = tempfile.mkdtemp(prefix="pairbench-rb-")
-            weakref.finalize(self, shutil.rmtree, self._ruby_dir, True)
-        return self._ruby_dir
-
     def close(self) -> None:
         """Workers end with their request; nothing is left running. The Ruby run directory goes."""
-        if self._ruby_dir is not None:
-            shutil.rmtree(self._ruby_dir, ignore_errors=True)
-            self._ruby_dir = None
+        self._ruby_dir.remove()

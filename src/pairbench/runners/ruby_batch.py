@@ -1,4 +1,8 @@
-"""The benchmarks of one Ruby file, calibrated together in one worker.
+"""The Ruby side of the micro runner: the run's directory, and one file's benchmarks
+calibrated together in one worker.
+
+Ruby workers run each benchmark from a script in one directory per run (`RunDirectory`), so what
+a prelude makes next to `$0` (require.yml's 10,000 files) is made once per run, not per worker.
 
 A benchmark_driver file holds many benchmarks under one prelude (realpath.yml has 15,
 array_max_float.yml 12). Calibrating each in a worker of its own costs a Ruby start-up and a
@@ -9,11 +13,32 @@ sample still runs in a worker of its own.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+import weakref
 from typing import Any, Callable, Iterator, Sequence
 
 from pairbench.model import Benchmark
 
-__all__ = ["batch_requests"]
+__all__ = ["batch_requests", "RunDirectory"]
+
+
+class RunDirectory:
+    """A temporary directory made on first use and removed by `remove` (or when collected)."""
+
+    def __init__(self) -> None:
+        self._path: str | None = None
+
+    def path(self) -> str:
+        if self._path is None:
+            self._path = tempfile.mkdtemp(prefix="pairbench-rb-")
+            weakref.finalize(self, shutil.rmtree, self._path, True)
+        return self._path
+
+    def remove(self) -> None:
+        if self._path is not None:
+            shutil.rmtree(self._path, ignore_errors=True)
+            self._path = None
 
 
 def _key(benchmark: Benchmark) -> tuple[str, float, str] | None:
