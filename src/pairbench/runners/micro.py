@@ -69,13 +69,13 @@ DEFAULT_WARMUP = 2
 DEFAULT_TARGET = 0.1
 """Seconds per sample, like benchmark-ips's i/100ms warm-up estimate."""
 ALLOC_SHARE = 1.0
+"""The allocation pass may take about as long as the worker's timed samples (nsamples × target)."""
 RUBY_PREPARE_TIMEOUT = 600.0
 """Seconds a Ruby calibration may take: a prelude may prepare data for minutes first
 (so_reverse_complement.yml writes a 25 MB file; benchmark_driver waits for ever)."""
 SCRIPT_TIMEOUT = 600.0
 """Seconds a whole-script worker may take before any run of it was seen (benchmark_driver waits
 for ever; ruby/ruby's app_aobench.rb takes over a minute on a loaded 2-core machine)."""
-"""The allocation pass may take about as long as the worker's timed samples (nsamples × target)."""
 
 # Time per op is never allowed to reach zero after subtracting the loop overhead (ratios and logs
 # need positive values): it is floored at this fraction of the raw time per iteration.
