@@ -177,3 +177,30 @@ def test_loops_file_is_for_ruby_files_and_bad_counts_are_one_line(run_cli: Any, 
     proc = run_cli("micro", "pass", "--loops", "often")
     assert proc.returncode != 0 and "'often': give a whole number >= 1, or 'file'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+ONCE_ONLY = '''
+loop_count: 1
+benchmark:
+  require_once: |
+    unless $pb_done
+      t = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+      nil while Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - t < 0.05
+      $pb_done = true
+    end
+'''
+
+
+@pytest.mark.slow
+def test_a_loop_count_of_one_is_run_once_per_process_as_benchmark_driver_does(run_cli: Any, tmp_path: Path) -> None:
+    # require.yml's shape: the work happens once per process (a second `require` does nothing),
+    # so a second sample, a warm-up sample or a calibrated loop in the same process would time nothing
+    need("ruby")
+    path = tmp_path / "once.yml"
+    path.write_text(ONCE_ONLY)
+    proc, run = run_micro(run_cli, tmp_path, str(path), "--ruby", "ruby", "--ruby", "ruby --yjit", runs=3)
+    (bench,) = run.benchmarks
+    for v in ("ruby", "ruby --yjit"):
+        assert samples_per_process(run, bench.name, v) == [1, 1, 1], v
+    times = [s.value for s in run.samples if s.metric == "time_per_op" and not s.warmup]
+    assert len(times) == 6 and min(times) > 0.04, times  # every sample did the 50 ms of CPU work

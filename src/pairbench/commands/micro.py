@@ -227,7 +227,7 @@ def _ruby_options(item: dict[str, Any], path: Path, common: dict[str, Any], loop
     opts = {**common, "file": str(path), "index": item["index"]}
     if item.get("loop_count"):
         opts["loop_count"] = item["loop_count"]
-        if loops_from_file:
+        if loops_from_file or item["loop_count"] == 1:  # 1: work that happens once per process (require)
             opts["loops"] = item["loop_count"]
     return opts
 

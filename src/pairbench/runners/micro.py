@@ -293,7 +293,9 @@ class MicroRunner:
 
     def _plan(self, benchmark: Benchmark) -> tuple[int, int, float]:
         o = benchmark.options
-        if o.get("script"):  # a whole script: one run is one sample (its state may not survive a rerun)
+        if o.get("script") or o.get("loop_count") == 1:
+            # a whole script, or a benchmark_driver item of loop_count 1 (require.yml): one run is one
+            # sample, as benchmark_driver runs it; its state may not survive a rerun in the same process
             return 1, 0, float(o.get("target_time", self.target_time))
         return (int(o.get("samples", self.samples)), int(o.get("warmup", self.warmup)),
                 float(o.get("target_time", self.target_time)))
