@@ -12,6 +12,16 @@ detected the 1% (CI excludes 0). Cells run in a random order.
     python3 bench/duet.py                      # 6 trials per cell, 40 blocks, T = 5 s and 20 s
     python3 bench/duet.py --trials 10 --blocks 60
     python3 bench/duet.py --workload python --iterations 100000
+
+Detection table (`--budget T`): each run is `pairbench cmd --max-time T` (the same wall budget for
+both modes); B does +0% (the A/A false-alarm rate), +0.5%, +1% or +2% work; per run the 95% CI of
+the mean paired log-ratio (Student t over the blocks measured) on wall time and on CPU time
+(duet's `cpu`; plain runs: user + sys), its half-width, and whether it excludes 0. Rows are
+appended to --out, so the cells can be run in chunks (`--chunk 1/4` ... `--chunk 4/4`, each a few
+minutes) and summed up with `--report`:
+
+    python3 bench/duet.py --budget 5 --workload c --trials 10 --chunk 1/4 --out duet5.jsonl
+    python3 bench/duet.py --report duet5.jsonl
 """
 from __future__ import annotations
 
@@ -26,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 LOOP_C = r"""
@@ -82,8 +93,95 @@ def _one(loop: str, n: int, mode: str, blocks: int, out: Path, env: dict[str, st
     return row
 
 
+EFFECTS = (0.0, 0.005, 0.01, 0.02)
+
+
+def _t95(df: int) -> float:
+    """Two-sided 95% Student t quantile (scipy when present, else the normal's 1.96 plus a correction)."""
+    try:
+        from scipy import stats  # type: ignore[import-untyped]
+
+        return float(stats.t.ppf(0.975, df))
+    except ImportError:
+        return 1.96 + 2.4 / max(df, 1)
+
+
+def _budget_run(program: str, n: int, effect: float, mode: str, budget: float, out: Path,
+                env: dict[str, str]) -> dict[str, Any]:
+    """One `pairbench cmd --max-time budget` run: per metric the CI half-width and whether it excludes 0."""
+    argv = [sys.executable, "-m", "pairbench", "cmd", "-N", f"{program} {n}", f"{program} {int(round(n * (1 + effect)))}",
+            "-n", "A", "-n", "B", "-r", "3", "-w", "1", "--max-time", str(budget), "--no-history", "--no-progress",
+            "--export-json", str(out)] + (["--duet"] if mode == "duet" else [])
+    done = subprocess.run(argv, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"{mode} run failed: {done.stderr.strip()[-300:]}")
+    run = json.loads(out.read_text())
+    per: dict[str, dict[int, dict[str, float]]] = {"time": {}, "cpu": {}}
+    for s in run["samples"]:
+        if s["warmup"]:
+            continue
+        metric = "cpu" if s["metric"] in ("user", "sys") and mode == "plain" else s["metric"]
+        if metric in per:
+            d = per[metric].setdefault(s["block"], {})
+            d[s["variant"]] = d.get(s["variant"], 0.0) + s["value"]
+    row: dict[str, Any] = {"elapsed_s": float(run["metadata"]["elapsed_s"]), "blocks": float(run["metadata"]["blocks"])}
+    for metric, blocks in per.items():
+        ds = [math.log(v["B"] / v["A"]) for v in blocks.values() if v.get("A", 0) > 0 and v.get("B", 0) > 0]
+        half = _t95(len(ds) - 1) * statistics.stdev(ds) / math.sqrt(len(ds))
+        row[f"{metric}_half"] = half
+        row[f"{metric}_detect"] = float(abs(statistics.mean(ds)) > half)
+    return row
+
+
+def _table(a: argparse.Namespace, program: str) -> int:
+    """Run this chunk's cells of the detection table, appending one JSON row per run to --out."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    cells = [(mode, eff) for mode in ("plain", "duet") for eff in EFFECTS for _ in range(a.trials)]
+    random.Random(2).shuffle(cells)
+    k, of = (int(x) for x in a.chunk.split("/"))
+    mine = [c for i, c in enumerate(cells) if i % of == k - 1]
+    with open(a.out, "a", encoding="utf-8") as fh:
+        for i, (mode, eff) in enumerate(mine):
+            try:
+                row = _budget_run(program, a.iterations, eff, mode, a.budget, Path(a.out).with_suffix(f".{k}.json"),
+                                  env)
+            except RuntimeError as exc:  # counted as missing in the table, said here
+                print(f"  {i + 1}/{len(mine)} {exc}", flush=True)
+                continue
+            row.update(workload=a.workload, mode=mode, effect=eff, budget=a.budget)
+            fh.write(json.dumps(row) + "\n")
+            fh.flush()
+            print(f"  {i + 1}/{len(mine)} {mode:5} +{100 * eff:g}% wall ±{100 * row['time_half']:.2f}% "
+                  f"cpu ±{100 * row['cpu_half']:.2f}% ({row['blocks']:.0f} blocks, {row['elapsed_s']:.1f} s)", flush=True)
+    return 0
+
+
+def _report(paths: list[str]) -> int:
+    """The detection table from the rows of earlier chunks."""
+    rows = [json.loads(line) for p in paths for line in open(p, encoding="utf-8") if line.strip()]
+    groups: dict[tuple[str, float, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["workload"], r["budget"], r["mode"]), []).append(r)
+    print("| workload | budget | mode | blocks | ±CI wall | ±CI cpu | " + " | ".join(
+        f"{'A/A false alarms' if e == 0 else f'+{100 * e:g}% detected'} (wall, cpu)" for e in EFFECTS) + " |")
+    print("|---|---|---|---|---|---|" + "---|" * len(EFFECTS))
+    for (workload, budget, mode), rs in sorted(groups.items()):
+        cells = []
+        for e in EFFECTS:
+            er = [r for r in rs if abs(r["effect"] - e) < 1e-9]
+            cells.append(f"{sum(r['time_detect'] for r in er):.0f}/{len(er)}, {sum(r['cpu_detect'] for r in er):.0f}/{len(er)}")
+        med = {k: statistics.median(r[k] for r in rs) for k in ("blocks", "time_half", "cpu_half")}
+        print(f"| {workload} | {budget:g} s | {mode} | {med['blocks']:.0f} | {100 * med['time_half']:.2f}% | "
+              f"{100 * med['cpu_half']:.2f}% | " + " | ".join(cells) + " |")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--budget", type=float, help="the detection table at this --max-time (see the docstring)")
+    ap.add_argument("--chunk", default="1/1", help="K/M: run the K-th of M interleaved shares of the cells")
+    ap.add_argument("--out", default="duet.jsonl", help="rows of the detection table are appended here")
+    ap.add_argument("--report", nargs="+", metavar="JSONL", help="print the detection table from these rows")
     ap.add_argument("--trials", type=int, default=6)
     ap.add_argument("--blocks", type=int, default=40)
     ap.add_argument("--iterations", type=int, default=30_000_000)
@@ -91,6 +189,8 @@ def main() -> int:
     ap.add_argument("--workload", choices=("c", "python"), default="c",
                     help="the C loop, or a Python script building and sorting a dict (--iterations keys)")
     a = ap.parse_args()
+    if a.report:
+        return _report(a.report)
     tmp = Path(tempfile.mkdtemp(prefix="pb-duet-"))
     if a.workload == "c":
         (tmp / "loop.c").write_text(LOOP_C)
@@ -99,6 +199,8 @@ def main() -> int:
     else:
         (tmp / "work.py").write_text(PY_SCRIPT)
         program = f"{sys.executable} {tmp / 'work.py'}"
+    if a.budget:
+        return _table(a, program)
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     cells = [(mode, hog) for mode in ("plain", "duet") for hog in ("none", "hog") for _ in range(a.trials)]
     random.Random(1).shuffle(cells)

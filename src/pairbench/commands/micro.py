@@ -24,7 +24,7 @@ from pairbench.commands.common import add_run_options
 __all__ = ["register", "build_run", "variants_from_args"]
 
 FLAG_NAMES = {"samples": "--samples", "warmup": "--warmup-samples", "target_time": "--target-time",
-              "loops": "--loops", "clock": "--clock", "setup": "-s/--setup", "stmt": "STMT"}
+              "loops": "--loops", "clock": "--clock", "measure": "--measure", "setup": "-s/--setup", "stmt": "STMT"}
 """The flag that sets each micro option, for error messages."""
 PY_SUFFIXES = (".py",)
 RB_SUFFIXES = (".yml", ".yaml")
@@ -83,6 +83,9 @@ def register(subparsers: Any) -> None:
                    help="cpu: the worker's CPU time, blind to other processes on a shared machine; "
                    "wall: for operations that sleep, wait or use threads; auto (default): wall for "
                    "async functions and pyperf benchmarks, cpu otherwise")
+    p.add_argument("--measure", default=None, metavar="WHAT",
+                   help="time (default), instructions (per operation, counted exactly under perf or valgrind: "
+                   "N against 2N ops), or both: instructions,time (the first is the primary metric)")
     # In-process warm-up samples absorb JIT and cache warm-up; a whole warm-up process would time
     # nothing the measured ones do not, so none by default.
     add_run_options(p, warmup=0)
@@ -258,7 +261,7 @@ def build_run(args: argparse.Namespace, runner: Any) -> Any:
 
     common = {"language": language, "samples": args.samples, "warmup": args.warmup_samples,
               "target_time": args.target_time, "clock": args.clock, "alloc": not args.no_alloc,
-              **_fixed_loops(args, language)}
+              **_fixed_loops(args, language), **({"measure": args.measure} if args.measure else {})}
     benchmarks: list[Benchmark] = []
     prefix_files = len(files) > 1
     for path in files:

@@ -11,6 +11,8 @@ Requests (`mode`):
   calibrate  {spec, "target"}             -> {"loops", "time"}: loops for about `target` s per sample
   time       {spec, "loops", "warmup", "samples", "alloc"}
              -> {"warmup": [s...], "samples": [s...], "overhead": s per loop iteration, "alloc": {...}}
+  count      {spec, "loops", "empty_loops"} -> {"loops", "inner_loops"}: `loops` ops then `empty_loops`
+             empty ones, untimed, for an instruction counter outside the process (--measure instructions)
 A spec is {"file", "func", "param"} (a `bench_*` function) or {"setup", "stmt"} (timeit style).
 Failures answer {"ok": false, "stage", "error"} instead of raising.
 
@@ -334,6 +336,20 @@ def _time(parts, request):
     return out
 
 
+def do_count(request):
+    return _with_parts(request, lambda parts: _count(parts, request))
+
+
+def _count(parts, request):
+    """`loops` ops, then `empty_loops` iterations of the empty op. The caller counts a process with
+    (N, N) and one with (2N, 0): the difference is N ops less N empty iterations, so start-up,
+    imports, set-up and the loop itself cancel exactly."""
+    timed, empty, inner = parts[0], parts[1], parts[6]
+    _run(timed, int(request["loops"]))
+    _run(empty, int(request.get("empty_loops", 0)))
+    return {"loops": int(request["loops"]), "inner_loops": inner}
+
+
 def _per_inner(alloc, inner):
     """Counts per loop iteration -> per operation; the peak stays that of one iteration."""
     if inner == 1 or "unavailable" in alloc:
@@ -364,7 +380,7 @@ def main():
             request = json.loads(sys.stdin.read() or "{}")
             mode = request.get("mode")
             handler = {"list": do_list, "calibrate": do_calibrate, "time": do_time,
-                       "probe": lambda r: {}}.get(mode)
+                       "count": do_count, "probe": lambda r: {}}.get(mode)
             if handler is None:
                 answer = {"ok": False, "stage": "request", "error": "unknown mode %r" % (mode,)}
             else:

@@ -10,6 +10,8 @@
 #              {"file", "indexes", "target"} -> {"calibrations": [{"index", "loops", "time"} | {"index", "error"}]}
 #   time       {spec, "loops", "warmup", "samples", "alloc"}
 #              -> {"warmup": [s], "samples": [s], "overhead": s per iteration, "alloc": {...}}
+#   count      {spec, "loops", "empty_loops"} -> {"loops"}: `loops` iterations then `empty_loops`
+#              empty ones, untimed, for an instruction counter outside the process
 # A spec is {"file", "index"} (one benchmark of a benchmark_driver YAML file; with "source", the
 # file's code as `list` answered it, the file is not read again), {"setup", "stmt"}
 # (prelude and script given on the command line) or {"file", "script": true} (a whole .rb file, run
@@ -52,6 +54,7 @@ $pb_shown = nil
 
 # The directory pairbench gave for the whole run (kept at exit), if any.
 $pb_shared_dir = nil
+$pb_count_dir = nil
 
 def run_dir
   $pb_run_dir ||= $pb_shared_dir || (require('tmpdir') && Dir.mktmpdir("pairbench-rb-"))
@@ -60,7 +63,8 @@ end
 # Writes `code` to a script file in the run directory and points $0 at it; the process id keeps
 # workers of one run from writing over each other's script.
 def script_file(name, code, shown)
-  path = File.join(run_dir, name.to_s.gsub(/[^A-Za-z0-9_.-]/, "_")[0, 80] + "-#{Process.pid}.rb")
+  pid = $pb_count_dir ? "" : "-#{Process.pid}"  # counted workers run one at a time, in a directory of their own
+  path = File.join(run_dir, name.to_s.gsub(/[^A-Za-z0-9_.-]/, "_")[0, 80] + "#{pid}.rb")
   File.write(path, code)
   $0 = path
   $pb_script = path
@@ -331,6 +335,21 @@ def do_time(req)
   out
 end
 
+# For --measure instructions: pairbench counts a process with (N, N) and one with (2N, 0); the
+# difference is N ops less N empty iterations, so start-up, the prelude and the loop cancel. Nothing
+# timed is printed (formatting a float costs a number of instructions that depends on its digits).
+def do_count(req)
+  raise BenchError.new("request", "a whole script cannot be counted per operation") if req["script"]
+  if req["count_dir"]  # the same path in both counted processes (a pid in it would move the count)
+    FileUtils.mkdir_p(req["count_dir"])
+    $pb_run_dir = $pb_count_dir = req["count_dir"]
+  end
+  timed, empty = build(req)
+  run(timed, req["loops"].to_i)
+  run(empty, req["empty_loops"].to_i)
+  { "loops" => req["loops"].to_i }
+end
+
 # Teardown runs even when a sample failed (it removes what the prelude made); then the run
 # directory goes. A failing teardown is the answer only if nothing failed before it.
 def finish(answer)
@@ -356,7 +375,8 @@ def main
     input = STDIN.read.to_s
     req = JSON.parse(input.strip.empty? ? "{}" : input)
     $pb_shared_dir = req["run_dir"] if req["run_dir"].is_a?(String) && File.directory?(req["run_dir"])
-    handler = { "list" => :do_list, "calibrate" => :do_calibrate, "time" => :do_time, "probe" => nil }
+    handler = { "list" => :do_list, "calibrate" => :do_calibrate, "time" => :do_time, "count" => :do_count,
+                "probe" => nil }
     mode = req["mode"]
     if !handler.key?(mode)
       { "ok" => false, "stage" => "request", "error" => "unknown mode #{mode.inspect}" }

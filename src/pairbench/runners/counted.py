@@ -17,7 +17,7 @@ from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.command import CommandRunner, expand_command
 from pairbench.runners.duet import DuetPair, duet_cpus
-from pairbench.runners.instructions import KNOBS, InstructionCounter, choose_counter
+from pairbench.runners.instructions import InstructionCounter, choose_counter, vary_notice
 
 __all__ = ["CountingCommandRunner"]
 
@@ -35,7 +35,7 @@ class CountingCommandRunner(CommandRunner):
     def __init__(self, rng: random.Random | None = None) -> None:
         super().__init__(rng)
         self._counter: InstructionCounter | None = None
-        self._counts: dict[tuple[str, str], set[int]] = {}
+        self._counts: dict[tuple[str, str], set[float]] = {}
         """(benchmark, variant) -> the instruction counts its measured runs gave."""
         self._duets: dict[str, tuple[DuetPair, dict[str, Variant]]] = {}
         """Benchmarks measured with --duet: their pair of runners and variants by name."""
@@ -115,12 +115,6 @@ class CountingCommandRunner(CommandRunner):
         """A notice the first time one variant's count changes between runs: the deltas are then not exact."""
         assert self._counter is not None
         seen = self._counts.setdefault((benchmark.name, variant.name), set())
-        if seen and count not in seen and len(seen) == 1:
-            knobs = list(KNOBS) + ["no environment padding"] + (["setarch -R (no ASLR)"] if self._counter.no_aslr
-                                                                else ["(setarch -R is not available here)"])
-            replicate.notices.append(Notice(
-                "instructions-vary", f"instruction counts of one variant differ between runs ({min(seen | {count})}"
-                f"..{max(seen | {count})}): the program is not deterministic, so deltas are not exact",
-                f"pairbench sets {', '.join(knobs)}; remove clocks, random seeds, threads or address-dependent "
-                "work from the workload", benchmark.name, variant.name))
-        seen.add(count)
+        notice = vary_notice(self._counter, seen, float(count), benchmark.name, variant.name)
+        if notice is not None:
+            replicate.notices.append(notice)

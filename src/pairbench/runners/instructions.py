@@ -9,13 +9,15 @@ deterministic program, at a slowdown of about 20-60x (docs/calibrate.md).
 
 For repeatable counts the counted run sets PYTHONHASHSEED=0 (unless the variant sets it), drops
 the random environment padding the timed runs use, and runs under `setarch -R` (no address
-space randomisation) when the kernel allows it. The count is a declared exact metric: compared
+space randomisation) when the kernel allows it; `micro` also preloads `fixed_random.c` (getrandom
+returns fixed bytes: Ruby seeds its string hashes from it, and has no PYTHONHASHSEED). The count is a declared exact metric: compared
 by its exact delta, never by a test; a variant whose counts differ between runs gets a notice.
 """
 
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import shutil
 import subprocess
@@ -24,10 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pairbench.errors import UserError
-from pairbench.model import Metric
+from pairbench.model import Metric, Notice
 
 __all__ = ["INSTRUCTIONS", "MEASURES", "InstructionCounter", "choose_counter", "parse_cachegrind", "parse_perf",
-           "parse_measure", "measure_option"]
+           "parse_measure", "measure_option", "fixed_random_library", "vary_notice"]
 
 INSTRUCTIONS = Metric("instructions", "count", "lower", exact=True, description="instructions executed")
 MEASURES = ("time", "instructions")
@@ -36,6 +38,7 @@ MEASURES = ("time", "instructions")
 VALGRIND_ARGS = ("--tool=cachegrind", "--cache-sim=no", "--branch-sim=no", "--trace-children=yes")
 KNOBS = ("PYTHONHASHSEED=0",)
 ENV_PADDING = "PAIRBENCH_ENV_OFFSET"
+_FIXED_RANDOM_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixed_random.c")
 
 
 def parse_measure(value: object) -> tuple[str, ...]:
@@ -112,14 +115,21 @@ class InstructionCounter:
     """Why this source: the reason perf was not used, or ''."""
     no_aslr: bool
     """Runs go through `setarch -R`."""
+    preload: str | None = None
+    """A library preloaded into counted runs (fixed_random.c, built), or None."""
     out_dir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="pairbench-instr-"))
 
     def describe(self) -> str:
         """Which source counts, and which knobs are set, for a notice."""
         how = "perf stat -e instructions:u" if self.source == "perf" else "valgrind cachegrind (--cache-sim=no)"
-        knobs = list(KNOBS) + ["no environment padding"] + (["setarch -R (no ASLR)"] if self.no_aslr else [])
         reason = f" because {self.why}" if self.why else ""
-        return f"instructions counted by {how}{reason}; set for repeatable counts: {', '.join(knobs)}"
+        return f"instructions counted by {how}{reason}; set for repeatable counts: {', '.join(self.knobs())}"
+
+    def knobs(self) -> list[str]:
+        """What pairbench sets so that a deterministic program counts the same in every run."""
+        return (list(KNOBS) + ["no environment padding"]
+                + (["setarch -R (no ASLR)"] if self.no_aslr else ["(setarch -R is not available here)"])
+                + (["getrandom() fixed (LD_PRELOAD)"] if self.preload else []))
 
     def wrap(self, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
         """The argv and environment of a counted run."""
@@ -128,6 +138,8 @@ class InstructionCounter:
         env = dict(env)
         env.pop(ENV_PADDING, None)
         env.setdefault("PYTHONHASHSEED", "0")
+        if self.preload:
+            env["LD_PRELOAD"] = " ".join(x for x in (self.preload, env.get("LD_PRELOAD", "")) if x)
         if self.source == "perf":
             prefix = ["perf", "stat", "-x,", "-e", "instructions:u", "-o", os.path.join(self.out_dir, "perf"), "--"]
         else:
@@ -156,12 +168,59 @@ class InstructionCounter:
         shutil.rmtree(self.out_dir, ignore_errors=True)
 
 
-def choose_counter() -> InstructionCounter:
+def choose_counter(preload: str | None = None) -> InstructionCounter:
     """perf when its counter works here, else valgrind; a UserError when neither can count."""
     why = _perf_works()
     if not why:
-        return InstructionCounter("perf", "", _setarch_works())
+        return InstructionCounter("perf", "", _setarch_works(), preload)
     if shutil.which("valgrind") is None:
         raise UserError(f"--measure instructions needs perf or valgrind: {why}, and valgrind is not installed "
                         "(apt-get install valgrind)")
-    return InstructionCounter("valgrind", f"perf cannot count here: {why}", _setarch_works())
+    return InstructionCounter("valgrind", f"perf cannot count here: {why}", _setarch_works(), preload)
+
+
+def fixed_random_library(cache_dir: str) -> str | None:
+    """fixed_random.c built as a shared library in `cache_dir` (once), or None without a compiler."""
+    try:
+        with open(_FIXED_RANDOM_SOURCE, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()[:12]
+    except OSError:
+        return None
+    target = os.path.join(cache_dir, f"fixed-random-{os.uname().machine}-{digest}.so")
+    if os.path.isfile(target):
+        return target
+    compilers = [os.environ["CC"]] if os.environ.get("CC") else ["cc", "gcc", "clang"]
+    compiler = next((c for c in compilers if shutil.which(c)), None)
+    if compiler is None:
+        return None
+    try:
+        os.makedirs(cache_dir, exist_ok=True)
+        fd, partial = tempfile.mkstemp(prefix="fixed-random-", suffix=".so", dir=cache_dir)
+        os.close(fd)
+        done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", partial, _FIXED_RANDOM_SOURCE],
+                              capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            os.unlink(partial)
+            return None
+        os.replace(partial, target)  # atomic: two pairbench processes may build it at once
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return target
+
+
+def _count(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:.4f}"
+
+
+def vary_notice(counter: InstructionCounter, seen: set[float], value: float, benchmark: str,
+                variant: str) -> Notice | None:
+    """A notice the first time one variant's count changes between runs (then deltas are not exact);
+    `value` is added to `seen`."""
+    first_change = bool(seen) and value not in seen and len(seen) == 1
+    seen.add(value)
+    if not first_change:
+        return None
+    return Notice("instructions-vary", f"instruction counts of one variant differ between runs ({_count(min(seen))}"
+                  f"..{_count(max(seen))}): the program is not deterministic, so deltas are not exact",
+                  f"pairbench sets {', '.join(counter.knobs())}; remove clocks, random seeds, threads or "
+                  "address-dependent work from the workload", benchmark, variant)

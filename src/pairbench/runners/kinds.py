@@ -112,14 +112,19 @@ def _make_http(seed: int | None, options: HttpOptions | None) -> Runner:
 def _micro_metrics(options: MicroOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
     from pairbench.runners.micro import micro_metrics
 
-    return micro_metrics(options.language)
+    if options.measure == ("time",):
+        return micro_metrics(options.language)
+    from pairbench.runners.counted_micro import counted_metrics
+
+    return counted_metrics(options.measure, micro_metrics(options.language))
 
 
 def _make_micro(seed: int | None, options: MicroOptions | None) -> Runner:
-    from pairbench.runners.micro import MicroRunner
+    from pairbench.runners.counted_micro import CountingMicroRunner
 
     o = options or MicroOptions(stmt="")
-    return MicroRunner(samples=o.samples, warmup=o.warmup, target_time=o.target_time, alloc=o.alloc, seed=seed)
+    return CountingMicroRunner(samples=o.samples, warmup=o.warmup, target_time=o.target_time, alloc=o.alloc,
+                               seed=seed)
 
 
 # --- fake ------------------------------------------------------------------------------------------

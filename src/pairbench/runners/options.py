@@ -330,6 +330,8 @@ class MicroOptions:
     """Python: the versions that may run it (`>=3.12`); other interpreters skip it, as pyperformance does."""
     requires_from: str | None = None
     """The file that gave requires_python, named when an interpreter skips the benchmark."""
+    measure: tuple[str, ...] = ("time",)
+    """`time` and/or `instructions` (per op, counted: runners/counted_micro.py); the first is primary."""
 
 
 MICRO_LANGUAGES: tuple[str, ...] = ("python", "ruby")
@@ -358,6 +360,7 @@ def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
         argv=read_strings(m, "argv", where),
         requires_python=read_string(m, "requires_python", where, None, empty=False),
         requires_from=read_string(m, "requires_from", where, None),
+        measure=measure_option(m, where),
     )
     if opts.requires_python is not None:
         from pairbench.runners.python_spec import check_requires_python
@@ -371,6 +374,9 @@ def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
         raise where.fail(None, "a Python benchmark file needs func, the bench_* function to time")
     if opts.script and (opts.language != "ruby" or opts.file is None):
         raise where.fail("script", "a script benchmark is a Ruby .rb file: it needs language ruby and file")
+    if opts.script and "instructions" in opts.measure:
+        raise where.fail("measure", "a whole Ruby script runs once per process, so it has no count per "
+                         "operation; count it with `pairbench cmd --measure instructions 'ruby FILE'`")
     if opts.file is not None and opts.language == "ruby" and opts.index is None and not opts.script:
         raise where.fail(None, "a Ruby benchmark file needs index, the position of the benchmark in it")
     return opts

@@ -1,0 +1,129 @@
+"""`pairbench micro --measure instructions`: per-op counts of real Python and Ruby under real valgrind."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pairbench.model import Run
+from pairbench.store.runfile import load_run
+from tests.e2e.test_micro import PY, flat, need
+
+# Each replicate is two interpreters under valgrind (~5-20 s each on a loaded 2-core machine).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900),
+              pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")]
+
+BENCH_PY = '''
+def bench_once():
+    d = {}
+    for i in range(40):
+        d[i] = i
+
+
+def bench_twice():
+    d = {}
+    for i in range(40):
+        d[i] = i
+    d = {}
+    for i in range(40):
+        d[i] = i
+'''
+
+BENCH_RB = '''
+prelude: |
+  a = []
+benchmark:
+  once: |
+    40.times { |i| a << i }
+    a.clear
+  twice: |
+    40.times { |i| a << i }
+    a.clear
+    40.times { |i| a << i }
+    a.clear
+'''
+
+
+def counts(run: Run, bench: str) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for s in run.samples:
+        if s.benchmark == bench and s.metric == "instructions_per_op" and not s.warmup:
+            out.setdefault(s.variant, []).append(s.value)
+    return out
+
+
+def comparison(run: Run, bench: str, candidate: str) -> Any:
+    return next(c for c in run.comparisons
+                if c.benchmark == bench and c.metric == "instructions_per_op" and c.candidate == candidate)
+
+
+def _counted(run_cli: Any, tmp_path: Path, *args: str) -> tuple[Any, Run]:
+    proc = run_cli("micro", *args, "--loops", "300", "-r", "2", "--samples", "2", "--warmup-samples", "0",
+                   "--no-progress", "--export-json", "run.json", timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc, load_run(tmp_path / "run.json")
+
+
+def _check_exact(run: Run, variants: tuple[str, str], tolerance: float = 0.0) -> float:
+    """Every process gave one count per benchmark (within `tolerance`, relative), A/A reads 1; returns
+    twice/once."""
+    per_op = {}
+    for bench in ("once", "twice"):
+        values = counts(run, bench)
+        assert sorted(values) == sorted(variants) and all(len(v) == 2 for v in values.values())
+        seen = {x for v in values.values() for x in v}
+        assert max(seen) - min(seen) <= tolerance * min(seen), values  # the same in every process
+        same = comparison(run, bench, variants[1])
+        assert same.verdict == "exact" and abs(same.ratio - 1.0) <= tolerance
+        per_op[bench] = values[variants[0]][0]
+    assert per_op["once"] > 100  # forty dict stores or array appends, not the empty loop
+    if not tolerance:
+        assert "instructions-vary" not in {n.kind for n in run.notices}
+    return per_op["twice"] / per_op["once"]
+
+
+def test_a_python_op_counts_the_same_in_every_process_and_twice_the_work_reads_about_2(
+        run_cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "bm.py").write_text(BENCH_PY)
+    proc, run = _counted(run_cli, tmp_path, "bm.py", "--measure", "instructions", "--python", PY, "--python", PY,
+                         "-n", "A", "-n", "A again")
+    assert 1.8 <= _check_exact(run, ("A", "A again")) <= 2.2
+    assert [m.name for m in run.benchmarks[0].metrics] == ["instructions_per_op"]  # no time asked, none measured
+    assert not [s for s in run.samples if s.metric == "time_per_op"]
+    text = flat(proc)
+    assert "instructions counted by valgrind cachegrind" in text and "PYTHONHASHSEED=0" in text
+    assert "getrandom() fixed" in text
+
+
+def test_a_ruby_op_counts_the_same_in_every_process_beside_its_time(run_cli: Any, tmp_path: Path) -> None:
+    need("ruby")
+    (tmp_path / "bm.yml").write_text(BENCH_RB)
+    _, run = _counted(run_cli, tmp_path, "bm.yml", "--measure", "instructions,time", "--ruby", "ruby",
+                      "--ruby", "ruby", "-n", "A", "-n", "A again")
+    # Ruby moves by a few instructions in an occasional process (0.02 per op of ~22 000 at N = 300)
+    assert 1.8 <= _check_exact(run, ("A", "A again"), tolerance=1e-5) <= 2.2
+    names = [m.name for m in run.benchmarks[0].metrics]
+    assert names[:3] == ["instructions_per_op", "time_per_op", "ops_per_s"]
+    assert len([s for s in run.samples if s.metric == "time_per_op" and s.benchmark == "once"]) == 2 * 2 * 2
+
+
+def test_an_op_whose_work_depends_on_the_process_is_warned_about(run_cli: Any, tmp_path: Path) -> None:
+    proc = run_cli("micro", "-s", "import os; n = os.getpid() % 97 + 1", "[0] * n * 50", "--measure", "instructions",
+                   "--python", PY, "--loops", "100", "-r", "2", "--samples", "2", "--warmup-samples", "0",
+                   "--no-progress", "--export-json", "run.json", timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = flat(proc)
+    assert "instruction counts of one variant differ between runs" in text and "setarch -R" in text
+
+
+def test_a_whole_ruby_script_cannot_be_counted_per_op_and_says_how_to(run_cli: Any, tmp_path: Path) -> None:
+    need("ruby")
+    (tmp_path / "app.rb").write_text("x = 1\n")
+    proc = run_cli("micro", "app.rb", "--ruby", "ruby", "--measure", "instructions", "--no-progress")
+    assert proc.returncode == 1
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:") and "pairbench cmd --measure instructions" in err[0]
+    assert "Traceback" not in proc.stderr
