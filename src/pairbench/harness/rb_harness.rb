@@ -341,6 +341,7 @@ end
 def do_count(req)
   raise BenchError.new("request", "a whole script cannot be counted per operation") if req["script"]
   if req["count_dir"]  # the same path in both counted processes (a pid in it would move the count)
+    require 'fileutils'  # loaded by both counted processes alike, so its instructions cancel
     FileUtils.mkdir_p(req["count_dir"])
     $pb_run_dir = $pb_count_dir = req["count_dir"]
   end
