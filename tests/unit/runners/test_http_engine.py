@@ -441,3 +441,33 @@ def test_without_httptools_the_hand_parser_does_it_all(monkeypatch: pytest.Monke
     load, conn, _ = _setup(count=2)
     conn.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX: 1\r\n\r\nok")
     assert load.completed == 1 and conn.parser is None
+
+
+def test_booked_latencies_give_the_histogram_recorded_one_by_one_and_are_folded_when_many(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from pairbench.runners.http import scheduler
+    from pairbench.runners.http.histogram import Histogram
+
+    load, conn, t = _setup(count=1 << 30)
+    monkeypatch.setattr(scheduler, "_FOLD_AT", 1000)
+    clock = iter(range(10**9, 10**12, 777_777))
+    monkeypatch.setattr(http1, "_now", lambda: next(clock))
+    monkeypatch.setattr(scheduler, "_now", lambda: next(clock))  # no request is late
+    conn.start = 10**9 - 123
+    expected = Histogram()
+    for _ in range(2500):
+        start = conn.start
+        conn.data_received(RESP)
+        expected.record(conn.start - start)  # the next request starts when this one is booked
+    assert len(load.latencies) == 2500
+    load.watchdog()  # many booked: folded into the histogram, memory freed
+    assert len(load.latencies) == 0 and load.hist.count == 2500
+    for _ in range(10):
+        start = conn.start
+        conn.data_received(RESP)
+        expected.record(conn.start - start)
+    load.watchdog()  # few: left for the end
+    assert len(load.latencies) == 10
+    load.finish_histogram()
+    assert load.hist.to_dict() == expected.to_dict() and load.completed == 2510
+    assert load.status_counts == {200: 2510}

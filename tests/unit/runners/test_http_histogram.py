@@ -68,3 +68,19 @@ def test_empty_histogram_and_bad_percentile() -> None:
     h.record(1000)
     with pytest.raises(ValueError):
         h.percentile_s(101)
+
+
+def test_values_booked_at_once_give_the_histogram_that_recording_each_gives() -> None:
+    rng = random.Random(7)
+    values = ([0, 0, -5, 1, 255, 256, 257, 511, 512, 2**40 + 1]
+              + [int(10 ** rng.uniform(2, 10)) for _ in range(20000)] + [123456] * 50)
+    one_by_one, at_once = Histogram(), Histogram()
+    for v in values:
+        one_by_one.record(v)
+    half = len(values) // 2
+    at_once.record_values(values[:half])
+    at_once.record_values(values[half:])
+    at_once.record_values([])
+    assert at_once.to_dict() == one_by_one.to_dict()
+    qs = [0, 1, 50, 90, 99, 99.9, 100]
+    assert at_once.percentiles_s(qs) == one_by_one.percentiles_s(qs)

@@ -34,6 +34,8 @@ _RECV_SIZE = 64 * 1024
 _TLS_RECV_SIZE = 16 * 1024
 """One TLS record at most (RFC 8446 §5.1): SSL_read returns no more, and a smaller buffer is cheaper to allocate."""
 _WAKE_S = 0.05
+_TIMER_EVERY = 16
+"""Reads between two looks at the timers while data keeps coming (a timer is late by at most these)."""
 
 
 class StreamProtocol(Protocol):
@@ -154,25 +156,36 @@ class BlockingLoop:
         """Read responses and run timers until `flag` is set."""
         timers = self.timers
         size = _RECV_SIZE if self.tls is None else _TLS_RECV_SIZE
+        # While responses stream in, the clock is read for the timers once every _TIMER_EVERY
+        # reads (a clock read costs about as much as the fast-path framing check); at once after
+        # a read that timed out, a timer or anything run soon.
+        tick = 0
         while not flag._done:
             if self.soon:
                 batch, self.soon = self.soon, []
                 for fn, args in batch:
                     fn(*args)
+                tick = 0
                 continue
-            if timers and timers[0][0] <= _now():
+            if tick:
+                tick -= 1
+            elif timers and timers[0][0] <= _now():
                 _, _, fn, args = heapq.heappop(timers)
                 fn(*args)
                 continue
+            else:
+                tick = _TIMER_EVERY - 1
             t = self.current
             if t is None:
                 if not timers:
                     return  # nothing left that could happen
                 time.sleep(max(0.0, (timers[0][0] - _now()) / 1e9))
+                tick = 0
                 continue
             try:
                 data = t.recv(size)
             except (BlockingIOError, ssl.SSLWantReadError):
+                tick = 0
                 continue  # no data within _WAKE_S: let the timers run
             except (ssl.SSLEOFError, ssl.SSLZeroReturnError):
                 data = b""  # the peer closed (without close_notify, or with it)

@@ -10,7 +10,8 @@ an hour of requests at 1 ms..10 s costs a few kilobytes. Merging adds counts
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from bisect import bisect_right
+from typing import Any, Iterable, Sequence
 
 __all__ = ["Histogram", "SUB_BITS"]
 
@@ -69,6 +70,31 @@ class Histogram:
     def record_many(self, values_ns: Iterable[int]) -> None:
         for v in values_ns:
             self.record(v)
+
+    def record_values(self, values_ns: Sequence[int]) -> None:
+        """Add many latencies at once, as `record` would one by one: sorted, then counted a bucket
+        at a time (one bisect per occupied bucket), so the per-value work is C's sort, not Python."""
+        if not values_ns:
+            return
+        s = sorted(values_ns)
+        lowest = s[0] if s[0] > 0 else 0
+        if self.count == 0 or lowest < self.min_ns:
+            self.min_ns = lowest
+        if s[-1] > self.max_ns:
+            self.max_ns = s[-1]
+        self.count += len(s)
+        self.total_ns += sum(s)
+        counts = self.counts
+        n = len(s)
+        pos = bisect_right(s, 0)  # negative values count as 0, in bucket 0
+        if pos:
+            self.total_ns -= sum(s[:pos])
+            counts[0] = counts.get(0, 0) + pos
+        while pos < n:
+            i = bucket_index(s[pos])
+            end = bisect_right(s, bucket_bounds(i)[1], pos)
+            counts[i] = counts.get(i, 0) + end - pos
+            pos = end
 
     def merge(self, other: Histogram) -> None:
         """Add every count of `other` into this histogram."""

@@ -9,9 +9,9 @@ answer to a HEAD request (llhttp's response parser cannot be told that it has no
 httptools the hand parser does it all.
 
 Why parsing and booking share a class: this is the per-request path, and every call and attribute
-hop on it costs client CPU that is added to each round trip (docs/http.md has the figures), so the
-histogram's `record` is inlined in `_complete` and a response framed like the previous one is
-recognised without parsing.
+hop on it costs client CPU that is added to each round trip (docs/http.md has the figures), so a
+latency is booked by one C append in `_complete` (bucketed at the end of the load) and a response
+framed like the previous one is recognised without parsing.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-from pairbench.runners.http.histogram import SUB_BITS
-
 if TYPE_CHECKING:
     from pairbench.runners.http.scheduler import Load
 
@@ -29,9 +27,6 @@ __all__ = ["Connection", "response_closes", "response_parser", "use_response_par
            "CHUNKED", "UNTIL_CLOSE", "DEAD"]
 
 _now = time.perf_counter_ns
-_M = 1 << SUB_BITS
-_TWO_M = 2 * _M
-_SUB1 = SUB_BITS + 1
 
 
 def response_closes(buf: bytes, end: int) -> bool:
@@ -335,19 +330,7 @@ class Connection(asyncio.Protocol):
             self.state = HEAD
             self.request = req = load.single or load.next_request()
             self.transport.write(req)  # type: ignore[union-attr]
-        # Histogram.record, inlined: this runs once per request.
-        if value < _TWO_M:
-            idx = value if value > 0 else 0
-        else:
-            shift = value.bit_length() - _SUB1
-            idx = shift * _M + (value >> shift)
-        counts = load.counts
-        counts[idx] = counts.get(idx, 0) + 1
-        load.total_ns += value
-        if value > load.max_ns:
-            load.max_ns = value
-        if value < load.min_ns:
-            load.min_ns = value
+        load.book(value)  # into the histogram at the end (Load.fold_latencies)
         status = self.status
         if status == 200:
             load.n200 += 1
