@@ -23,17 +23,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from exact_loop import compile_loop  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 
-LOOP_C = r"""
-#include <stdlib.h>
-int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 0;
-    unsigned long x = 0;
-    for (long i = 0; i < n; i++) { x += (unsigned long)i; __asm__ volatile("" : "+r"(x)); }
-    return (int)(x & 0);
-}
-"""
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -58,8 +52,7 @@ def main() -> int:
     try:
         command = a.command
         if command is None:
-            (tmp / "loop.c").write_text(LOOP_C)
-            subprocess.run(["cc", "-O1", "-o", str(tmp / "loop"), str(tmp / "loop.c")], check=True)
+            compile_loop(tmp)
             command = f"{tmp / 'loop'} 5000000"
         cal = _cli("calibrate", "-N", command, "--max-time", str(a.budget), "--no-progress",
                    "--export-json", str(tmp / "aa.json"), env=env)

@@ -38,16 +38,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from exact_loop import compile_loop  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
-LOOP_C = r"""
-#include <stdlib.h>
-int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 0;
-    unsigned long x = 0;
-    for (long i = 0; i < n; i++) { x += (unsigned long)i; __asm__ volatile("" : "+r"(x)); }
-    return (int)(x & 0);
-}
-"""
 PY_SCRIPT = "import sys\nd = {}\nfor i in range(int(sys.argv[1])):\n    d[str(i)] = i\nsorted(d)\n"
 HOG = "import time\nwhile True:\n    t = time.time() + 0.3\n    while time.time() < t: pass\n    time.sleep(0.3)\n"
 
@@ -193,8 +187,7 @@ def main() -> int:
         return _report(a.report)
     tmp = Path(tempfile.mkdtemp(prefix="pb-duet-"))
     if a.workload == "c":
-        (tmp / "loop.c").write_text(LOOP_C)
-        subprocess.run(["cc", "-O1", "-o", str(tmp / "loop"), str(tmp / "loop.c")], check=True)
+        compile_loop(tmp)
         program = str(tmp / "loop")
     else:
         (tmp / "work.py").write_text(PY_SCRIPT)

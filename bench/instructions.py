@@ -25,19 +25,13 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from exact_loop import compile_loop  # noqa: E402
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from pairbench.runners.instructions import choose_counter  # noqa: E402
 
-LOOP_C = r"""
-#include <stdlib.h>
-int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 0;
-    unsigned long x = 0;
-    for (long i = 0; i < n; i++) { x += (unsigned long)i; __asm__ volatile("" : "+r"(x)); }
-    return (int)(x & 0);
-}
-"""
 PY = "d = {str(i): i for i in range(200000)}\ns = sorted(d)\n"
 
 
@@ -93,8 +87,7 @@ def main() -> int:
         _micro(Path(tempfile.mkdtemp(prefix="pb-instr-")), a.runs)
         return 0
     tmp = Path(tempfile.mkdtemp(prefix="pb-instr-"))
-    (tmp / "loop.c").write_text(LOOP_C)
-    subprocess.run(["cc", "-O1", "-o", str(tmp / "loop"), str(tmp / "loop.c")], check=True)
+    compile_loop(tmp)
     (tmp / "bench.py").write_text(PY)
     commands = {"C loop A (10M)": [str(tmp / "loop"), "10000000"], "C loop B (10.1M)": [str(tmp / "loop"), "10100000"],
                 "python3 bench.py": [sys.executable, str(tmp / "bench.py")]}

@@ -1,0 +1,27 @@
+"""The exact-work C loop that bench/calibrate.py, duet.py and instructions.py time and count.
+
+`loop N` runs N iterations of one add the compiler cannot remove, so B = `loop 1.01N` does exactly
+1% more work than A: the truth every figure of those scripts is checked against.
+"""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+LOOP_C = r"""
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    long n = argc > 1 ? atol(argv[1]) : 0;
+    unsigned long x = 0;
+    for (long i = 0; i < n; i++) { x += (unsigned long)i; __asm__ volatile("" : "+r"(x)); }
+    return (int)(x & 0);
+}
+"""
+
+
+def compile_loop(directory: Path) -> Path:
+    """The loop built with cc -O1 in `directory`; returns the executable's path."""
+    source, exe = directory / "loop.c", directory / "loop"
+    source.write_text(LOOP_C)
+    subprocess.run(["cc", "-O1", "-o", str(exe), str(source)], check=True)
+    return exe
