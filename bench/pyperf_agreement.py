@@ -1,7 +1,7 @@
 """Do pairbench's ratios for pyperformance benchmarks agree with pyperf's own, same machine, same run?
 
     PYTHONPATH=src python3 bench/pyperf_agreement.py [--base /usr/bin/python3] [--cand python3] [--rounds 2]
-        [--only NAME] [--pyperf-processes 20 | --sequential]
+        [--only NAME] [--pyperf-processes 20 | --sequential] [--pairbench-runs N]
 
 For chaos, nbody and unpack_sequence: pyperf's own runs of pyperformance's `run_benchmark.py` with
 the real pyperf, then `pyperf compare_to`, and `pairbench micro bm_NAME --python BASE --python
@@ -103,7 +103,10 @@ def pyperf_ratio(script: Path, base: str, cand: str, tmp: Path, processes: int =
     # to two decimals ("1.07x slower"); the same ratio from the files keeps four.
     import pyperf
 
-    means = [pyperf.Benchmark.load(str(f)).mean() for f in files]
+    benches = [pyperf.Benchmark.load(str(f)) for f in files]
+    means = [b.mean() for b in benches]
+    print("    pyperf values: " + ", ".join(f"{b.mean():.4g} s \u00b1 {100 * b.stdev() / b.mean():.1f}% "
+                                           f"({len(b.get_values())} values)" for b in benches), flush=True)
     proc = subprocess.run([sys.executable, "-m", "pyperf", "compare_to", str(files[0]), str(files[1])],
                           check=True, capture_output=True, text=True)
     verdict = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "?"
@@ -111,12 +114,13 @@ def pyperf_ratio(script: Path, base: str, cand: str, tmp: Path, processes: int =
     return means[1] / means[0]
 
 
-def pairbench_ratio(directory: Path, base: str, cand: str, tmp: Path) -> float:
-    """pairbench's estimated ratio, candidate / baseline, of time per op."""
+def pairbench_ratio(directory: Path, base: str, cand: str, tmp: Path, runs: int = 0) -> float:
+    """pairbench's estimated ratio, candidate / baseline, of time per op (runs > 0: that many blocks)."""
     out = tmp / f"pairbench-{directory.name}.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     subprocess.run([sys.executable, "-m", "pairbench", "micro", str(directory), "--python", base, "--python",
-                    cand, "--no-alloc", "--no-history", "--no-progress", "--export-json", str(out)],
+                    cand, "--no-alloc", "--no-history", "--no-progress", "--export-json", str(out)]
+                   + (["--runs", str(runs)] if runs else []),
                    check=True, env=env, capture_output=True, timeout=1800)
     run = json.loads(out.read_text())
     (c,) = [c for c in run["comparisons"] if c["metric"] == "time_per_op"]
@@ -131,6 +135,8 @@ def main() -> None:
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--pyperf-processes", type=int, default=20,
                         help="interleaved pyperf: worker processes per interpreter per round")
+    parser.add_argument("--pairbench-runs", type=int, default=0,
+                        help="pairbench's blocks per round (default: its own default)")
     parser.add_argument("--sequential", action="store_true",
                         help="pyperf's own design: all of one interpreter, then the other (--fast)")
     args = parser.parse_args()
@@ -151,7 +157,7 @@ def main() -> None:
                 d = root / f"bm_{name}"
                 script = d / "run_benchmark.py"
                 value = (pyperf_ratio(script, args.base, args.cand, tmp, processes) if tool == "pyperf"
-                         else pairbench_ratio(d, args.base, args.cand, tmp))
+                         else pairbench_ratio(d, args.base, args.cand, tmp, args.pairbench_runs))
                 ratios.setdefault((name, tool), []).append(value)
                 print(f"round {r + 1} {name:16} {tool:9} ratio {value:.4f}", flush=True)
     print(f"\n{args.cand} / {args.base}, median over {args.rounds} rounds; spread = (max - min) / median "

@@ -74,6 +74,23 @@ def test_instructions_and_time_are_both_measured_and_a_python_benchmark_counts_a
     assert "instructions-vary" not in {n["kind"] for n in run["notices"]}
 
 
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="ruby is not installed")
+def test_a_ruby_script_hashing_strings_counts_the_same_in_every_run(run_cli, tmp_path: Path) -> None:
+    # Ruby seeds its string hashes from getrandom(): without the fixed-random preload each run's
+    # table layout, and so its count, differs by thousands of instructions.
+    script = tmp_path / "hash.rb"
+    script.write_text('h = {}\n2000.times { |i| h["key#{i}"] = i }\nh.each_key { |k| k.hash }\n')
+    r = run_cli("cmd", "-N", "--measure", "instructions", f"ruby --disable-gems {script}",
+                f"ruby --disable-gems {script}", "-r", "2", "-w", "0", "--no-progress", "--no-history",
+                "--export-json", "r.json", timeout=600)
+    assert r.returncode == 0, r.stderr
+    run = json.loads((tmp_path / "r.json").read_text())
+    counts = _per_block(run, "instructions")
+    assert len({v for per in counts.values() for v in per.values()}) == 1, counts
+    assert "instructions-vary" not in {n["kind"] for n in run["notices"]}
+    assert "getrandom() fixed" in " ".join((r.stdout + r.stderr).split())
+
+
 def test_a_program_whose_count_changes_between_runs_is_called_out(run_cli, tmp_path: Path) -> None:
     script = tmp_path / "clock.py"
     script.write_text("import time\nfor _ in range(int(time.time() * 1e6) % 997 * 50):\n    pass\n")

@@ -17,7 +17,7 @@ from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.command import CommandRunner, expand_command
 from pairbench.runners.duet import DuetPair, duet_cpus
-from pairbench.runners.instructions import InstructionCounter, choose_counter, vary_notice
+from pairbench.runners.instructions import InstructionCounter, default_counter, vary_notice
 
 __all__ = ["CountingCommandRunner"]
 
@@ -48,7 +48,7 @@ class CountingCommandRunner(CommandRunner):
             return pair.prepare(benchmark, variants)
         notices = super().prepare(benchmark, variants)
         if _counts(benchmark):
-            self._counter = self._counter or choose_counter()
+            self._counter = self._counter or default_counter()
             notices.append(Notice("instructions", self._counter.describe(), "", benchmark.name))
         return notices
 

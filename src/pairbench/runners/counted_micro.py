@@ -20,12 +20,11 @@ import json
 import os
 import subprocess
 import tempfile
-from pathlib import Path
 from typing import Any, Callable
 
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
-from pairbench.runners.instructions import InstructionCounter, choose_counter, fixed_random_library, vary_notice
+from pairbench.runners.instructions import InstructionCounter, default_counter, vary_notice
 from pairbench.runners.micro import MicroRunner, WorkerResult, parse_answer
 from pairbench.runners.shims import resolve_shim
 
@@ -60,14 +59,6 @@ def _measures(benchmark: Benchmark) -> tuple[str, ...]:
     return tuple(benchmark.options.get("measure") or ("time",))
 
 
-def _cache_dir() -> str:
-    return str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pairbench")
-
-
-def _default_counter() -> InstructionCounter:
-    return choose_counter(fixed_random_library(_cache_dir()))
-
-
 def _spawn_with_request_file(argv: list[str], request: str, env: dict[str, str], cwd: str | None, timeout: float,
                              path: str) -> tuple[int, str, str]:
     """A counted worker reads its request from a file, not a pipe: Ruby reading a pipe whose data has
@@ -84,7 +75,7 @@ class CountingMicroRunner(MicroRunner):
 
     def __init__(self, *, counter: Counter | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._make_counter = counter or _default_counter
+        self._make_counter = counter or default_counter
         self._counter: InstructionCounter | None = None
         self._seen: dict[tuple[str, str], set[float]] = {}
         """(benchmark, variant) -> the per-op counts its replicates gave."""

@@ -9,8 +9,9 @@ deterministic program, at a slowdown of about 20-60x (docs/calibrate.md).
 
 For repeatable counts the counted run sets PYTHONHASHSEED=0 (unless the variant sets it), drops
 the random environment padding the timed runs use, and runs under `setarch -R` (no address
-space randomisation) when the kernel allows it; `micro` also preloads `fixed_random.c` (getrandom
-returns fixed bytes: Ruby seeds its string hashes from it, and has no PYTHONHASHSEED). The count is a declared exact metric: compared
+space randomisation) when the kernel allows it, and preloads `fixed_random.c` (getrandom returns
+fixed bytes: Ruby seeds its string hashes from it, and has no PYTHONHASHSEED) when a C compiler
+can build it. The count is a declared exact metric: compared
 by its exact delta, never by a test; a variant whose counts differ between runs gets a notice.
 """
 
@@ -29,7 +30,7 @@ from pairbench.errors import UserError
 from pairbench.model import Metric, Notice
 
 __all__ = ["INSTRUCTIONS", "MEASURES", "InstructionCounter", "choose_counter", "parse_cachegrind", "parse_perf",
-           "parse_measure", "measure_option", "fixed_random_library", "vary_notice"]
+           "parse_measure", "measure_option", "fixed_random_library", "default_counter", "vary_notice"]
 
 INSTRUCTIONS = Metric("instructions", "count", "lower", exact=True, description="instructions executed")
 MEASURES = ("time", "instructions")
@@ -206,6 +207,16 @@ def fixed_random_library(cache_dir: str) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return target
+
+
+def _cache_dir() -> str:
+    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+                        "pairbench")
+
+
+def default_counter() -> InstructionCounter:
+    """The counter of `cmd` and `micro`: perf or valgrind, with getrandom fixed where it can be built."""
+    return choose_counter(fixed_random_library(_cache_dir()))
 
 
 def _count(value: float) -> str:
