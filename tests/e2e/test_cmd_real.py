@@ -8,7 +8,8 @@ import pytest
 PY = sys.executable
 # CPU-bound loop, run 5 times; prints the best CPU time of the loop as a metric (the best of a
 # few repetitions shrugs off other programs competing for the core), so the true ratio of
-# `work` between N and 1.1 N iterations is 1.10.
+# `work` between N and 1.3 N iterations is 1.30. (A 10% difference took 200 s of a CI run to
+# settle on a loaded 2-core VM; real timings only assert effects of 20% or more.)
 WORK = (
     "import time,json,sys\nn=int(sys.argv[1]); best=1e9\n"
     "for _ in range(5):\n"
@@ -27,11 +28,11 @@ def work_script(tmp_path):
 
 
 @pytest.mark.slow
-def test_ten_percent_more_work_is_reported_slower_with_the_true_ratio_in_the_ci(run_cli, tmp_path, work_script):
+def test_thirty_percent_more_work_is_reported_slower_with_the_true_ratio_in_the_ci(run_cli, tmp_path, work_script):
     run_file = tmp_path / "r.json"
     out = run_cli(
-        "cmd", f"{PY} {work_script} 300000", f"{PY} {work_script} 330000", "-n", "base", "-n", "more",
-        "-r", "10", "--max-time", "240", "-w", "2", "-N", "--export-json", str(run_file), "--no-history", "--no-progress", timeout=400,
+        "cmd", f"{PY} {work_script} 300000", f"{PY} {work_script} 390000", "-n", "base", "-n", "more",
+        "-r", "10", "--max-time", "120", "-w", "2", "-N", "--export-json", str(run_file), "--no-history", "--no-progress", timeout=400,
     )
     assert out.returncode == 0, out.stderr
     doc = json.loads(run_file.read_text())
@@ -39,8 +40,8 @@ def test_ten_percent_more_work_is_reported_slower_with_the_true_ratio_in_the_ci(
     assert work["verdict"] == "slower", work["sentence"]
     assert work["meaningful"] is True
     low, high = work["adjusted_ci"] or work["ci"]
-    # the truth is 1.10; allow 2% for what differs besides the loop count (allocation of bigger ints)
-    assert low < 1.12 and high > 1.08, work["sentence"]
+    # the truth is 1.30; allow 3% for what differs besides the loop count (allocation of bigger ints)
+    assert low < 1.33 and high > 1.27, work["sentence"]
     wall = next(c for c in doc["comparisons"] if c["metric"] == "time")
     assert wall["ratio"] > 1.0
     text = " ".join(out.stdout.split())
