@@ -202,6 +202,20 @@ def test_server_that_exits_at_start_shows_its_log(run_cli, tmp_path: Path) -> No
     assert processes_with(marker) == []
 
 
+def test_server_logs_go_with_a_good_run_and_stay_after_a_failed_one(run_cli, tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    r = run_cli("http", "--server", f"{sys.executable} {DEMO_APP} --port {{port}}", "--url", "/", "-n", "20",
+                "--runs", "2", "--warmup-time", "0", "--no-history", env={"TMPDIR": str(tmp)})
+    assert r.returncode == 0, r.stderr
+    assert [p.name for p in tmp.iterdir() if p.name.startswith("pairbench-http-")] == []
+    r = run_cli("http", "--server", f"{sys.executable} -c \"print('boom'); raise SystemExit(4)\" {{port}}",
+                "--url", "/", "-n", "5", "--runs", "2", env={"TMPDIR": str(tmp)})
+    assert r.returncode == 1 and "(log: " in r.stderr
+    log = Path(r.stderr.split("(log: ", 1)[1].split(")", 1)[0])
+    assert log.is_file() and "boom" in log.read_text()  # the message's log is there to read
+
+
 def test_server_that_never_becomes_ready_is_stopped(run_cli, tmp_path: Path) -> None:
     marker = f"never-ready-{tmp_path.name}"
     t0 = time.monotonic()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import shlex
 import socket
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -238,6 +239,8 @@ class HttpRunner:
         self._engine = engine
         self._server_factory = server_factory
         self._log_dir = Path(log_dir) if log_dir else None
+        # a temporary log directory of ours goes at close, unless a server failed (its message names the log)
+        self._own_log_dir = self._keep_logs = False
         self._servers: list[Server] = []
         self._started_ok: set[str] = set()
         self._told_closes: set[str] = set()
@@ -348,6 +351,7 @@ class HttpRunner:
             result = engine(spec, lambda rps: progress(f"{variant.name}: {rps:,.0f} req/s"))
             cpu1, rss = server.usage() if server else (0.0, 0)
             if server is not None and not server.alive():
+                self._keep_logs = True
                 return self._failed(benchmark, variant, block, server.died_message())
             if result.completed == 0:
                 why = result.aborted or "no request completed"
@@ -374,6 +378,8 @@ class HttpRunner:
         for server in list(self._servers):
             server.stop()
         self._servers.clear()
+        if self._own_log_dir and self._log_dir is not None and not self._keep_logs:
+            shutil.rmtree(self._log_dir, ignore_errors=True)
 
     # --- helpers ---------------------------------------------------------------------------------
     @staticmethod
@@ -404,6 +410,7 @@ class HttpRunner:
 
     def _log_path(self, benchmark: Benchmark, variant: Variant, block: int, opts: Mapping[str, Any]) -> str:
         if self._log_dir is None:
+            self._own_log_dir = not opts["log_dir"]
             self._log_dir = Path(opts["log_dir"] or tempfile.mkdtemp(prefix="pairbench-http-"))
         self._log_dir.mkdir(parents=True, exist_ok=True)
         return str(self._log_dir / f"{_safe(variant.name)}-{_safe(benchmark.name)}-round{block}.log")
@@ -425,6 +432,7 @@ class HttpRunner:
         try:
             server.start()
         except ServerFailed as exc:
+            self._keep_logs = True
             self._servers.remove(server)
             message = f"variant {variant.name!r}, {_round(block)}: {exc}"
             if variant.name not in self._started_ok:
