@@ -92,6 +92,10 @@ def _interleaved_runs(script: Path, exes: tuple[str, str], tmp: Path, processes:
     return files
 
 
+POOLED: dict[str, list[tuple[float, float]]] = {}
+"""Per benchmark, each round's pyperf means (baseline, candidate): the rounds pooled, as one longer run."""
+
+
 def pyperf_ratio(script: Path, base: str, cand: str, tmp: Path, processes: int = 0) -> float:
     """pyperf's ratio of mean times, candidate / baseline, as `pyperf compare_to` reports it.
 
@@ -105,6 +109,7 @@ def pyperf_ratio(script: Path, base: str, cand: str, tmp: Path, processes: int =
 
     benches = [pyperf.Benchmark.load(str(f)) for f in files]
     means = [b.mean() for b in benches]
+    POOLED.setdefault(script.parent.name.removeprefix("bm_"), []).append((means[0], means[1]))
     print("    pyperf values: " + ", ".join(f"{b.mean():.4g} s \u00b1 {100 * b.stdev() / b.mean():.1f}% "
                                            f"({len(b.get_values())} values)" for b in benches), flush=True)
     proc = subprocess.run([sys.executable, "-m", "pyperf", "compare_to", str(files[0]), str(files[1])],
@@ -169,6 +174,13 @@ def main() -> None:
         a, b = statistics.median(a_all), statistics.median(b_all)
         print(f"{name:16} {a:8.4f} {b:10.4f} {100 * (b / a - 1):+10.1f}% {100 * (max(a_all) - min(a_all)) / a:13.1f}% "
               f"{100 * (max(b_all) - min(b_all)) / b:16.1f}%")
+    print("\npooled over the rounds (pyperf: ratio of the means of all values; pairbench: geometric mean "
+          "of the rounds' ratios, the rounds being of equal size):")
+    for name in names:
+        pairs = POOLED.get(name, [])
+        a = sum(c for _, c in pairs) / sum(b for b, _ in pairs)
+        b = statistics.geometric_mean(ratios[(name, "pairbench")])
+        print(f"{name:16} {a:8.4f} {b:10.4f} {100 * (b / a - 1):+10.1f}%")
     print("\nper round (pyperf | pairbench):")
     for name in names:
         print(f"{name:16} " + " ".join(f"{v:.4f}" for v in ratios[(name, "pyperf")]) + " | "
