@@ -123,6 +123,7 @@ def _budget_run(program: str, n: int, effect: float, mode: str, budget: float, o
         ds = [math.log(v["B"] / v["A"]) for v in blocks.values() if v.get("A", 0) > 0 and v.get("B", 0) > 0]
         half = _t95(len(ds) - 1) * statistics.stdev(ds) / math.sqrt(len(ds))
         row[f"{metric}_half"] = half
+        row[f"{metric}_est"] = statistics.mean(ds)
         row[f"{metric}_detect"] = float(abs(statistics.mean(ds)) > half)
     return row
 
@@ -157,16 +158,20 @@ def _report(paths: list[str]) -> int:
     for r in rows:
         groups.setdefault((r["workload"], r["budget"], r["mode"]), []).append(r)
     print("| workload | budget | mode | blocks | ±CI wall | ±CI cpu | " + " | ".join(
-        f"{'A/A false alarms' if e == 0 else f'+{100 * e:g}% detected'} (wall, cpu)" for e in EFFECTS) + " |")
-    print("|---|---|---|---|---|---|" + "---|" * len(EFFECTS))
+        f"{'A/A false alarms' if e == 0 else f'+{100 * e:g}% detected'} (wall, cpu)" for e in EFFECTS)
+        + " | mean error of the estimate (wall, cpu) |")
+    print("|---|---|---|---|---|---|" + "---|" * (len(EFFECTS) + 1))
     for (workload, budget, mode), rs in sorted(groups.items()):
         cells = []
         for e in EFFECTS:
             er = [r for r in rs if abs(r["effect"] - e) < 1e-9]
             cells.append(f"{sum(r['time_detect'] for r in er):.0f}/{len(er)}, {sum(r['cpu_detect'] for r in er):.0f}/{len(er)}")
         med = {k: statistics.median(r[k] for r in rs) for k in ("blocks", "time_half", "cpu_half")}
+        # bias: the mean over runs of (estimated log-ratio - true log-ratio), for rows that kept the estimate
+        bias = [f"{100 * statistics.mean(r[f'{m}_est'] - math.log1p(r['effect']) for r in rs):+.2f}%"
+                if all(f"{m}_est" in r for r in rs) else "-" for m in ("time", "cpu")]
         print(f"| {workload} | {budget:g} s | {mode} | {med['blocks']:.0f} | {100 * med['time_half']:.2f}% | "
-              f"{100 * med['cpu_half']:.2f}% | " + " | ".join(cells) + " |")
+              f"{100 * med['cpu_half']:.2f}% | " + " | ".join(cells) + f" | {bias[0]}, {bias[1]} |")
     return 0
 
 
