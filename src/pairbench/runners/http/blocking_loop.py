@@ -42,6 +42,8 @@ class StreamProtocol(Protocol):
     def connection_made(self, transport: Any) -> None: ...
     def data_received(self, data: bytes) -> None: ...
     def connection_lost(self, exc: Exception | None) -> None: ...
+    def stream(self, recv: Callable[[int], bytes], send: Callable[[bytes], object], size: int,
+               timers: list[Any]) -> bytes: ...
 
 
 class _Flag:
@@ -183,7 +185,9 @@ class BlockingLoop:
                 tick = 0
                 continue
             try:
-                data = t.recv(size)
+                # Responses framed like the last one are booked inside `stream`, which hands
+                # back the first read it does not take (http1.Connection.stream).
+                data = t.protocol.stream(t.recv, t.send_all, size, timers)
             except (BlockingIOError, ssl.SSLWantReadError):
                 tick = 0
                 continue  # no data within _WAKE_S: let the timers run
