@@ -58,6 +58,14 @@ def response_closes(buf: bytes, end: int) -> bool:
     return buf[7] == 48 and b"keep-alive" not in tokens
 
 
+def _framed_alike(data: bytes, at: int, tail: bytes) -> bool:
+    """Whether a response of the learnt length is framed like the learnt one: the same bytes from
+    its Content-Length header (at `at`) on, a 200, and neither an end of head nor a "close"
+    before that header."""
+    return (data.startswith(tail, at) and data.startswith(b"200", 9)
+            and data.find(b"\r\n\r\n", 0, at) < 0 and data.find(b"lose", 0, at) < 0)
+
+
 # Parser states of a connection; PARSED_HEAD and PARSED_BODY: a response fed to httptools.
 IDLE, HEAD, BODY, CHUNKED, UNTIL_CLOSE, DEAD, PARSED_HEAD, PARSED_BODY = range(8)
 
@@ -96,7 +104,7 @@ class Connection(asyncio.Protocol):
     # Slots: attribute access on the per-request path is measurably cheaper than a __dict__.
     __slots__ = ("load", "transport", "state", "pending", "waiting", "request", "start", "sent_at",
                  "next_slot", "buf", "left", "status", "close_after", "timed_out", "shape_len",
-                 "shape_at", "shape_tail", "opened_at", "parser")
+                 "shape_at", "shape_tail", "shape_last", "opened_at", "parser")
 
     def __init__(self, load: Load) -> None:
         self.load = load
@@ -118,6 +126,8 @@ class Connection(asyncio.Protocol):
         self.shape_len = -1
         self.shape_at = 0
         self.shape_tail = b""
+        self.shape_last = b""
+        """The last response taken as framed like that: the same bytes again are one comparison."""
         self.opened_at = 0
         """`sent_at` of the connection's first request: a later `sent_at` means it was reused."""
         self.parser: Any = None
@@ -154,11 +164,25 @@ class Connection(asyncio.Protocol):
             # bytes from its Content-Length header to the end (the body included) — whose part
             # before that header holds no end of head and no "close" (of `Connection: close`). Only
             # the status line and headers such as Date differ, so the framing is known without
-            # parsing; the first response of a connection takes the full path (`_head`).
+            # parsing; the first response of a connection takes the full path (`_head`). The
+            # same bytes as the last response taken so (a static file within the same second of
+            # its Date) are one comparison, where the four searches parse their arguments each.
             if n == self.shape_len and not self.buf:
-                at = self.shape_at
-                if (data.startswith(self.shape_tail, at) and data.startswith(b"200", 9)
-                        and data.find(b"\r\n\r\n", 0, at) < 0 and data.find(b"lose", 0, at) < 0):
+                if data == self.shape_last or _framed_alike(data, self.shape_at, self.shape_tail):
+                    self.shape_last = data
+                    now = _now()
+                    req = load.single
+                    if (now < load.end_ns and load.started < load.count_limit and req is not None
+                            and load.fast and not load.stopping and not self.close_after):
+                        # `_complete`'s closed-loop case, inlined (one call less per response).
+                        value = now - self.start
+                        load.started += 1
+                        self.start = self.sent_at = now
+                        self.transport.write(req)  # type: ignore[union-attr]
+                        load.book(value)
+                        load.n200 += 1
+                        load.completed += 1
+                        return
                     self.status = 200
                     self._complete()
                     return
@@ -196,11 +220,11 @@ class Connection(asyncio.Protocol):
         if (len(data) != shape_len or self.state != HEAD or self.buf or self.close_after
                 or load.single is None or not load.fast or load.stopping):
             return data
-        at, tail, req, book = self.shape_at, self.shape_tail, load.single, load.book
+        at, tail, last, req, book = self.shape_at, self.shape_tail, self.shape_last, load.single, load.book
         end, budget, start, done = load.end_ns, load.count_limit - load.started, self.start, 0
         try:
-            while (data.startswith(tail, at) and data.startswith(b"200", 9)
-                   and data.find(b"\r\n\r\n", 0, at) < 0 and data.find(b"lose", 0, at) < 0):
+            while data == last or _framed_alike(data, at, tail):
+                last = data
                 now = _now()
                 if now >= end or done >= budget or (timers and timers[0][0] <= now):
                     break
@@ -222,6 +246,7 @@ class Connection(asyncio.Protocol):
                 self.start = self.sent_at = start
                 self.request = req
                 self.status = 200
+            self.shape_last = last
         return data
 
     def _head(self, data: bytes, n: int) -> None:
@@ -266,6 +291,7 @@ class Connection(asyncio.Protocol):
                 if (have == length and buf is data and head is buf and status == 200
                         and not self.close_after):
                     self.shape_len, self.shape_at, self.shape_tail = n, i, data[i:]
+                    self.shape_last = data
                 self._complete()
                 return
             if self._bodiless(status):
@@ -300,6 +326,7 @@ class Connection(asyncio.Protocol):
             i = data.find(b"\r\nContent-Length:")
             if i >= 0:
                 self.shape_len, self.shape_at, self.shape_tail = n, i, data[i:]
+                self.shape_last = data
 
     def _feed(self, data: bytes) -> None:
         if self.state == PARSED_HEAD and self.buf is not data:
