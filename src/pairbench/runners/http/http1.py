@@ -168,24 +168,28 @@ class Connection(asyncio.Protocol):
             # same bytes as the last response taken so (a static file within the same second of
             # its Date) are one comparison, where the four searches parse their arguments each.
             if n == self.shape_len and not self.buf:
-                if data == self.shape_last or _framed_alike(data, self.shape_at, self.shape_tail):
-                    self.shape_last = data
-                    now = _now()
-                    req = load.single
-                    if (now < load.end_ns and load.started < load.count_limit and req is not None
-                            and load.fast and not load.stopping and not self.close_after):
-                        # `_complete`'s closed-loop case, inlined (one call less per response).
-                        value = now - self.start
-                        load.started += 1
-                        self.start = self.sent_at = now
-                        self.transport.write(req)  # type: ignore[union-attr]
-                        load.book(value)
-                        load.n200 += 1
-                        load.completed += 1
+                if data != self.shape_last:
+                    if not _framed_alike(data, self.shape_at, self.shape_tail):
+                        self._head(data, n)
                         return
-                    self.status = 200
-                    self._complete()
+                    self.shape_last = data
+                now = _now()
+                req = load.again
+                # end_ns is 0 once the load is stopping.
+                if (now < load.end_ns and load.started < load.count_limit and req is not None
+                        and not self.close_after):
+                    # `_complete`'s closed-loop case, inlined (one call less per response).
+                    value = now - self.start
+                    load.started += 1
+                    self.start = self.sent_at = now
+                    self.transport.write(req)  # type: ignore[union-attr]
+                    load.book(value)
+                    load.n200 += 1
+                    load.completed += 1
                     return
+                self.status = 200
+                self._complete()
+                return
             self._head(data, n)
             return
         if state == BODY:
@@ -218,9 +222,9 @@ class Connection(asyncio.Protocol):
         load = self.load
         shape_len = self.shape_len
         if (len(data) != shape_len or self.state != HEAD or self.buf or self.close_after
-                or load.single is None or not load.fast or load.stopping):
+                or load.again is None or load.stopping):
             return data
-        at, tail, last, req, book = self.shape_at, self.shape_tail, self.shape_last, load.single, load.book
+        at, tail, last, req, book = self.shape_at, self.shape_tail, self.shape_last, load.again, load.book
         end, budget, start, done = load.end_ns, load.count_limit - load.started, self.start, 0
         try:
             while data == last or _framed_alike(data, at, tail):

@@ -60,7 +60,7 @@ class EngineLoop(Protocol):
 class Load:
     """Shared state of one load: the schedule, the counters and the connections."""
 
-    __slots__ = ("spec", "loop", "host", "port", "sequence", "seq_i", "hist", "latencies", "book", "n200", "fast", "count_limit", "single", "status_counts", "errors", "bytes",
+    __slots__ = ("spec", "loop", "host", "port", "sequence", "seq_i", "hist", "latencies", "book", "n200", "fast", "count_limit", "single", "again", "status_counts", "errors", "bytes",
                  "completed", "server_closes", "started", "busy", "connect_failures", "conns", "done", "aborted", "stopping",
                  "interrupted", "t0", "t_end", "deadline_ns", "end_ns", "interval_ns", "progress")
 
@@ -79,6 +79,9 @@ class Load:
         self.fast = spec.rate is None and spec.keepalive
         self.count_limit = spec.count if spec.count is not None else 1 << 62
         self.single = self.sequence[0] if len(self.sequence) == 1 else None
+        self.again = self.single if self.fast else None
+        """The request a closed keep-alive loop on one URL sends again as soon as a response is
+        in (None: a mix or an open loop): one test on the fast path instead of two."""
         self.status_counts: dict[int, int] = {}
         self.errors: dict[str, int] = {}
         self.bytes = 0
@@ -96,7 +99,8 @@ class Load:
         self.t_end = 0
         self.deadline_ns = 0
         self.end_ns = 1 << 62
-        """`deadline_ns`, or far away when there is none (one comparison on the hot path)."""
+        """`deadline_ns`, or far away when there is none, or 0 once the load is stopping: one
+        comparison on the hot path says whether a next request may go at once."""
         self.interval_ns = 0
         self.progress = progress
 
@@ -163,6 +167,7 @@ class Load:
                 self.connect_failures >= _MAX_CONNECT_FAILURES and self.completed == 0):
             self.aborted = f"cannot connect to {self.host}:{self.port}: {_reason(exc)}"
             self.stopping = True
+            self.end_ns = 0
             self.t_end = _now()
             self.check_done()
             return
@@ -213,6 +218,7 @@ class Load:
         """SIGINT during the load: stop at once, drop what is in flight."""
         self.interrupted = True
         self.stopping = True
+        self.end_ns = 0
         for conn in list(self.conns):
             if conn.transport is not None:
                 conn.transport.abort()
@@ -233,6 +239,7 @@ class Load:
         if (now - self.t0) / 1e9 > self.spec.max_time and not self.stopping:
             self.aborted = f"stopped at the time limit of {self.spec.max_time:g} s"
             self.stopping = True
+            self.end_ns = 0
             for conn in list(self.conns):
                 if conn.transport is not None and conn.state not in (IDLE, DEAD):
                     conn.timed_out = True

@@ -49,13 +49,15 @@ class StreamProtocol(Protocol):
 class _Transport:
     """An open connection: what the engine writes to and closes."""
 
-    __slots__ = ("loop", "sock", "fd", "protocol", "closed", "recv", "send", "size", "out")
+    __slots__ = ("loop", "sock", "fd", "protocol", "feed", "closed", "recv", "send", "size", "out")
 
     def __init__(self, loop: SelectorLoop, sock: socket.socket, protocol: StreamProtocol, tls: bool) -> None:
         self.loop = loop
         self.sock = sock
         self.fd = sock.fileno()
         self.protocol = protocol
+        self.feed = protocol.data_received
+        """Bound once: the loop hands every read to it."""
         self.closed = False
         # TLS: the C object under the SSLSocket, whose read and write are SSL_read and SSL_write
         # (the SSLSocket's own methods add two Python calls each); a ragged EOF raises SSLEOFError.
@@ -254,6 +256,7 @@ class SelectorLoop:
     def run_until(self, flag: _Flag) -> None:
         """Read responses, finish connects and run timers until `flag` is set."""
         timers, handlers, poll = self.timers, self.handlers, self.poller.poll
+        size = _RECV_SIZE if self.tls is None else _TLS_RECV_SIZE  # every transport's `size`
         while not flag._done:
             if self.to_close:
                 for sock in self.to_close:
@@ -281,12 +284,12 @@ class SelectorLoop:
                 if t.__class__ is not _Transport:
                     self._connect_event(t)  # type: ignore[arg-type]
                     continue
-                if ev & _OUT and t.out:
-                    t.flush()
-                    if t.closed or not ev & ~_OUT:
-                        continue
+                if ev != _IN:  # writable, or an error or a hang-up (read below)
+                    if ev & _OUT and t.out:
+                        t.flush()
+                        if t.closed or not ev & ~_OUT:
+                            continue
                 # The usual event, inlined (one call less per response): a whole response to read.
-                size = t.size
                 try:
                     data = t.recv(size)
                 except _WANT:
@@ -299,7 +302,7 @@ class SelectorLoop:
                 if not data:
                     self.lose(t, None)  # EOF
                     continue
-                t.protocol.data_received(data)
+                t.feed(data)
                 if len(data) == size and not t.closed:
                     self._read(t)  # a full buffer: there may be more
 
