@@ -256,14 +256,16 @@ class SelectorLoop:
     def run_until(self, flag: _Flag) -> None:
         """Read responses, finish connects and run timers until `flag` is set."""
         timers, handlers, poll = self.timers, self.handlers, self.poller.poll
+        to_close, soon = self.to_close, self.soon  # emptied in place: local names on every turn
         size = _RECV_SIZE if self.tls is None else _TLS_RECV_SIZE  # every transport's `size`
         while not flag._done:
-            if self.to_close:
-                for sock in self.to_close:
+            if to_close:
+                for sock in to_close:
                     sock.close()
-                self.to_close.clear()
-            if self.soon:
-                batch, self.soon = self.soon, []
+                to_close.clear()
+            if soon:
+                batch = soon[:]
+                soon.clear()
                 for fn, args in batch:
                     fn(*args)
                 continue
