@@ -78,3 +78,28 @@ def test_a_timer_set_while_responses_stream_in_runs_within_a_few_of_them() -> No
     start_load(load)
     loop.run_until(load.done)
     assert ran_at and 500 < ran_at[0] <= 501 + blocking_loop._TIMER_EVERY, ran_at
+
+
+def test_responses_streamed_on_one_connection_are_each_booked_once_with_their_status_and_bytes() -> None:
+    """The blocking loop books responses framed like the last one itself (Connection.stream): a
+    response that differs — another status, another Date of the same length, another length —
+    goes through the full path, and the counters agree with a response-by-response count."""
+    other_date = RESP.replace(b"nginx", b"nginy")
+    not_found = RESP.replace(b"200 OK", b"404 OK")
+    longer = b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\nhello!!"
+    script = [RESP] * 5 + [not_found] + [RESP] * 3 + [other_date] * 4 + [longer, RESP] + [RESP] * 6
+    loop, load, sock = _load(len(script))
+    reads = iter(script)
+
+    def recv(size: int) -> bytes:
+        sock.reads += 1
+        return next(reads)
+
+    sock.recv = recv  # type: ignore[method-assign]
+    start_load(load)
+    loop.run_until(load.done)
+    finish_load(load)
+    assert load.completed == len(script) == load.hist.count and not load.errors
+    assert load.status_counts == {200: len(script) - 1, 404: 1}
+    assert load.bytes == sum(len(r) for r in script)
+    assert load.started == len(script) and sock.reads == len(script)
