@@ -5,7 +5,9 @@ with the server's, so every microsecond the client spends between a response and
 request is added to each round trip. An event loop costs a wait call and its callbacks per
 request; here a request is one `send` and its response one blocking `recv` — two system calls,
 as few as a client can make — and the engine's connection class parses it unchanged (this loop
-speaks the slice of asyncio's protocol interface the engine uses). docs/http.md has the figures.
+speaks the slice of asyncio's protocol interface the engine uses, plus `stream`: responses framed
+like the last one are booked and answered by the connection itself, with no call back into this
+loop until one differs or a timer is due). docs/http.md has the figures.
 
 The socket's receive timeout (SO_RCVTIMEO) wakes the loop every `_WAKE_S` while no data comes,
 so the engine's timers (per-request timeout, time limit, progress) run during a stalled
