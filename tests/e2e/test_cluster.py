@@ -277,11 +277,11 @@ def test_each_machine_compares_per_machine_and_says_where_the_machines_disagree(
     cluster.start(("w1", "w2"))
     # the candidate does twice the work on w1 and half of it on w2: one change, two answers
     work = ("{variant} -c \"import os; n = int(os.environ.get('WORK', '10')); "
-            "n = 30 - n if os.environ['PAIRBENCH_MACHINE'] == 'w2' else n; sum(range(n * 150000))\"")
+            "n = 30 - n if os.environ['PAIRBENCH_MACHINE'] == 'w2' else n; sum(range(n * 400000))\"")
     suite = tmp_path / "suite.toml"
     suite.write_text('[variants.base]\ncommand = "python3 -S"\n[variants.more]\ncommand = "python3 -S"\n'
                      'env = { WORK = "20" }\n' + f"[benchmarks.mixed]\ncommand = '''{work}'''\n")
-    r = run_cli("run", str(suite), "--cluster", cluster.address, "--each-machine", "-r", "8", "--no-history",
+    r = run_cli("run", str(suite), "--cluster", cluster.address, "--each-machine", "-r", "10", "--no-history",
                 "--export-json", "r.json", "--no-progress", timeout=400)
     assert r.returncode == 0, r.stdout + r.stderr
     from pairbench.store.runfile import load_run

@@ -103,8 +103,9 @@ def test_a_ruby_op_counts_the_same_in_every_process_beside_its_time(run_cli: Any
     (tmp_path / "bm.yml").write_text(BENCH_RB)
     _, run = _counted(run_cli, tmp_path, "bm.yml", "--measure", "instructions,time", "--ruby", "ruby",
                       "--ruby", "ruby", "-n", "A", "-n", "A again")
-    # Ruby moves by a few instructions in an occasional process (0.02 per op of ~22 000 at N = 300)
-    assert 1.8 <= _check_exact(run, ("A", "A again"), tolerance=1e-5) <= 2.2
+    # Ruby moves by a few hundred instructions in an occasional process (up to 2.2 per op of ~22 000
+    # at N = 300 in a CI run, 1e-4 relative); Python's counts are exact (the test above)
+    assert 1.8 <= _check_exact(run, ("A", "A again"), tolerance=1e-3) <= 2.2
     names = [m.name for m in run.benchmarks[0].metrics]
     assert names[:3] == ["instructions_per_op", "time_per_op", "ops_per_s"]
     assert len([s for s in run.samples if s.metric == "time_per_op" and s.benchmark == "once"]) == 2 * 2 * 2

@@ -144,3 +144,22 @@ def test_a_change_nothing_announced_reaches_the_file_within_the_head_interval(tm
     _replicate(run, 1)
     writer.write(run)
     assert load_run(path).metadata["blocks"] == 1 and len(load_run(path).samples) == 4
+
+
+def test_a_comparison_with_an_undefined_figure_is_saved_as_null_not_a_crash(tmp_path: Path) -> None:
+    # An interim look at three blocks can leave a figure undefined (0/0); JSON has no NaN, and the
+    # run writer raising there lost the run in the middle of measuring it.
+    from pairbench.model import Comparison
+
+    run = _run()
+    _replicate(run, 0)
+    run.comparisons = [Comparison("bench", "time", "a", "b", float("nan"), (float("nan"), 1.2), float("inf"), 3,
+                                  False, False, "insufficient", 3, mde=float("nan"), adjusted_p=float("nan"))]
+    path = tmp_path / "run.json"
+    writer = RunWriter(path)
+    writer.write(run)
+    writer.finish(run)
+    (c,) = load_run(path).comparisons
+    assert c.ratio is None and c.ci is None and c.p_value is None and c.mde is None and c.adjusted_p is None
+    assert c.n == 3 and c.verdict == "insufficient"
+    assert json.loads(dumps_run(run))["comparisons"][0]["ratio"] is None

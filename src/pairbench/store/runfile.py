@@ -18,6 +18,7 @@ or was killed.
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -90,10 +91,19 @@ def _benchmark_to_dict(b: Benchmark) -> dict[str, Any]:
     }
 
 
+def _defined(x: Any) -> Any:
+    """A float JSON can hold, else None: an interim look at a few blocks can leave a figure 0/0."""
+    return x if not isinstance(x, float) or math.isfinite(x) else None
+
+
+def _defined_pair(pair: tuple[float, float] | None) -> list[float] | None:
+    return list(pair) if pair and all(math.isfinite(v) for v in pair) else None
+
+
 def _comparison_to_dict(c: Comparison) -> dict[str, Any]:
-    d = asdict(c)
-    d["ci"] = list(c.ci) if c.ci else None
-    d["adjusted_ci"] = list(c.adjusted_ci) if c.adjusted_ci else None
+    d = {k: _defined(v) for k, v in asdict(c).items()}
+    d["ci"] = _defined_pair(c.ci)
+    d["adjusted_ci"] = _defined_pair(c.adjusted_ci)
     d["notes"] = list(c.notes)
     return d
 
