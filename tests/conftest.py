@@ -10,6 +10,21 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+USER_DATA_HOME = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+"""The data directory of whoever runs the suite, as it was before the suite started."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _data_home(tmp_path_factory: pytest.TempPathFactory):
+    """Run files a test does not place (no --export-json) go to a directory of the suite's own,
+    not into the data directory of the person running it; a test may still set its own."""
+    old = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("data-home"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_DATA_HOME", None)
+    else:
+        os.environ["XDG_DATA_HOME"] = old
 
 
 def cli_env(extra: dict[str, str] | None = None) -> dict[str, str]:
