@@ -9,7 +9,13 @@
 4. the bundled demo app: throughput and median latency as each tool reports them.
 
 Each (tool, setting) is run `--reps` times, interleaved with the order of the tools rotated every
-repetition (the machine drifts), and the median is shown.
+repetition (the machine drifts), and the median is shown. "vs wrk" is the median of the ratios of
+each repetition (the tools' loads next to each other in time, so that a slow phase of the machine
+hits both), with its distribution-free 95% CI when there are enough repetitions (6 or more).
+With two CPUs or more the server runs on the last CPU and the clients on the first (`--no-pin` to
+let the scheduler place them): otherwise the scheduler sometimes puts server and client on one
+CPU, and a run measures that instead of the client. The server's CPU time per request (read from
+/proc) shows when the server, not the client, is what limits every tool.
 
     PYTHONPATH=src python3 bench/http_engine.py [--duration 3] [--reps 3] [--connections 1,10,50]
         [--no-https | --only-https | --http2 [--streams 1,10]]
@@ -38,6 +44,7 @@ from _http_servers import Nginx, free_port, wait_port  # noqa: E402
 
 from pairbench.runners.http.engine import LoadSpec, RequestSpec, engine_loop_name, loop_for, run_load  # noqa: E402
 from pairbench.runners.http.wrk import run_wrk  # noqa: E402
+from pairbench.stats.changepoint import median_interval  # noqa: E402
 
 DEMO_APP = ROOT / "src" / "pairbench" / "data" / "demo_app.py"
 
@@ -45,6 +52,57 @@ DEMO_APP = ROOT / "src" / "pairbench" / "data" / "demo_app.py"
 def _cpu(who: int) -> tuple[float, float]:
     r = resource.getrusage(who)
     return r.ru_utime, r.ru_stime
+
+
+def _tree(pid: int) -> list[int]:
+    """`pid` and its children (nginx's master and workers)."""
+    kids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        kids.append(int(name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return [pid, *kids]
+
+
+def _server_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds the server's processes have used so far."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+class Placement:
+    """Where the server and the clients run: with `pin`, the server's processes on the last CPU and
+    this process (with the wrk and ab it starts) on the first."""
+
+    def __init__(self, pin: bool) -> None:
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self.pin = pin and len(cpus) >= 2
+        self.client_cpu: int | None = cpus[0] if self.pin else None
+        self.server_cpu: int | None = cpus[-1] if self.pin else None
+
+    def describe(self) -> str:
+        return (f"server on CPU {self.server_cpu}, clients on CPU {self.client_cpu}" if self.pin
+                else "server and clients placed by the scheduler")
+
+    def server(self, pid: int) -> list[int]:
+        """The server's processes, pinned when placing (called once it is ready)."""
+        pids = _tree(pid) if os.path.isdir("/proc") else []
+        if self.pin:
+            for p in pids:
+                os.sched_setaffinity(p, {self.server_cpu or 0})
+            os.sched_setaffinity(0, {self.client_cpu or 0})
+        return pids
 
 
 def _per_request(before: tuple[float, float], after: tuple[float, float], n: int) -> dict[str, float]:
@@ -151,10 +209,31 @@ def _median(rows: list[dict[str, float]], key: str) -> float:
     return statistics.median(r[key] for r in rows)
 
 
+def _vs(results: dict[str, list[dict[str, float]]], name: str, ref: str) -> str:
+    """The median of `name`'s ratios to `ref` repetition by repetition, with its 95% CI."""
+    if ref not in results:
+        return "-"
+    ratios = [a["rps"] / b["rps"] for a, b in zip(results[name], results[ref]) if b["rps"] > 0]
+    if not ratios:
+        return "-"
+    text = f"{statistics.median(ratios):.0%}"
+    ci = median_interval(ratios) if name != ref else None
+    return text + (f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else "")
+
+
+def _measured(fn: Callable[..., dict[str, float]], server: list[int], *args: object) -> dict[str, float]:
+    """One load, with the server's CPU time per request beside the client's."""
+    s0 = _server_seconds(server)
+    row = fn(*args)
+    done = row["rps"] * float(args[2])  # type: ignore[arg-type]
+    row["server_per_req"] = (_server_seconds(server) - s0) / done if server and done else float("nan")
+    return row
+
+
 def _nginx_table(url: str, tools: dict[str, Callable[..., dict[str, float]]], conns: list[int], reps: int,
-                 duration: float, with_asyncio: bool) -> None:
-    print("| connections | tool | req/s | vs wrk | client CPU per request | of which user |")
-    print("|---:|---|---:|---:|---:|---:|")
+                 duration: float, with_asyncio: bool, server: list[int]) -> None:
+    print("| connections | tool | req/s | vs wrk (95% CI) | client CPU per request | of which user | server CPU per request |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
     for c in conns:
         here = dict(tools)
         if c == 1 and with_asyncio:
@@ -167,23 +246,23 @@ def _nginx_table(url: str, tools: dict[str, Callable[..., dict[str, float]]], co
         results: dict[str, list[dict[str, float]]] = {t: [] for t in here}
         for rep in range(reps):
             for name, fn in _rotated(here, rep):
-                results[name].append(fn(url, c, duration))
-        ref = _median(results["wrk -t1"], "rps") if "wrk -t1" in results else None
+                results[name].append(_measured(fn, server, url, c, duration))
         for name, rows in results.items():
             rps = _median(rows, "rps")
-            vs = f"{rps / ref:.0%}" if ref else "-"
             errors = sum(r["errors"] for r in rows)
-            print(f"| {c} | {name} | {rps:,.0f} | {vs} | {_median(rows, 'cpu_per_req') * 1e6:.1f} µs "
-                  f"| {_median(rows, 'user_per_req') * 1e6:.1f} µs |" + (f" {errors:g} errors" if errors else ""))
+            print(f"| {c} | {name} | {rps:,.0f} | {_vs(results, name, 'wrk -t1')} | {_median(rows, 'cpu_per_req') * 1e6:.1f} µs "
+                  f"| {_median(rows, 'user_per_req') * 1e6:.1f} µs | {_median(rows, 'server_per_req') * 1e6:.1f} µs |"
+                  + (f" {errors:g} errors" if errors else ""))
 
 
 def _plain_nginx(tools: dict[str, Callable[..., dict[str, float]]], conns: list[int], reps: int,
-                 duration: float) -> None:
+                 duration: float, place: Placement) -> None:
     with tempfile.TemporaryDirectory() as d:
         nginx = Nginx(Path(d))
         try:
+            server = place.server(nginx.proc.pid)
             print(f"\n## nginx (1 worker), {len((Path(d) / 'index.html').read_bytes())}-byte file, keep-alive\n")
-            _nginx_table(nginx.url, tools, conns, reps, duration, with_asyncio=True)
+            _nginx_table(nginx.url, tools, conns, reps, duration, True, server)
         finally:
             nginx.stop()
 
@@ -198,7 +277,9 @@ def main() -> int:
     ap.add_argument("--only-https", action="store_true", help="only the https table")
     ap.add_argument("--http2", action="store_true", help="only the HTTP/2 tables (h2c and h2 over TLS) beside h2load")
     ap.add_argument("--streams", default="1,10", help="HTTP/2 streams per connection to measure")
+    ap.add_argument("--no-pin", action="store_true", help="let the scheduler place server and clients")
     args = ap.parse_args()
+    place = Placement(not args.no_pin)
     conns = [int(c) for c in args.connections.split(",")]
     tools: dict[str, Callable[..., dict[str, float]]] = {"pairbench": builtin}
     if shutil.which("wrk"):
@@ -206,27 +287,29 @@ def main() -> int:
     if shutil.which("ab"):
         tools["ab -k"] = ab
     print(f"engine loop: {engine_loop_name()}; {os.cpu_count()} CPUs; {args.duration:g} s per load, "
-          f"median of {args.reps}")
+          f"median of {args.reps}; {place.describe()}")
 
     if args.http2:
         for tls in (False, True):
             with tempfile.TemporaryDirectory() as d:
                 nginx = Nginx(Path(d), tls=tls, http2=True)
                 try:
+                    place.server(nginx.proc.pid)
                     print(f"\n## nginx (1 worker), HTTP/2 {'over TLS (ALPN h2)' if tls else '(h2c, prior knowledge)'}\n")
                     _h2_table(nginx.url, conns, [int(m) for m in args.streams.split(",")], args.reps, args.duration)
                 finally:
                     nginx.stop()
         return 0
     if not args.only_https:
-        _plain_nginx(tools, conns, args.reps, args.duration)
+        _plain_nginx(tools, conns, args.reps, args.duration, place)
     if not args.no_https:
         https_tools = {k: v for k, v in tools.items() if k != "ab -k"}  # ab's TLS is not what is compared
         with tempfile.TemporaryDirectory() as d:
             nginx = Nginx(Path(d), tls=True)
             try:
+                server = place.server(nginx.proc.pid)
                 print("\n## nginx (1 worker) over https (TLS 1.3, RSA-2048 self-signed), keep-alive\n")
-                _nginx_table(nginx.url, https_tools, conns, args.reps, args.duration, with_asyncio=True)
+                _nginx_table(nginx.url, https_tools, conns, args.reps, args.duration, True, server)
             finally:
                 nginx.stop()
 
@@ -237,12 +320,13 @@ def main() -> int:
                            start_new_session=True)
     try:
         wait_port(port)
+        place.server(app.pid)
         url = f"http://127.0.0.1:{port}/"
         c = args.app_connections
         print(f"\n## bundled demo app (work 20 per page), {c} connections, keep-alive\n")
-        print("| tool | req/s | vs wrk | median latency | vs wrk |")
+        print("| tool | req/s | vs wrk (95% CI) | median latency | vs wrk |")
         print("|---|---:|---:|---:|---:|")
-        results = {t: [] for t in tools}
+        results: dict[str, list[dict[str, float]]] = {t: [] for t in tools}
         for rep in range(args.reps):
             for name, fn in _rotated(tools, rep):
                 results[name].append(fn(url, c, args.duration))
@@ -250,7 +334,7 @@ def main() -> int:
         ref_med = _median(results["wrk -t1"], "median") if "wrk -t1" in results else None
         for name, rows in results.items():
             rps, med = _median(rows, "rps"), _median(rows, "median")
-            print(f"| {name} | {rps:,.1f} | {rps / ref_rps:.0%} | {med * 1000:.2f} ms | {med / ref_med:.0%} |"
+            print(f"| {name} | {rps:,.1f} | {_vs(results, name, 'wrk -t1')} | {med * 1000:.2f} ms | {med / ref_med:.0%} |"
                   if ref_rps and ref_med else f"| {name} | {rps:,.1f} | - | {med * 1000:.2f} ms | - |")
     finally:
         os.killpg(app.pid, 15)
