@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,16 +16,22 @@ USER_DATA_HOME = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" 
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _data_home(tmp_path_factory: pytest.TempPathFactory):
-    """Run files a test does not place (no --export-json) go to a directory of the suite's own,
-    not into the data directory of the person running it; a test may still set its own."""
-    old = os.environ.get("XDG_DATA_HOME")
+def _own_dirs(tmp_path_factory: pytest.TempPathFactory):
+    """Run files a test does not place (no --export-json) go to a data directory of the suite's
+    own, not into that of the person running it; temporary files (a failed server's log, a
+    killed batch's directory) go under pytest's base directory, which pytest clears, not into
+    the machine's /tmp. A test may still set its own."""
+    saved = {k: os.environ.get(k) for k in ("XDG_DATA_HOME", "TMPDIR")}
     os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("data-home"))
+    os.environ["TMPDIR"] = str(tmp_path_factory.mktemp("tmp"))
+    tempfile.tempdir = None  # read TMPDIR again
     yield
-    if old is None:
-        os.environ.pop("XDG_DATA_HOME", None)
-    else:
-        os.environ["XDG_DATA_HOME"] = old
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    tempfile.tempdir = None
 
 
 def cli_env(extra: dict[str, str] | None = None) -> dict[str, str]:

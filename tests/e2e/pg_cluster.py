@@ -58,7 +58,9 @@ def temporary_cluster() -> Iterator[str]:
     """Yield the URL of a fresh database on 127.0.0.1; the cluster is stopped and removed after."""
     bindir = _bindir()
     assert bindir is not None
-    root = Path(tempfile.mkdtemp(prefix="pairbench-pg-"))
+    # Not under the suite's own temp dir (mode 700, root's): the postgres user must reach it. The
+    # cluster's directory is removed after.
+    root = Path(tempfile.mkdtemp(prefix="pairbench-pg-", dir="/tmp" if os.geteuid() == 0 else None))
     data = root / "data"
     port = _free_port()
     if os.geteuid() == 0:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -23,3 +25,15 @@ def test_a_run_without_export_json_lands_in_the_suites_data_home_not_the_users(r
     assert not [p for p in _runs(USER_DATA_HOME) - before_user if marker in p.read_text()]
     assert suite_home != USER_DATA_HOME
     assert [p for p in _runs(suite_home) if marker in p.read_text()]
+
+
+def test_temporary_files_of_the_suites_runs_land_in_the_suites_own_temp_dir(run_cli) -> None:
+    """A run that keeps its temporary files (a failed server's log) keeps them where pytest
+    clears them, not in the machine's /tmp, where 1,300 such directories had piled up."""
+    suite_tmp = Path(os.environ.get("TMPDIR", "/nonexistent"))
+    r = run_cli("http", "--server", f"{sys.executable} -c \"print('boom'); raise SystemExit(4)\" {{port}}",
+                "--url", "/", "-n", "5", "--runs", "2")
+    assert r.returncode == 1 and "(log: " in r.stderr
+    log = Path(r.stderr.split("(log: ", 1)[1].split(")", 1)[0])
+    assert log.is_file() and suite_tmp in log.parents
+    assert Path(tempfile.gettempdir()) == suite_tmp
