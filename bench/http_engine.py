@@ -12,13 +12,16 @@ Each (tool, setting) is run `--reps` times, interleaved with the order of the to
 repetition (the machine drifts), and the median is shown. "vs wrk" is the median of the ratios of
 each repetition (the tools' loads next to each other in time, so that a slow phase of the machine
 hits both), with its distribution-free 95% CI when there are enough repetitions (6 or more).
-With two CPUs or more the server runs on the last CPU and the clients on the first (`--no-pin` to
-let the scheduler place them): otherwise the scheduler sometimes puts server and client on one
-CPU, and a run measures that instead of the client. The server's CPU time per request (read from
-/proc) shows when the server, not the client, is what limits every tool.
+`--placement`: `split` (the default with two CPUs or more) runs the server on the last CPU and the
+clients on the first, so that the scheduler does not sometimes put them on one CPU and measure
+that instead; `shared` runs both on the last CPU, where every microsecond of client CPU per
+request is taken from the server and the requests/s rank the clients by their CPU cost (the
+least noisy comparison on a shared VM); `free` lets the scheduler place them. The server's CPU
+time per request (read from /proc) shows when the server, not the client, limits every tool.
 
     PYTHONPATH=src python3 bench/http_engine.py [--duration 3] [--reps 3] [--connections 1,10,50]
         [--no-https | --only-https | --http2 [--streams 1,10]]
+        [--placement split|shared|free]
 """
 
 from __future__ import annotations
@@ -82,18 +85,24 @@ def _server_seconds(pids: list[int]) -> float:
 
 
 class Placement:
-    """Where the server and the clients run: with `pin`, the server's processes on the last CPU and
-    this process (with the wrk and ab it starts) on the first."""
+    """Where the server and the clients run (see the module's docstring): this process, with the
+    wrk and ab it starts, on `client_cpu`; the server's processes on `server_cpu`."""
 
-    def __init__(self, pin: bool) -> None:
+    def __init__(self, how: str) -> None:
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-        self.pin = pin and len(cpus) >= 2
-        self.client_cpu: int | None = cpus[0] if self.pin else None
+        if how == "split" and len(cpus) < 2:
+            how = "free"
+        self.pin = how != "free" and bool(cpus)
+        self.how = how if self.pin else "free"
         self.server_cpu: int | None = cpus[-1] if self.pin else None
+        self.client_cpu: int | None = (cpus[0] if how == "split" else cpus[-1]) if self.pin else None
 
     def describe(self) -> str:
-        return (f"server on CPU {self.server_cpu}, clients on CPU {self.client_cpu}" if self.pin
-                else "server and clients placed by the scheduler")
+        if not self.pin:
+            return "server and clients placed by the scheduler"
+        if self.how == "shared":
+            return f"server and clients on CPU {self.server_cpu}"
+        return f"server on CPU {self.server_cpu}, clients on CPU {self.client_cpu}"
 
     def server(self, pid: int) -> list[int]:
         """The server's processes, pinned when placing (called once it is ready)."""
@@ -107,8 +116,8 @@ class Placement:
 
 def _per_request(before: tuple[float, float], after: tuple[float, float], n: int) -> dict[str, float]:
     user, sys_ = after[0] - before[0], after[1] - before[1]
-    n = max(n, 1)
-    return {"cpu_per_req": (user + sys_) / n, "user_per_req": user / n}
+    done, n = n, max(n, 1)
+    return {"cpu_per_req": (user + sys_) / n, "user_per_req": user / n, "done": done}
 
 
 def builtin(url: str, c: int, duration: float, loop: str = "auto") -> dict[str, float]:
@@ -187,7 +196,8 @@ def _h2_table(url: str, conns: list[int], streams: list[int], reps: int, duratio
 
 def ab(url: str, c: int, duration: float) -> dict[str, float]:
     cpu0 = _cpu(resource.RUSAGE_CHILDREN)
-    out = subprocess.run(["ab", "-q", "-k", "-c", str(c), "-t", str(duration), "-n", "100000000", url],
+    # ab's -t is whole seconds (0 would mean no time limit).
+    out = subprocess.run(["ab", "-q", "-k", "-c", str(c), "-t", str(max(1, round(duration))), "-n", "100000000", url],
                          capture_output=True, text=True, timeout=duration + 60).stdout
     cpu1 = _cpu(resource.RUSAGE_CHILDREN)
     rps = float(re.search(r"Requests per second:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
@@ -225,7 +235,7 @@ def _measured(fn: Callable[..., dict[str, float]], server: list[int], *args: obj
     """One load, with the server's CPU time per request beside the client's."""
     s0 = _server_seconds(server)
     row = fn(*args)
-    done = row["rps"] * float(args[2])  # type: ignore[arg-type]
+    done = row["done"]
     row["server_per_req"] = (_server_seconds(server) - s0) / done if server and done else float("nan")
     return row
 
@@ -277,9 +287,10 @@ def main() -> int:
     ap.add_argument("--only-https", action="store_true", help="only the https table")
     ap.add_argument("--http2", action="store_true", help="only the HTTP/2 tables (h2c and h2 over TLS) beside h2load")
     ap.add_argument("--streams", default="1,10", help="HTTP/2 streams per connection to measure")
-    ap.add_argument("--no-pin", action="store_true", help="let the scheduler place server and clients")
+    ap.add_argument("--placement", choices=("split", "shared", "free"), default="split",
+                    help="server and clients on two CPUs (default), on one, or where the scheduler puts them")
     args = ap.parse_args()
-    place = Placement(not args.no_pin)
+    place = Placement(args.placement)
     conns = [int(c) for c in args.connections.split(",")]
     tools: dict[str, Callable[..., dict[str, float]]] = {"pairbench": builtin}
     if shutil.which("wrk"):
