@@ -34,7 +34,9 @@
 # Only json at the top: yaml (psych), tmpdir and fileutils load only where needed, so a measuring
 # worker given the file's source holds what benchmark_driver's generated script holds, plus json
 # (about 0.1 s less per worker start here, and no psych objects on the heap being measured).
+# rbconfig (RbConfig.ruby, the answer's executable) is loaded by rubygems, which `ruby --disable-gems` skips.
 require 'json'
+require 'rbconfig'
 
 MARKER = "@@pairbench@@ "
 ALLOC_OPS = 100_000
