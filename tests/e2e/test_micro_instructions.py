@@ -47,8 +47,10 @@ benchmark:
 '''
 
 
-# Start-up is in both processes of a replicate and cancels, so Ruby starts bare: under valgrind
-# rubygems costs about 3 s a process (4.5 s against 1.3 s for `ruby -e 1`), 16 processes a test.
+# Start-up is in both processes of a replicate and cancels, so the interpreters start bare: under
+# valgrind Python's site (its .pth files) costs 1.3 s a process (3.2 s against 1.9 s for `-S -c pass`)
+# and Ruby's rubygems 3 s (4.5 s against 1.3 s for `ruby -e 1`), 16 processes a test.
+BARE_PY = f"{PY} -S"
 BARE_RUBY = "ruby --disable-gems"
 
 
@@ -93,8 +95,8 @@ def _check_exact(run: Run, variants: tuple[str, str], tolerance: float = 0.0) ->
 def test_a_python_op_counts_the_same_in_every_process_and_twice_the_work_reads_about_2(
         run_cli: Any, tmp_path: Path) -> None:
     (tmp_path / "bm.py").write_text(BENCH_PY)
-    proc, run = _counted(run_cli, tmp_path, "bm.py", "--measure", "instructions", "--python", PY, "--python", PY,
-                         "-n", "A", "-n", "A again")
+    proc, run = _counted(run_cli, tmp_path, "bm.py", "--measure", "instructions", "--python", BARE_PY,
+                         "--python", BARE_PY, "-n", "A", "-n", "A again")
     assert 1.8 <= _check_exact(run, ("A", "A again")) <= 2.2
     assert [m.name for m in run.benchmarks[0].metrics] == ["instructions_per_op"]  # no time asked, none measured
     assert not [s for s in run.samples if s.metric == "time_per_op"]
@@ -118,7 +120,7 @@ def test_a_ruby_op_counts_the_same_in_every_process_beside_its_time(run_cli: Any
 
 def test_an_op_whose_work_depends_on_the_process_is_warned_about(run_cli: Any, tmp_path: Path) -> None:
     proc = run_cli("micro", "-s", "import os; n = os.getpid() % 97 + 1", "[0] * n * 50", "--measure", "instructions",
-                   "--python", PY, "--loops", "100", "-r", "2", "--samples", "2", "--warmup-samples", "0",
+                   "--python", BARE_PY, "--loops", "100", "-r", "2", "--samples", "2", "--warmup-samples", "0",
                    "--no-progress", "--export-json", "run.json", timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = flat(proc)
