@@ -67,7 +67,8 @@ def test_calibrate_a_suite_stores_each_selected_benchmark(run_cli, tmp_path: Pat
         command = "{variant} -c pass"
         """))
     hist = tmp_path / "h.sqlite"
-    r = run_cli("calibrate", "--suite", str(suite), "--only", "parse*", "--max-time", "1", "--history", str(hist),
+    # the fake runs a block in about 0.13 ms: 0.3 s is still close to a thousand blocks per benchmark
+    r = run_cli("calibrate", "--suite", str(suite), "--only", "parse*", "--max-time", "0.3", "--history", str(hist),
                 "--debug-fake", "--no-progress", "--export-json", "aa.json")
     assert r.returncode == 0, r.stderr
     assert "calibration of `parse_small`" in r.stdout and "calibration of `parse_big`" in r.stdout
