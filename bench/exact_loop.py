@@ -8,20 +8,13 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-LOOP_C = r"""
-#include <stdlib.h>
-int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 0;
-    unsigned long x = 0;
-    for (long i = 0; i < n; i++) { x += (unsigned long)i; __asm__ volatile("" : "+r"(x)); }
-    return (int)(x & 0);
-}
-"""
+LOOP_C = Path(__file__).resolve().parents[1] / "tests" / "data" / "exact_loop.c"
+"""The loop's source, shared with the test suite's exact-work tests."""
 
 
 def compile_loop(directory: Path) -> Path:
     """The loop built with cc -O1 in `directory`; returns the executable's path."""
     source, exe = directory / "loop.c", directory / "loop"
-    source.write_text(LOOP_C)
+    source.write_text(LOOP_C.read_text())
     subprocess.run(["cc", "-O1", "-o", str(exe), str(source)], check=True)
     return exe

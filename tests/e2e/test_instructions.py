@@ -12,19 +12,11 @@ import pytest
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")]
 
-LOOP_C = r"""
-#include <stdlib.h>
-int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 0;
-    unsigned long x = 0;
-    for (long i = 0; i < n; i++) { x += (unsigned long)i; __asm__ volatile("" : "+r"(x)); }
-    return (int)(x & 0);
-}
-"""
+LOOP_C = Path(__file__).resolve().parents[1] / "data" / "exact_loop.c"
 
 
 def _loop(tmp_path: Path) -> Path:
-    (tmp_path / "loop.c").write_text(LOOP_C)
+    (tmp_path / "loop.c").write_text(LOOP_C.read_text())
     subprocess.run(["cc", "-O1", "-o", str(tmp_path / "loop"), str(tmp_path / "loop.c")], check=True)
     return tmp_path / "loop"
 

@@ -119,7 +119,9 @@ def test_a_ruby_op_counts_the_same_in_every_process_beside_its_time(run_cli: Any
 
 
 def test_an_op_whose_work_depends_on_the_process_is_warned_about(run_cli: Any, tmp_path: Path) -> None:
-    proc = run_cli("micro", "-s", "import os; n = os.getpid() % 97 + 1", "[0] * n * 50", "--measure", "instructions",
+    # Two processes' pids differ by less than 997 (they start one after the other), so their works
+    # differ: with `% 97` one run in a hundred drew the same work twice and read as deterministic.
+    proc = run_cli("micro", "-s", "import os; n = os.getpid() % 997 + 1", "[0] * n * 5", "--measure", "instructions",
                    "--python", BARE_PY, "--loops", "100", "-r", "2", "--samples", "2", "--warmup-samples", "0",
                    "--no-progress", "--export-json", "run.json", timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
