@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from _http_servers import Nginx, free_port, wait_port  # noqa: E402
 
 from pairbench.runners.http.engine import LoadSpec, RequestSpec, engine_loop_name, loop_for, run_load  # noqa: E402
+from pairbench.runners.http.server import group_processes  # noqa: E402
 from pairbench.runners.http.wrk import run_wrk  # noqa: E402
 from pairbench.stats.changepoint import median_interval  # noqa: E402
 
@@ -55,20 +56,6 @@ DEMO_APP = ROOT / "src" / "pairbench" / "data" / "demo_app.py"
 def _cpu(who: int) -> tuple[float, float]:
     r = resource.getrusage(who)
     return r.ru_utime, r.ru_stime
-
-
-def _tree(pid: int) -> list[int]:
-    """`pid` and its children (nginx's master and workers)."""
-    kids = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        kids.append(int(name))
-            except (OSError, IndexError, ValueError):
-                continue
-    return [pid, *kids]
 
 
 def _server_seconds(pids: list[int]) -> float:
@@ -94,8 +81,8 @@ class Placement:
             how = "free"
         self.pin = how != "free" and bool(cpus)
         self.how = how if self.pin else "free"
-        self.server_cpu: int | None = cpus[-1] if self.pin else None
-        self.client_cpu: int | None = (cpus[0] if how == "split" else cpus[-1]) if self.pin else None
+        self.server_cpu = cpus[-1] if cpus else 0
+        self.client_cpu = cpus[0] if self.how == "split" else self.server_cpu
 
     def describe(self) -> str:
         if not self.pin:
@@ -106,11 +93,12 @@ class Placement:
 
     def server(self, pid: int) -> list[int]:
         """The server's processes, pinned when placing (called once it is ready)."""
-        pids = _tree(pid) if os.path.isdir("/proc") else []
+        # nginx and the demo app start in a session of their own: their group is their PID.
+        pids = group_processes(pid) if os.path.isdir("/proc") else []
         if self.pin:
             for p in pids:
-                os.sched_setaffinity(p, {self.server_cpu or 0})
-            os.sched_setaffinity(0, {self.client_cpu or 0})
+                os.sched_setaffinity(p, {self.server_cpu})
+            os.sched_setaffinity(0, {self.client_cpu})
         return pids
 
 

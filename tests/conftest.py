@@ -21,17 +21,11 @@ def _own_dirs(tmp_path_factory: pytest.TempPathFactory):
     own, not into that of the person running it; temporary files (a failed server's log, a
     killed batch's directory) go under pytest's base directory, which pytest clears, not into
     the machine's /tmp. A test may still set its own."""
-    saved = {k: os.environ.get(k) for k in ("XDG_DATA_HOME", "TMPDIR")}
-    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("data-home"))
-    os.environ["TMPDIR"] = str(tmp_path_factory.mktemp("tmp"))
-    tempfile.tempdir = None  # read TMPDIR again
-    yield
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
-    tempfile.tempdir = None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data-home")))
+        mp.setenv("TMPDIR", str(tmp_path_factory.mktemp("tmp")))
+        mp.setattr(tempfile, "tempdir", None)  # read TMPDIR again
+        yield
 
 
 def cli_env(extra: dict[str, str] | None = None) -> dict[str, str]:
