@@ -53,9 +53,12 @@ def test_a_a_is_not_reported_different(run_cli, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     # On a shared 2-core machine the rounds vary by 10-25%: assert only that no difference beyond
     # the ±20% band is claimed (a false claim needs the whole CI beyond it).
-    for metric in ("req_per_s", "latency_median", "latency_p99"):
+    # The 99th percentile of 0.5 s rounds at one connection is a few slow requests: its estimate
+    # moved by a third in a CI run (0.65, CI [0.49, 0.86], no claim beyond the band), so its
+    # bounds are wider than the median's.
+    for metric, low, high in (("req_per_s", 0.67, 1.5), ("latency_median", 0.67, 1.5), ("latency_p99", 0.5, 2.0)):
         c = _comparisons(out)[("/", metric)]
-        assert not c["meaningful"] and 0.67 < c["ratio"] < 1.5, (metric, c["ratio"], c["ci"], c["verdict"])
+        assert not c["meaningful"] and low < c["ratio"] < high, (metric, c["ratio"], c["ci"], c["verdict"])
 
 
 @pytest.mark.skipif(shutil.which("ruby") is None, reason="needs Debian's ruby (installed by .ci/run)")
