@@ -2,7 +2,8 @@
 
 1. nginx serving a small file: maximum requests/s with the same connections (keep-alive), and
    the client's CPU time per request (user + system, and the user part alone, from getrusage);
-   with one connection also the engine on its event loop instead of the blocking socket.
+   beside it the engine without its C step, on the loop it takes then (the blocking socket for
+   one connection, uvloop for several over plain http, epoll over TLS sockets for https).
 2. the same nginx over https (a self-signed certificate made for the run; wrk -t1 beside the
    engine, the engine with --insecure): requests/s and client CPU per request;
 3. with --http2 instead: the HTTP/2 client (on ngh2 and on h2) beside h2load -t1, h2c and over TLS;
@@ -45,7 +46,8 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from _http_servers import Nginx, free_port, wait_port  # noqa: E402
 
-from pairbench.runners.http.engine import LoadSpec, RequestSpec, engine_loop_name, loop_for, run_load  # noqa: E402
+from pairbench.runners.http.engine import LoadSpec, RequestSpec, run_load  # noqa: E402
+from pairbench.runners.http.selector_loop import has_c_step, use_c_step  # noqa: E402
 from pairbench.runners.http.server import group_processes  # noqa: E402
 from pairbench.runners.http.wrk import run_wrk  # noqa: E402
 from pairbench.stats.changepoint import median_interval  # noqa: E402
@@ -116,14 +118,13 @@ def builtin(url: str, c: int, duration: float, loop: str = "auto") -> dict[str, 
             **_per_request(cpu0, _cpu(resource.RUSAGE_SELF), r.completed)}
 
 
-def builtin_asyncio(url: str, c: int, duration: float) -> dict[str, float]:
-    """The event-loop engine even for one connection (what `auto` used before the blocking loop)."""
-    return builtin(url, c, duration, loop="asyncio")
-
-
-def builtin_selector(url: str, c: int, duration: float) -> dict[str, float]:
-    """The epoll loop over the sockets (https's default with several connections)."""
-    return builtin(url, c, duration, loop="selector")
+def builtin_python_step(url: str, c: int, duration: float) -> dict[str, float]:
+    """The engine with its C step off: the Python step on the loop `auto` picks without it."""
+    use_c_step(False)
+    try:
+        return builtin(url, c, duration)
+    finally:
+        use_c_step(True)
 
 
 def wrk(url: str, c: int, duration: float, threads: int = 1) -> dict[str, float]:
@@ -229,18 +230,13 @@ def _measured(fn: Callable[..., dict[str, float]], server: list[int], *args: obj
 
 
 def _nginx_table(url: str, tools: dict[str, Callable[..., dict[str, float]]], conns: list[int], reps: int,
-                 duration: float, with_asyncio: bool, server: list[int]) -> None:
+                 duration: float, server: list[int]) -> None:
     print("| connections | tool | req/s | vs wrk (95% CI) | client CPU per request | of which user | server CPU per request |")
     print("|---:|---|---:|---:|---:|---:|---:|")
     for c in conns:
         here = dict(tools)
-        if c == 1 and with_asyncio:
-            here["pairbench (asyncio loop)"] = builtin_asyncio
-        elif c > 1:
-            # The loop `auto` did not pick, beside the one it picked (engine.loop_for).
-            other = "asyncio" if loop_for(LoadSpec(requests=(RequestSpec(url),), connections=c, duration=1)) != "asyncio" else "selector"
-            here[f"pairbench ({engine_loop_name() if other == 'asyncio' else 'epoll'} loop)"] = (
-                builtin_asyncio if other == "asyncio" else builtin_selector)
+        if has_c_step():
+            here["pairbench (Python step)"] = builtin_python_step
         results: dict[str, list[dict[str, float]]] = {t: [] for t in here}
         for rep in range(reps):
             for name, fn in _rotated(here, rep):
@@ -260,7 +256,7 @@ def _plain_nginx(tools: dict[str, Callable[..., dict[str, float]]], conns: list[
         try:
             server = place.server(nginx.proc.pid)
             print(f"\n## nginx (1 worker), {len((Path(d) / 'index.html').read_bytes())}-byte file, keep-alive\n")
-            _nginx_table(nginx.url, tools, conns, reps, duration, True, server)
+            _nginx_table(nginx.url, tools, conns, reps, duration, server)
         finally:
             nginx.stop()
 
@@ -285,7 +281,7 @@ def main() -> int:
         tools["wrk -t1"] = wrk
     if shutil.which("ab"):
         tools["ab -k"] = ab
-    print(f"engine loop: {engine_loop_name()}; {os.cpu_count()} CPUs; {args.duration:g} s per load, "
+    print(f"engine: {'C step on epoll' if has_c_step() else 'Python step (C step not built)'}; {os.cpu_count()} CPUs; {args.duration:g} s per load, "
           f"median of {args.reps}; {place.describe()}")
 
     if args.http2:
@@ -308,7 +304,7 @@ def main() -> int:
             try:
                 server = place.server(nginx.proc.pid)
                 print("\n## nginx (1 worker) over https (TLS 1.3, RSA-2048 self-signed), keep-alive\n")
-                _nginx_table(nginx.url, https_tools, conns, args.reps, args.duration, True, server)
+                _nginx_table(nginx.url, https_tools, conns, args.reps, args.duration, server)
             finally:
                 nginx.stop()
 

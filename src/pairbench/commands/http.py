@@ -265,13 +265,13 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
 
 def _engine_label(args: argparse.Namespace) -> str:
     """The run file's `metadata.http_engine`: the engine and the loop it runs on (engine.loop_for)."""
-    from pairbench.runners.http.engine import engine_loop_name
+    from pairbench.runners.http.engine import choose_loop, engine_loop_name, loop_label
 
     if args.engine == "wrk":
         return str(args.engine)
-    single = args.concurrency == 1 and args.rate is None and not args.no_keepalive
     https = any("https://" in str(u) for u in [*args.url, *(args.target or [])])
-    loop = "blocking socket" if single else ("epoll over TLS sockets" if https else engine_loop_name())
+    chosen = choose_loop(args.concurrency, args.rate, not args.no_keepalive, https, 1)  # one URL per benchmark
+    loop = loop_label(chosen, https)
     if args.http2:
         from pairbench.runners.http.h2session import library_name
 

@@ -40,11 +40,12 @@ from pairbench import interrupts
 from pairbench.runners.http.blocking_loop import BlockingLoop
 from pairbench.runners.http.http1 import Connection
 from pairbench.runners.http.scheduler import Load, finish_load, start_load
-from pairbench.runners.http.selector_loop import SelectorLoop
+from pairbench.runners.http.selector_loop import SelectorLoop, has_c_step
 from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec
 from pairbench.runners.http.tls import client_context
 
-__all__ = ["RequestSpec", "LoadSpec", "LoadResult", "run_load", "loop_for", "new_event_loop", "engine_loop_name"]
+__all__ = ["RequestSpec", "LoadSpec", "LoadResult", "run_load", "loop_for", "choose_loop", "loop_label",
+           "new_event_loop", "engine_loop_name"]
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
@@ -152,6 +153,8 @@ def _run_own(spec: LoadSpec, progress: Callable[[float], None] | None, kind: typ
     """A load on one of the engine's own loops (the blocking socket, or epoll)."""
     loop = kind(_tls(spec))
     load = Load(spec, loop, progress)
+    if isinstance(loop, SelectorLoop) and load.again is not None:
+        loop.fast = load
     try:
         with loop.stopping_on_signals(load.interrupt):
             start_load(load)
@@ -163,12 +166,33 @@ def _run_own(spec: LoadSpec, progress: Callable[[float], None] | None, kind: typ
 
 
 def loop_for(spec: LoadSpec) -> str:
-    """The loop that serves a load best (docs/http.md has the figures): the blocking socket for one
-    kept-alive connection in a closed loop; epoll over `SSLSocket`s for https, where an event loop's
-    TLS transport costs far more CPU per request; uvloop (or asyncio) for plain http."""
-    if spec.connections == 1 and spec.rate is None and spec.keepalive:
+    """The loop that serves a load best (docs/http.md has the figures); see `choose_loop`."""
+    https = urlsplit(spec.requests[0].url).scheme == "https"
+    return choose_loop(spec.connections, spec.rate, spec.keepalive, https, len(spec.requests))
+
+
+def choose_loop(connections: int, rate: float | None, keepalive: bool, https: bool, urls: int) -> str:
+    """epoll with its C step for a closed keep-alive loop on one URL (it books the responses
+    itself); else the blocking socket for one kept-alive connection in a closed loop; epoll over
+    `SSLSocket`s for any other https load, where an event loop's TLS transport costs far more CPU
+    per request; uvloop (or asyncio) for the rest of plain http."""
+    closed = rate is None and keepalive
+    if closed and urls == 1 and has_c_step():
+        return "selector"
+    if connections == 1 and closed:
         return "blocking"
-    return "selector" if urlsplit(spec.requests[0].url).scheme == "https" else "asyncio"
+    return "selector" if https else "asyncio"
+
+
+LOOP_LABELS = {"blocking": "blocking socket", "selector": "epoll"}
+"""How the run file names the engine's own loops (`metadata.http_engine`)."""
+
+
+def loop_label(loop: str, https: bool) -> str:
+    """The run file's name of a loop: with the C step or over TLS sockets, or the event loop's own."""
+    if loop == "selector":
+        return "epoll, C step" if has_c_step() else ("epoll over TLS sockets" if https else "epoll")
+    return LOOP_LABELS.get(loop) or engine_loop_name()
 
 
 def run_load(spec: LoadSpec, progress: Callable[[float], None] | None = None, loop: str = "auto") -> LoadResult:
@@ -189,7 +213,7 @@ def run_load(spec: LoadSpec, progress: Callable[[float], None] | None = None, lo
         tls = client_context(spec.insecure, http2=True) if https else None
         # Ctrl-C raises KeyboardInterrupt out of the loop, which is closed on the way out.
         return run_h2_load(spec, spec.streams, tls, new_event_loop)
-    if loop == "blocking" and loop_for(spec) != "blocking":
+    if loop == "blocking" and not (spec.connections == 1 and spec.rate is None and spec.keepalive):
         raise ValueError("the blocking loop runs one kept-alive connection in a closed loop only")
     loop = loop_for(spec) if loop == "auto" else loop
     r0 = resource.getrusage(resource.RUSAGE_SELF)

@@ -29,8 +29,14 @@ import time
 from typing import Any, Callable, Protocol
 
 from pairbench.runners.http.blocking_loop import _Flag, _Signals
+from pairbench.runners.http.http1 import HEAD
 
-__all__ = ["SelectorLoop"]
+try:
+    from pairbench.runners.http import _fastpath
+except ImportError:  # built without a C compiler: the Python step below does it all
+    _fastpath = None  # type: ignore[assignment]
+
+__all__ = ["SelectorLoop", "has_c_step", "use_c_step"]
 
 _now = time.perf_counter_ns
 _RECV_SIZE = 64 * 1024
@@ -49,7 +55,7 @@ class StreamProtocol(Protocol):
 class _Transport:
     """An open connection: what the engine writes to and closes."""
 
-    __slots__ = ("loop", "sock", "fd", "protocol", "feed", "closed", "recv", "send", "size", "out")
+    __slots__ = ("loop", "sock", "fd", "protocol", "feed", "closed", "raw", "recv", "send", "size", "out")
 
     def __init__(self, loop: SelectorLoop, sock: socket.socket, protocol: StreamProtocol, tls: bool) -> None:
         self.loop = loop
@@ -61,7 +67,7 @@ class _Transport:
         self.closed = False
         # TLS: the C object under the SSLSocket, whose read and write are SSL_read and SSL_write
         # (the SSLSocket's own methods add two Python calls each); a ragged EOF raises SSLEOFError.
-        raw = getattr(sock, "_sslobj", None) if tls else None
+        self.raw = raw = getattr(sock, "_sslobj", None) if tls else None
         self.recv = sock.recv if raw is None else raw.read
         self.send = sock.send if raw is None else raw.write
         self.size = _TLS_RECV_SIZE if tls else _RECV_SIZE
@@ -118,11 +124,27 @@ class _Connecting:
         self.handshaking = False
 
 
+_c_step = {"on": _fastpath is not None}
+
+
+def has_c_step() -> bool:
+    """Whether the C step (_fastpath.c) is built and in use: it books responses framed like the last one."""
+    return _c_step["on"]
+
+
+def use_c_step(on: bool) -> None:
+    """Turn the C step off (or on again, when built): the Python step beside it (bench/http_engine.py)."""
+    _c_step["on"] = on and _fastpath is not None
+
+
 class SelectorLoop:
     """The engine's loop interface for several connections or an open loop, on epoll."""
 
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.tls = tls
+        self.fast: Any = None
+        """The load whose responses the C step books (a closed keep-alive loop on one URL), or
+        None: every response goes through the protocol's `data_received`."""
         self.poller = select.epoll()
         self.handlers: dict[int, _Transport | _Connecting] = {}
         self.timers: list[tuple[int, int, Callable[..., None], tuple[Any, ...]]] = []
@@ -258,6 +280,7 @@ class SelectorLoop:
         timers, handlers, poll = self.timers, self.handlers, self.poller.poll
         to_close, soon = self.to_close, self.soon  # emptied in place: local names on every turn
         size = _RECV_SIZE if self.tls is None else _TLS_RECV_SIZE  # every transport's `size`
+        pump = _fastpath.pump if self.fast is not None and _c_step["on"] else None
         while not flag._done:
             if to_close:
                 for sock in to_close:
@@ -270,7 +293,8 @@ class SelectorLoop:
                     fn(*args)
                 continue
             if timers:
-                wait = (timers[0][0] - _now()) / 1e9
+                due = timers[0][0]
+                wait = (due - _now()) / 1e9
                 if wait <= 0:
                     _, _, fn, args = heapq.heappop(timers)
                     fn(*args)
@@ -278,7 +302,15 @@ class SelectorLoop:
             elif not handlers:
                 return  # nothing left that could happen
             else:
-                wait = -1
+                due, wait = _now() + 1_000_000_000, -1
+            if pump is not None:
+                # The C step books what it can until the next timer; the rest comes back here.
+                for h, ev, got in pump(self.poller.fileno(), handlers, _Transport, self.fast, due,
+                                       self.tls is not None, size, _WANT, HEAD):
+                    current = handlers.get(h.fd)
+                    if current is not None and current is h:  # not closed by an earlier event
+                        self._event(current, ev, got)
+                continue
             for fd, ev in poll(wait):
                 t = handlers.get(fd)
                 if t is None:
@@ -307,6 +339,35 @@ class SelectorLoop:
                 t.feed(data)
                 if len(data) == size and not t.closed:
                     self._read(t)  # a full buffer: there may be more
+
+    def _event(self, t: _Transport | _Connecting, ev: int, got: bytes | Exception | None) -> None:
+        """An event the C step handed back: `got` is what it read (bytes or the read's error),
+        or None when it read nothing."""
+        if t.__class__ is not _Transport:
+            self._connect_event(t)  # type: ignore[arg-type]
+            return
+        assert isinstance(t, _Transport)
+        if got is None:
+            if ev != _IN:
+                if ev & _OUT and t.out:
+                    t.flush()
+                    if t.closed or not ev & ~_OUT:
+                        return
+            self._read(t)
+            return
+        if isinstance(got, Exception):
+            if isinstance(got, _WANT):
+                return
+            if not isinstance(got, (ssl.SSLEOFError, ssl.SSLZeroReturnError)):
+                self.lose(t, got if isinstance(got, OSError) else OSError(str(got)))
+                return
+            got = b""
+        if not got:
+            self.lose(t, None)  # EOF
+            return
+        t.feed(got)
+        if len(got) == t.size and not t.closed:
+            self._read(t)
 
     def _read(self, t: _Transport) -> None:
         """One readable event: read what is there (TLS: every whole record) and hand it over."""
