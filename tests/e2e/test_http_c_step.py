@@ -146,3 +146,36 @@ def test_responses_that_change_their_framing_or_close_are_counted_exactly(
     assert r.bytes_received == sent
     # The C step booked the responses framed like the last (the X-Seq ones); Python the others.
     assert count / 7 <= calls < count / 2, calls
+
+
+def test_without_a_c_compiler_pairbench_installs_and_loads_on_its_python_step(tmp_path: Path) -> None:
+    """The C step is an optional extension: a machine with no compiler (here `CC=false`) still
+    installs pairbench, and the same load runs, exactly counted, on the loops it had before."""
+    root = Path(__file__).resolve().parents[2]
+    target = tmp_path / "site"
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-compile",
+         "--target", str(target), str(root)],
+        env={**os.environ, "CC": "false", "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+        capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert build.returncode == 0, build.stderr
+    assert not list(target.glob("pairbench/runners/http/_fastpath*.so")), "the extension was built anyway"
+    (tmp_path / "www").mkdir()
+    nginx = Nginx(tmp_path / "www")
+    try:
+        probe = (
+            "import sys; sys.path.insert(0, sys.argv[1])\n"
+            "import pairbench; assert pairbench.__file__.startswith(sys.argv[1]), pairbench.__file__\n"
+            "from pairbench.runners.http.engine import loop_for, run_load\n"
+            "from pairbench.runners.http.selector_loop import has_c_step\n"
+            "from pairbench.runners.http.spec import LoadSpec, RequestSpec\n"
+            "spec = LoadSpec(requests=(RequestSpec(sys.argv[2]),), connections=4, count=500)\n"
+            "r = run_load(spec)\n"
+            "print(has_c_step(), loop_for(spec), r.completed, r.errors, sep=';')\n"
+        )
+        done = subprocess.run([sys.executable, "-I", "-c", probe, str(target), nginx.url],
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    finally:
+        nginx.stop()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False;asyncio;500;{}"]

@@ -1,13 +1,15 @@
-"""The built-in HTTP/1.1 load engine: raw asyncio protocols, uvloop when installed.
+"""The built-in HTTP/1.1 load engine: its own epoll loop with a C step, or raw asyncio protocols.
 
-Why raw protocols: the client's CPU per request decides how hard one core can push a server. A
-client library (httpx, aiohttp) spends tens of microseconds per request in Python; here a request
-is one pre-encoded `bytes` written to the transport and a response is parsed with a few `find`
-calls, so the engine keeps up with `wrk` on loopback (see docs/http.md). A single kept-alive
-connection in a closed loop needs no event loop at all and runs on a blocking socket
-(blocking_loop.py): two system calls per request. Over https, several connections run on an epoll
-loop over non-blocking `SSLSocket`s (selector_loop.py), where SSL_read and SSL_write work on the
-sockets themselves instead of an event loop's TLS transport and its memory buffers.
+Why: the client's CPU per request decides how hard one core can push a server. A client library
+(httpx, aiohttp) spends tens of microseconds per request in Python; here a request is one
+pre-encoded `bytes` and a response framed like the last one is recognised without a parse. In
+a closed keep-alive loop on one URL (ab's and wrk's load) the epoll loop's C step
+(_fastpath.c, selector_loop.py) reads each such response, books it and sends the next request
+without entering Python, over plain http and TLS alike, at about wrk's CPU per request
+(docs/http.md). Every other load, and every load when the C step was not built, runs on the
+loops that serve it best without it: a blocking socket for one kept-alive connection
+(blocking_loop.py: two system calls per request), the epoll loop over non-blocking `SSLSocket`s
+for https, uvloop (asyncio's loop without it) for plain http.
 
 Two modes:
 - **closed loop** (ab, siege, wrk): `connections` clients each send a request, wait for the
@@ -23,7 +25,8 @@ The parts:
     spec.py        the load types (RequestSpec, LoadSpec, LoadResult), shared with wrk.py
     scheduler.py   one load's budget, schedule, counters and connections (any loop)
     http1.py       one connection: HTTP/1 framing and the per-request bookkeeping
-    blocking_loop.py, selector_loop.py   the engine's own loops (one connection; https)
+    blocking_loop.py, selector_loop.py   the engine's own loops (one connection; epoll)
+    _fastpath.c    the epoll loop's C step
     engine.py      this module: the event-loop glue, the choice of loop and `run_load`
 """
 

@@ -14,6 +14,12 @@ first request's latency, as ab counts it); every address of the host is tried in
 closed at the end of the batch of events being handled, so that a file descriptor is never reused
 for a new connection while an event of the old one is still to be read. Ctrl-C, SIGTERM and
 SIGHUP stop the load as on the blocking loop.
+
+In a closed keep-alive loop on one URL (`fast` set by the engine) the C step (_fastpath.c) waits
+on the epoll itself and books every response framed like its connection's last one, writing the
+next request, until the next timer is due; it hands each other event back, in order, to
+`_event`, which does what the loop below does with it. Without the C step the loop below does
+it all.
 """
 
 from __future__ import annotations
