@@ -50,13 +50,17 @@ def test_every_closed_keep_alive_load_on_one_url_runs_on_the_c_step() -> None:
         use_c_step(True)
 
 
-def _counted_load(monkeypatch: pytest.MonkeyPatch, url: str, count: int, connections: int) -> tuple[LoadResult, int]:
-    """A load of `count` requests on the epoll loop, and how many reads reached Python's parser."""
+def _counted_load(monkeypatch: pytest.MonkeyPatch, url: str, count: int, connections: int,
+                  reads: list[bytes] | None = None) -> tuple[LoadResult, int]:
+    """A load of `count` requests on the epoll loop, and how many reads reached Python's parser
+    (kept in `reads` when given)."""
     calls = [0]
     original = http1.Connection.data_received
 
     def counting(self: http1.Connection, data: bytes) -> None:
         calls[0] += 1
+        if reads is not None:
+            reads.append(data)
         original(self, data)
 
     with monkeypatch.context() as m:
@@ -88,9 +92,10 @@ def test_the_c_step_books_what_python_booked_and_python_sees_only_the_first_resp
     assert fast_calls <= 10 * 4, fast_calls
 
 
-# HTTP/1.1 kept alive; a header before Content-Length differs in every response (same length),
-# every 7th body is longer, every 50th response closes the connection; the server counts the
-# requests it answered and the bytes it sent in `stats`.
+# HTTP/1.1 kept alive. A header before Content-Length differs in every response (same length);
+# every 7th body is longer; every 11th is a 503 of the same length; every 50th says
+# `Connection: close` in place of that header (the same length again) and closes. The server
+# counts the requests it answered and the bytes it sent in `stats`.
 SHIFTING_APP = r"""
 import os, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -104,8 +109,9 @@ class H(BaseHTTPRequestHandler):
             done[0] += 1
             n = done[0]
         body = b"b" * (100 if n % 7 else 333)
-        head = (f"HTTP/1.1 200 OK\r\nX-Seq: {n:08d}\r\nContent-Length: {len(body)}\r\n"
-                + ("Connection: close\r\n" if n % 50 == 0 else "") + "\r\n").encode()
+        status = "503 NO" if n % 11 == 0 else "200 OK"
+        line = "Connection: close" if n % 50 == 0 else f"X-Seq: {n:010d}"
+        head = f"HTTP/1.1 {status}\r\n{line}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
         with lock:  # booked before it is sent, whole (a rename), so the client reads it complete
             done[1] += len(head) + len(body)
             with open(stats + ".part", "w") as f:
@@ -138,12 +144,19 @@ def shifting_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 def test_responses_that_change_their_framing_or_close_are_counted_exactly(
         shifting_server: tuple[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     url, stats = shifting_server
-    count = 600
-    r, calls = _counted_load(monkeypatch, url, count, 4)
+    count = 600  # the 503s: 54, every 11th answer of the server's
+    reads: list[bytes] = []
+    r, calls = _counted_load(monkeypatch, url, count, 4, reads)
     answered, sent = map(int, stats.read_text().split())
     assert r.completed == count and r.histogram.count == count and r.errors == {}
     assert answered == count  # the budget holds: not one request more than asked
     assert r.bytes_received == sent
+    # Answered in order on 4 connections, the 503s are not exactly every 11th of the client's: a
+    # 503 taken for a 200 would leave fewer of them than the server sent.
+    assert r.status_counts.get(503, 0) == count // 11 and sum(r.status_counts.values()) == count
+    # A close is never taken for a response framed like the last (it has the same length): every
+    # one of them reached Python's parser, and each was counted as the server's close.
+    assert sum(b"Connection: close" in data for data in reads) == count // 50 == r.server_closes
     # The C step booked the responses framed like the last (the X-Seq ones); Python the others.
     assert count / 7 <= calls < count / 2, calls
 
