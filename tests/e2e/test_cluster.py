@@ -213,6 +213,19 @@ def test_an_unreachable_scheduler_is_one_line_before_anything_runs(run_cli, tmp_
     assert not marker.exists()
 
 
+def test_a_refused_scheduler_port_is_said_at_once_not_after_the_connect_timeout(run_cli, tmp_path: Path) -> None:
+    """Nothing listens: the refusal is final, so waiting out Dask's connect timeout tells nothing."""
+    from pairbench.cluster.client import CONNECT_TIMEOUT_S
+
+    suite = tmp_path / "s.toml"
+    suite.write_text('[variants.a]\ncommand = "true"\n[variants.b]\ncommand = "true"\n[benchmarks.x]\ncommand = "{variant}"\n')
+    started = time.monotonic()
+    r = run_cli("run", str(suite), "--cluster", f"tcp://127.0.0.1:{_free_port()}", "--no-history", timeout=120)
+    took = time.monotonic() - started
+    assert r.returncode == 1 and "connection refused" in r.stderr, r.stderr
+    assert took < 0.7 * CONNECT_TIMEOUT_S, took
+
+
 def _unit_processes(pgid: int) -> list[int]:
     """PIDs in the group `pgid` that measure a unit (python -m pairbench.cluster.worker)."""
     found = []

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import socket
 from dataclasses import dataclass, field
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any, Callable
 
 from pairbench import interrupts
@@ -117,6 +119,9 @@ class _Connection:
                                         dashboard_address=None, resources={RESOURCE: 1})
             self.client = Client(self.cluster)
             return self.client
+        refused = _refused(self.address)
+        if refused:
+            raise UserError(f"cannot reach the Dask scheduler at {self.address}: {refused}; nothing was run")
         try:
             self.client = Client(self.address, timeout=CONNECT_TIMEOUT_S)
         except (OSError, TimeoutError, ValueError) as exc:
@@ -144,6 +149,28 @@ def _local_size(address: str) -> int:
     if n < 1:
         raise UserError(f"--cluster {address!r}: write local:N with N workers, such as local:2")
     return n
+
+
+def _refused(address: str) -> str | None:
+    """"connection refused" when nothing listens at a tcp:// scheduler address, else None.
+
+    Why: Dask's Client retries a refused connect until its timeout (10 s), and a refusal is final:
+    the user hears at once that no scheduler runs there. Any other outcome is Dask's to judge.
+    """
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme != "tcp" or not parts.hostname or port is None:
+        return None
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=CONNECT_TIMEOUT_S):
+            return None
+    except ConnectionRefusedError:
+        return "connection refused"
+    except OSError:
+        return None
 
 
 def _reason(exc: BaseException) -> str:
