@@ -79,8 +79,13 @@ def test_a_ruby_script_hashing_strings_counts_the_same_in_every_run(run_cli, tmp
     assert r.returncode == 0, r.stderr
     run = json.loads((tmp_path / "r.json").read_text())
     counts = _per_block(run, "instructions")
-    assert len({v for per in counts.values() for v in per.values()}) == 1, counts
-    assert "instructions-vary" not in {n["kind"] for n in run["notices"]}
+    seen = {v for per in counts.values() for v in per.values()}
+    # The same count, or a few instructions apart when the process ids of two runs have different
+    # numbers of digits (Ruby formats its pid at start-up: +2 to +4 instructions per digit here),
+    # which the notice then says; unfixed hash seeds move the count by thousands.
+    assert max(seen) - min(seen) <= 16, counts
+    notices = [n for n in run["notices"] if n["kind"] == "instructions-vary"]
+    assert len(notices) == (len(seen) > 1) and all("process id" in n["hint"] for n in notices), notices
     assert "getrandom() fixed" in " ".join((r.stdout + r.stderr).split())
 
 
