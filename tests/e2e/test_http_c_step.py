@@ -157,8 +157,10 @@ def test_responses_that_change_their_framing_or_close_are_counted_exactly(
     # A close is never taken for a response framed like the last (it has the same length): every
     # one of them reached Python's parser, and each was counted as the server's close.
     assert sum(b"Connection: close" in data for data in reads) == count // 50 == r.server_closes
-    # The C step booked the responses framed like the last (the X-Seq ones); Python the others.
-    assert count / 7 <= calls < count / 2, calls
+    # The C step booked the responses framed like the last (the X-Seq ones); Python the others:
+    # each longer body and the one after it on its connection, the 503s, the closes and the first
+    # response of each connection, about 250 (215-231 in three runs); all 600 without the C step.
+    assert count / 7 <= calls < 0.6 * count, calls
 
 
 def test_without_a_c_compiler_pairbench_installs_and_loads_on_its_python_step(tmp_path: Path) -> None:
