@@ -271,7 +271,7 @@ def _engine_label(args: argparse.Namespace) -> str:
         return str(args.engine)
     https = any("https://" in str(u) for u in [*args.url, *(args.target or [])])
     chosen = choose_loop(args.concurrency, args.rate, not args.no_keepalive, https, 1)  # one URL per benchmark
-    loop = loop_label(chosen, https)
+    loop = loop_label(chosen, https, args.rate is None and not args.no_keepalive)
     if args.http2:
         from pairbench.runners.http.h2session import library_name
 

@@ -476,3 +476,15 @@ def test_booked_latencies_give_the_histogram_recorded_one_by_one_and_are_folded_
     load.finish_histogram()
     assert load.hist.to_dict() == expected.to_dict() and load.completed == 2510
     assert load.status_counts == {200: 2510}
+
+
+def test_the_run_file_names_the_c_step_only_for_the_loads_it_drives() -> None:
+    """An open loop or no keep-alive over https runs on epoll without the C step: said so."""
+    from pairbench.runners.http.engine import choose_loop, loop_label
+
+    def label(rate: float | None, keepalive: bool) -> str:
+        return loop_label(choose_loop(4, rate, keepalive, True, 1), True, rate is None and keepalive)
+
+    assert label(None, True) == "epoll, C step"
+    assert label(100.0, True) == "epoll over TLS sockets"
+    assert label(None, False) == "epoll over TLS sockets"

@@ -191,10 +191,11 @@ LOOP_LABELS = {"blocking": "blocking socket", "selector": "epoll"}
 """How the run file names the engine's own loops (`metadata.http_engine`)."""
 
 
-def loop_label(loop: str, https: bool) -> str:
-    """The run file's name of a loop: with the C step or over TLS sockets, or the event loop's own."""
+def loop_label(loop: str, https: bool, closed: bool) -> str:
+    """The run file's name of a loop: with the C step (a `closed` keep-alive loop) or over TLS
+    sockets, or the event loop's own."""
     if loop == "selector":
-        return "epoll, C step" if has_c_step() else ("epoll over TLS sockets" if https else "epoll")
+        return "epoll, C step" if closed and has_c_step() else ("epoll over TLS sockets" if https else "epoll")
     return LOOP_LABELS.get(loop) or engine_loop_name()
 
 
