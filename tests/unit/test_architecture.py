@@ -23,7 +23,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "report": ("report",),
     "session": ("session",),
     "cluster": ("cluster",),
-    "pipeline": ("pipeline",),
+    "flows": ("flows", "pipeline"),
     "commands": ("commands", "cli", "__main__", "api"),
     "data": ("data",),
 }
@@ -39,7 +39,7 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"base", "stats", "analysis", "runners", "store"},
     "session": {"base", "helpers", "stats", "runners", "store", "analysis", "suite"},
     "cluster": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "session"},
-    "pipeline": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "report", "session", "cluster"},
+    "flows": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "report", "session", "cluster"},
     "commands": set(LAYERS),
     "data": set(),
 }
