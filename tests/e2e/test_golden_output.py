@@ -3,8 +3,9 @@
 Why: a restructuring must not change what a user reads. Each case below runs the CLI as a user
 would, on the fake runner (no process is measured, so every figure is a function of the seed),
 and compares stdout, stderr and every file it wrote with a golden copy in tests/data/golden/.
-Only what cannot be fixed by a seed is masked: run-file paths, the clock (durations, dates,
-load) and the machine's own metadata.
+Only what cannot be fixed by a seed is masked: run-file paths, the clock (durations, dates) and
+the machine's own metadata. The machine's state (load, cores, governor, swap) is fixed for the CLI
+by a `sitecustomize` module, so a busy machine's warning does not enter the transcript.
 
 A change that is meant to alter the output regenerates the copies on purpose:
 `PAIRBENCH_REGEN_GOLDEN=1 pytest tests/e2e/test_golden_output.py`, and the diff is reviewed.
@@ -73,11 +74,31 @@ def _mask(text: str, workdir: Path) -> str:
     return text
 
 
+_QUIET_MACHINE = """\
+import pairbench.machine as _machine
+
+_measured = _machine.machine_metadata
+
+
+def _quiet(*args, **kwargs):
+    facts = _measured(*args, **kwargs)
+    facts.update(load_average=[0.1, 0.1, 0.1], cpu_count=2, governor=None, swap_used_bytes=0)
+    return facts
+
+
+_machine.machine_metadata = _quiet
+"""
+
+
 def _transcript(name: str, steps: list[list[str]], fake: str, workdir: Path) -> str:
     parts: list[str] = []
+    site = workdir / "_site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_QUIET_MACHINE)
     env = cli_env({"PAIRBENCH_DEBUG_FAKE": fake, "PAIRBENCH_HISTORY": str(workdir / "history.sqlite"),
                    "COLUMNS": "100", "XDG_DATA_HOME": str(workdir / "data")})
     env.pop("PAIRBENCH_STYLE", None)
+    env["PYTHONPATH"] = os.pathsep.join([str(site), env["PYTHONPATH"]])
     for argv in steps:
         before = {p.name for p in workdir.iterdir()}
         proc = subprocess.run([sys.executable, "-m", "pairbench", *argv, "--no-progress"]
