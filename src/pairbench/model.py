@@ -28,6 +28,7 @@ __all__ = [
     "SuiteSummary",
     "Notice",
     "Run",
+    "SeriesPoint",
     "VERDICTS",
 ]
 
@@ -360,6 +361,29 @@ class Run:
             if b.name == name:
                 return b
         raise KeyError(name)
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesPoint:
+    """One recorded run's measured values of one benchmark, metric and variant: a point of a trend.
+
+    What the history store returns and the history analysis reads (the store's rows as data).
+    """
+
+    run_id: int
+    recorded_at: float
+    git_commit: str
+    """The checkout the run was started from ("" when unknown)."""
+    variant_commit: str
+    """The variant's own commit when it was built from git, else ""."""
+    variant: str
+    values: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        import statistics
+
+        return statistics.median(self.values)
 
 
 @dataclass(frozen=True, slots=True)

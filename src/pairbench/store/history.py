@@ -15,19 +15,19 @@ import hashlib
 import json
 import os
 import shlex
-import statistics
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol, Sequence
 
-from pairbench.model import Notice, Run, Sample
+from pairbench.model import Metric, Notice, Run, Sample, SeriesPoint
 from pairbench.store.history_schema import SCHEMA_VERSION, HistoryError, migration_statements
 
 __all__ = [
     "History",
     "HistoryError",
+    "RunOrigin",
     "RunSummary",
     "SeriesPoint",
     "default_location",
@@ -116,19 +116,14 @@ class RunSummary:
 
 
 @dataclass(frozen=True, slots=True)
-class SeriesPoint:
-    """One run's measured values of one benchmark, metric and variant: a point of a trend."""
+class RunOrigin:
+    """Where a recorded run was measured, and the run file it was saved to (as recorded: it may be gone)."""
 
     run_id: int
-    recorded_at: float
-    git_commit: str
-    variant_commit: str
-    variant: str
-    values: tuple[float, ...]
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.values)
+    hostname: str
+    """"" when the run did not record its machine."""
+    run_file: str
+    """"" when the run recorded none."""
 
 
 def git_commit(cwd: str | None = None) -> str:
@@ -323,6 +318,27 @@ class History:
             out.setdefault(name, []).append(SeriesPoint(run_id, recorded, commit, vcommit, name, tuple(values)))
         for points in out.values():
             points.sort(key=lambda p: (p.recorded_at, p.run_id))
+        return out
+
+    def recorded_metrics(self, benchmark: str) -> dict[str, Metric]:
+        """The benchmark's metrics (unit, direction) as its newest recorded run declared them; {} when unreadable."""
+        rows = self.backend.execute("SELECT metrics FROM benchmarks WHERE name = ? ORDER BY run_id DESC LIMIT 1",
+                                    (benchmark,))
+        try:
+            return {str(m[0]): Metric(str(m[0]), str(m[1]), m[2], bool(m[3])) for m in json.loads(rows[0][0])} \
+                if rows else {}
+        except (ValueError, TypeError, IndexError):
+            return {}
+
+    def run_origins(self) -> list[RunOrigin]:
+        """Every recorded run's machine and run file, in id order."""
+        out = []
+        for run_id, host, meta in self.backend.execute("SELECT id, hostname, metadata FROM runs ORDER BY id"):
+            try:
+                path = json.loads(meta).get("run_file")
+            except (ValueError, AttributeError):
+                path = None
+            out.append(RunOrigin(int(run_id), str(host or ""), path if isinstance(path, str) else ""))
         return out
 
     def find_run(self, key: str, value: str) -> tuple[int, dict[str, Any]] | None:

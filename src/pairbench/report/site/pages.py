@@ -55,7 +55,7 @@ def _latest_change(s: Series) -> str:
     if not s.changes:
         return '<span class="muted">none</span>'
     cp = s.changes[-1]
-    verdict = change_verdict(cp, s.direction)
+    verdict = change_verdict(cp.change, s.direction)
     at = s.points[cp.index]
     return (f'<span class="{verdict}">{cp.change:+.1%} {verdict}</span> at '
             f"{esc(at.commit[:12] or time.strftime('%Y-%m-%d', time.gmtime(at.recorded_at)))}")

@@ -37,7 +37,7 @@ def trend_plot(series: Series, run_link: dict[int, str]) -> str:
     canvas.x_axis(xs, lambda i: _label(pts[int(i)].commit, pts[int(i)].recorded_at), "commit (or run date), oldest first",
                   ticks=[float(i) for i in range(0, len(pts), step)])
     for cp in series.changes:
-        verdict = change_verdict(cp, series.direction)
+        verdict = change_verdict(cp.change, series.direction)
         x = (xs(cp.index - 1) + xs(cp.index)) / 2
         canvas.add(f'<g class="cp" data-index="{cp.index}" data-change="{cp.change:.4f}">')
         canvas.line(x, canvas.y1, x, canvas.y0, _COLOUR[verdict], 1.5, dash="5,3")
