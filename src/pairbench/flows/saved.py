@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pairbench.model import Run
+    from pairbench.model import Comparison, Notice, Run
+    from pairbench.store.history import History
 
-__all__ = ["load_results", "import_files", "write_new_file", "warn"]
+__all__ = ["load_results", "load_run", "open_history", "compare_unpaired", "import_files", "write_new_file", "warn"]
 
 
 def warn(message: str) -> None:
@@ -43,6 +44,29 @@ def load_results(path: str, say: Callable[[str], None] = warn) -> Run:
     if loaded.missing and loaded.run.samples:
         _analyse_what_was_kept(loaded.run, path, say)
     return loaded.run
+
+
+def load_run(path: str) -> Run:
+    """A run file, any version (migrated), read strictly: a cut-short file is an error."""
+    from pairbench.store.runfile import load_run as load
+
+    return load(path)
+
+
+def open_history(location: str | None = None, create: bool = False) -> History:
+    """The history store at `location` (default: where the CLI records)."""
+    from pairbench.store.history import open_history as open_store
+
+    return open_store(location, create=create)
+
+
+def compare_unpaired(base: Run, candidate: Run, threshold: float,
+                     confidence: float) -> tuple[list[Comparison], list[Notice]]:
+    """Two saved runs compared unpaired (analysis.compare_runs): their comparisons and notices."""
+    from pairbench.analysis import compare_runs
+
+    comparisons, notices = compare_runs(base, candidate, threshold=threshold, confidence=confidence)
+    return list(comparisons), list(notices)
 
 
 def _analyse_what_was_kept(run: Run, path: str, say: Callable[[str], None]) -> None:
