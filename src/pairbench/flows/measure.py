@@ -1,9 +1,11 @@
 """The measuring flow: one path from a described run to an exit code: kinds -> session -> reports.
 
 Every measuring subcommand (and the Python API) only turns its flags into a Run (variants and
-benchmarks, flows/builders/) and a `Measuring` (flows/settings.py), then calls `measure`. The runners come from the kinds table (one construction
-for every subcommand, seeded alike), each kind's own figures are printed before the comparisons,
-and the export formats go through the exporter table (report/exporters.py), so `pairbench run`, `cmd`, `http` and `micro` cannot drift apart.
+benchmarks, flows/builders/) and a `Measuring` (flows/settings.py), then calls `measure`. The
+runners come from the kinds table (one construction for every subcommand, seeded alike), each
+kind's own figures are printed before the comparisons, and the export formats go through the
+exporter table (report/exporters.py), so `pairbench run`, `cmd`, `http` and `micro` cannot drift
+apart.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ if TYPE_CHECKING:
     from pairbench.runners.options import FakeOptions
     from pairbench.session import Observer, RunOptions
 
-__all__ = ["ClusterOptions", "Measuring", "Reports", "measure", "observer_for", "make_runners", "kind_figures", "run_pipeline",
-           "EXIT_OK", "EXIT_REGRESSION"]
+__all__ = ["ClusterOptions", "Measuring", "Reports", "measure", "observer_for", "make_runners", "kind_figures",
+           "run_pipeline", "EXIT_OK", "EXIT_REGRESSION"]
 
 EXIT_OK = 0
 EXIT_REGRESSION = 3
