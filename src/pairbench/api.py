@@ -1,11 +1,12 @@
 """The Python API: what the CLI does, for notebooks and CI scripts (docs/api.md).
 
-A comparison is the CLI's own subcommand: keyword options are turned into that subcommand's flags
-(`runs=5` is `--runs 5`, `no_history=True` is `--no-history`, a list repeats a flag), parsed and
-checked by its parser, and measured by its handler through `pipeline.run_pipeline`, so the API
-cannot drift from the command line. The run comes back as the model (`Run`) read from its run
-file; reports are rendered through the exporter table; the history store is opened as `history`
-reads it. Bad options raise `UserError` with the CLI's one-line message.
+A comparison is the CLI's own subcommand: keyword options are its long flags by their Python
+names (`runs=5` is `--runs 5`, `no_history=True` is `--no-history`, a list repeats a flag, a tuple
+gives a flag several values), parsed and checked by its parser into the same typed values the
+command makes, then built by the same run builders (flows/builders/) and measured by the same
+measuring flow (flows/measure.py), so the API cannot drift from the command line. The measured
+Run comes back as the model; reports are rendered through the exporter table; the history store
+is opened as `history` reads it. Bad options raise `UserError` with the CLI's one-line message.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import io
 import os
 import sys
 import tempfile
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from pairbench.errors import UserError
 from pairbench.model import Benchmark, Comparison, Run, Sample, Variant
@@ -89,8 +90,11 @@ def measure(subcommand: str, *arguments: str, echo: bool = False, **options: Any
         subcommand: one of `MEASURING`.
         arguments: its positional arguments.
         echo: print what the CLI prints; otherwise nothing is printed.
-        options: its flags by their Python names. `export_json` keeps the run file there;
+        options: its long flags by their Python names. `export_json` keeps the run file there;
             without it the file is written to a temporary directory and removed.
+
+    Returns:
+        The measured run (for `demo`, its first part), as measured: samples, comparisons, notices.
 
     Raises:
         UserError: an unknown subcommand or option, a bad value (the CLI's message), or a run
@@ -103,8 +107,7 @@ def measure(subcommand: str, *arguments: str, echo: bool = False, **options: Any
         options.setdefault("no_progress", True)
         args = _parse(subcommand, [str(a) for a in arguments], options)
         with _streams(echo):
-            args.handler(args)
-        return load_run(args.export_json)
+            return _MEASURES[subcommand](args)
 
 
 def regressions(run: Run) -> list[Comparison]:
@@ -114,9 +117,9 @@ def regressions(run: Run) -> list[Comparison]:
 
 def load_run(path: str | os.PathLike[str]) -> Run:
     """A run file (any version, migrated) as the model: `.variants`, `.samples`, `.comparisons`..."""
-    from pairbench.store.runfile import load_run as load
+    from pairbench.flows.saved import load_run as load
 
-    return load(path)
+    return load(os.fspath(path))
 
 
 def formats() -> tuple[str, ...]:
@@ -151,7 +154,7 @@ def open_history(location: str | os.PathLike[str] | None = None) -> History:
     Raises:
         UserError: no store there, or history turned off.
     """
-    from pairbench.store.history import open_history as open_store
+    from pairbench.flows.saved import open_history as open_store
 
     return open_store(os.fspath(location) if location is not None else None, create=False)
 
@@ -161,56 +164,124 @@ def _as_list(value: Any) -> list[Any]:
 
 
 def _parse(subcommand: str, arguments: list[str], options: dict[str, Any]) -> argparse.Namespace:
-    """The subcommand's parsed flags, from keyword options, by the CLI's own parser."""
-    from pairbench.cli import build_parser
-
-    argv = [subcommand]
-    parser = build_parser(argv)
-    sub = _subparser(parser, subcommand)
-    argv += _flags(subcommand, sub, options)
+    """The subcommand's parsed flags, from keyword options, by the subcommand's own parser."""
+    parser = _subparser(subcommand)
+    argv = _flags(parser, options)
     if any(a.startswith("-") for a in arguments):
         argv.append("--")
     argv += arguments
     err = io.StringIO()
     try:
         with contextlib.redirect_stderr(err):
-            return parser.parse_args(argv)
+            args, extras = parser.parse_known_args(argv)
     except SystemExit:
         lines = [ln for ln in err.getvalue().splitlines() if ln.strip()]
         message = lines[-1].split("error: ", 1)[-1] if lines else "invalid options"
         raise UserError(f"{subcommand}: {message}") from None
+    if extras:
+        unknown = [name for name in options if _flag(name) in extras]
+        valid = ", ".join(sorted(k for k in vars(args) if k not in ("handler", "runs_given")))
+        what = f"unknown option {unknown[0]!r}" if unknown else f"unrecognized arguments {' '.join(extras)!r}"
+        raise UserError(f"{subcommand}: {what}; valid: {valid}")
+    return args
 
 
-def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            chosen: argparse.ArgumentParser = action.choices[name]
-            return chosen
-    raise UserError(f"no subcommand {name!r}")  # pragma: no cover - the table always has them
+def _subparser(subcommand: str) -> argparse.ArgumentParser:
+    """The parser of one subcommand, built by its module's `register` as the CLI builds it."""
+    import importlib
+
+    from pairbench.commands import COMMAND_SUMMARIES
+
+    module = next((m for m, (name, _) in COMMAND_SUMMARIES.items() if name == subcommand), subcommand)
+    subparsers = argparse.ArgumentParser(prog="pairbench").add_subparsers()
+    importlib.import_module(f"pairbench.commands.{module}").register(subparsers)
+    parser: argparse.ArgumentParser = subparsers.choices[subcommand]
+    return parser
 
 
-def _flags(subcommand: str, parser: argparse.ArgumentParser, options: dict[str, Any]) -> list[str]:
-    """`--flag value` words for each option, in the form its argparse action takes."""
-    by_dest: dict[str, argparse.Action] = {}
-    for known in parser._actions:
-        if known.option_strings and known.dest != "help":
-            by_dest.setdefault(known.dest, known)
+def _flag(name: str) -> str:
+    """The long flag of an option: its Python name with `-` for `_` (`max_time` is `--max-time`)."""
+    return "--" + name.replace("_", "-")
+
+
+def _flags(parser: argparse.ArgumentParser, options: dict[str, Any]) -> list[str]:
+    """`--flag value` words for each option: True is a switch, False and None leave the flag out; a
+    flag that repeats (a list by default) takes a list, each item a value or a tuple of values; any
+    other flag takes a value, or a tuple or list of its several values."""
     words: list[str] = []
     for name, value in options.items():
-        action = by_dest.get(name)
-        if action is None:
-            raise UserError(f"{subcommand}: unknown option {name!r}; valid: {', '.join(sorted(by_dest))}")
-        flag = next((s for s in action.option_strings if s.startswith("--")), action.option_strings[0])
         if value is None or value is False:
             continue
-        if action.nargs == 0:
+        flag = _flag(name)
+        if value is True:
             words.append(flag)
             continue
-        repeated = isinstance(action, (argparse._AppendAction, argparse._ExtendAction))
+        repeated = isinstance(parser.get_default(name), list)
         for item in _as_list(value) if repeated else [value]:
-            many = action.nargs not in (None, "?")
-            words += [flag, *(str(v) for v in _as_list(item))] if many else [flag, str(item)]
+            words += [flag, *(str(v) for v in _as_list(item))] if isinstance(item, (list, tuple)) else [flag, str(item)]
     return words
+
+
+def _measure_cmd(args: argparse.Namespace) -> Run:
+    from pairbench.commands.cmd import command_measuring, command_request
+    from pairbench.flows.builders.command import command_run
+    from pairbench.flows.measure import measure
+
+    measuring = command_measuring(args)
+    run = command_run(*command_request(args))
+    measure(run, measuring)
+    return run
+
+
+def _measure_micro(args: argparse.Namespace) -> Run:
+    from pairbench.commands.common import measuring_from, reports_from
+    from pairbench.commands.micro import micro_settings
+    from pairbench.flows.builders.micro import micro_run, micro_runner
+    from pairbench.flows.measure import measure
+
+    settings = micro_settings(args)
+    with micro_runner(settings, args.seed) as runner:
+        run = micro_run(settings, runner)
+        measuring = measuring_from(args, reports=reports_from(args, suite_summary=len(run.benchmarks) > 1))
+        measure(run, measuring, runners={"micro": runner})
+    return run
+
+
+def _measure_http(args: argparse.Namespace) -> Run:
+    from pairbench.commands.common import measuring_from
+    from pairbench.commands.http import http_settings
+    from pairbench.flows.builders.http import http_run
+    from pairbench.flows.measure import measure
+
+    run, runner_options = http_run(http_settings(args))
+    measure(run, measuring_from(args), kind_options={"http": runner_options})
+    return run
+
+
+def _measure_suite(args: argparse.Namespace) -> Run:
+    from pairbench.commands.run import cluster_from, suite_measuring
+    from pairbench.flows.builders.suite import suite_run
+    from pairbench.flows.measure import measure
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    cluster = cluster_from(args)
+    run, suite = suite_run(args.file, args.set, args.only, args.variants, args.cache_dir, say, build=cluster is None)
+    measure(run, suite_measuring(args, run, suite), cluster=cluster)
+    return run
+
+
+def _measure_demo(args: argparse.Namespace) -> Run:
+    from pairbench.commands.demo import run_demo
+
+    return run_demo(args)[1][0]
+
+
+_MEASURES: dict[str, Callable[[argparse.Namespace], Run]] = {
+    "cmd": _measure_cmd, "micro": _measure_micro, "http": _measure_http, "run": _measure_suite, "demo": _measure_demo,
+}
+"""Each measuring subcommand's flags -> its builder -> the measuring flow; the run as measured."""
 
 
 @contextlib.contextmanager

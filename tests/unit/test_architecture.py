@@ -24,7 +24,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "report": ("report",),
     "session": ("session",),
     "cluster": ("cluster",),
-    "flows": ("flows", "pipeline"),
+    "flows": ("flows",),
     "commands": ("commands", "cli", "__main__", "api"),
     "data": ("data",),
 }

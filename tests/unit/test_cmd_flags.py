@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pairbench.cli import build_parser
-from pairbench.commands.cmd import parameter_scan, variant_names
+from pairbench.flows.builders.command import parameter_scan, variant_names
 from pairbench.commands.common import options_from_args
 from pairbench.errors import UserError
 

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from pairbench.errors import UserError
 from pairbench.model import Benchmark, Metric, Run, Sample, Variant
-from pairbench.pipeline import make_runners, run_pipeline
+from pairbench.flows.measure import make_runners, run_pipeline
 from pairbench.report.markdown import render_markdown
 from pairbench.runners.fake import FakeRunner
 from pairbench.runners.kinds import KINDS, get_kind, kind_title, secondary_metrics

@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from pairbench.commands.progress import ProgressBar
+from pairbench.flows.progress import ProgressBar
 from pairbench.model import Run, Variant
 from pairbench.plan import Step
 from pairbench.runners.base import Replicate

@@ -1,4 +1,4 @@
-"""Flags shared by every measuring subcommand, defined once, and the call into the one pipeline."""
+"""Flags shared by every measuring subcommand, defined once, and their typed settings (flows.settings.Measuring)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,10 @@ TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairben
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-    from pairbench.model import Run
-    from pairbench.pipeline import Reports
-    from pairbench.runners.options import FakeOptions
-    from pairbench.session import Observer, RunOptions
+    from pairbench.flows.settings import Measuring, Reports, RunOptions
 
-__all__ = ["add_run_options", "intermix_positionals", "options_from_args", "observer_for", "fake_from", "reports_from", "run_measured",
-           "new_run", "positive_float", "DEBUG_FAKE_ENV"]
+__all__ = ["add_run_options", "intermix_positionals", "options_from_args", "fake_from", "reports_from", "measuring_from",
+           "positive_float", "DEBUG_FAKE_ENV"]
 
 DEBUG_FAKE_ENV = "PAIRBENCH_DEBUG_FAKE"
 
@@ -190,7 +187,7 @@ def _free(parser: argparse.ArgumentParser, *shorts: str) -> list[str]:
 
 def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOptions:
     """Typed options from parsed flags; `defaults` (from a suite file) fill what flags left unset."""
-    from pairbench.session import RunOptions
+    from pairbench.flows.settings import RunOptions
 
     def pick(name: str, fallback: object) -> object:
         value = getattr(args, name, None)
@@ -218,35 +215,7 @@ def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOption
     )
 
 
-def new_run(variants: list, benchmarks: list, suite: dict | None = None) -> Run:  # type: ignore[type-arg]
-    """A Run with this machine's metadata, ready for the session."""
-    from pairbench.machine import machine_metadata
-    from pairbench.model import Run
-
-    names = [v.name for v in variants]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        from pairbench.errors import UserError
-
-        raise UserError(f"variant names must be unique; repeated: {', '.join(duplicates)} (give each a distinct name)")
-    return Run(metadata=machine_metadata(), variants=variants, benchmarks=benchmarks, suite=suite)
-
-
-def observer_for(args: argparse.Namespace, options: RunOptions | None = None) -> Observer | None:
-    """The live progress bar on a terminal's stderr, unless --no-progress (its bounds from `options`)."""
-    from pairbench.report.display import console_for, shows_progress
-
-    style = getattr(args, "style", "auto") or "auto"
-    if getattr(args, "no_progress", False) or not shows_progress(style, sys.stderr.isatty()):
-        return None
-    from pairbench.commands.progress import ProgressBar
-
-    max_time = options.max_time if options is not None else getattr(args, "max_time", None)
-    max_runs = options.max_runs if options is not None else getattr(args, "max_runs", None)
-    return ProgressBar(console_for(style, stderr=True), max_time=max_time, max_runs=max_runs)
-
-
-def fake_from(args: argparse.Namespace) -> FakeOptions | None:
+def fake_from(args: argparse.Namespace) -> tuple[float, ...] | None:
     """`--debug-fake[=F1,F2,...]` or PAIRBENCH_DEBUG_FAKE: scripted timings, no process runs.
 
     Like hyperfine's --debug-mode, with an effect to find: variant i takes Fi times the first
@@ -258,7 +227,6 @@ def fake_from(args: argparse.Namespace) -> FakeOptions | None:
     if spec is None:
         return None
     from pairbench.errors import UserError
-    from pairbench.runners.options import FakeOptions
 
     try:
         factors = tuple(float(x) for x in spec.split(",") if x.strip())
@@ -266,12 +234,12 @@ def fake_from(args: argparse.Namespace) -> FakeOptions | None:
         raise UserError(f"--debug-fake {spec!r}: expected factors such as 1,1.2") from None
     if any(not f > 0 for f in factors):
         raise UserError(f"--debug-fake {spec!r}: the factors must be positive numbers")
-    return FakeOptions(factors=factors)
+    return factors
 
 
 def reports_from(args: argparse.Namespace, **choices: Any) -> Reports:
     """The report choices of the shared `--export-FORMAT` flags (MARKUP_EXPORTS)."""
-    from pairbench.pipeline import Reports as ReportsT
+    from pairbench.flows.settings import Reports as ReportsT
 
     exports = tuple((fmt, getattr(args, "export_" + fmt.replace("-", "_"))) for fmt in MARKUP_EXPORTS
                     if getattr(args, "export_" + fmt.replace("-", "_"), None))
@@ -280,18 +248,13 @@ def reports_from(args: argparse.Namespace, **choices: Any) -> Reports:
     return ReportsT(exports=exports, **{**shown, **choices})
 
 
-def run_measured(run: Run, options: RunOptions, args: argparse.Namespace, reports: Reports | None = None,
-                 **kwargs: Any) -> int:
-    """`pipeline.run_pipeline` with the flags every measuring subcommand shares (progress, exports,
-    --debug-fake, which replaces any runner given)."""
-    from pairbench.pipeline import run_pipeline
+def measuring_from(args: argparse.Namespace, options: RunOptions | None = None, reports: Reports | None = None,
+                   **defaults: object) -> Measuring:
+    """The shared measuring flags as typed settings (options from the flags and `defaults` unless given,
+    the shared --export-FORMAT reports unless given, progress, --debug-fake, --threshold auto)."""
+    from pairbench.flows.settings import Measuring as MeasuringT
 
-    fake = fake_from(args)
-    if fake is not None:
-        kwargs.pop("runners", None)
-    if getattr(args, "threshold", None) == "auto":  # 1.0 until the stored calibration says otherwise
-        from pairbench.commands.calibrate import auto_threshold
-
-        options = auto_threshold(run, options, options.history)
-    return run_pipeline(run, options, reports or reports_from(args), observer=observer_for(args, options), fake=fake,
-                        **kwargs)
+    return MeasuringT(options=options if options is not None else options_from_args(args, **defaults),
+                      reports=reports if reports is not None else reports_from(args),
+                      progress=not getattr(args, "no_progress", False), fake=fake_from(args),
+                      auto_threshold=getattr(args, "threshold", None) == "auto")

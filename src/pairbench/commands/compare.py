@@ -108,9 +108,9 @@ def merge_for_report(base: Run, cand: Run, comparisons: list[Comparison]) -> Run
 
 
 def _unpaired(base: Run, cand: Run, threshold: float, confidence: float) -> tuple[list[Comparison], list[Notice]]:
-    from pairbench.analysis import compare_runs
+    from pairbench.flows.saved import compare_unpaired
 
-    comparisons, notices = compare_runs(base, cand, threshold=threshold, confidence=confidence)
+    comparisons, notices = compare_unpaired(base, cand, threshold, confidence)
     # benchmarks on one side only are listed by the command itself
     return list(comparisons), [n for n in notices if n.kind != "unmatched"]
 

@@ -13,9 +13,9 @@ TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairben
 if TYPE_CHECKING:
     from typing import Any
 
-from pairbench.commands.common import add_run_options, new_run, options_from_args
+from pairbench.commands.common import add_run_options, measuring_from, options_from_args
 
-__all__ = ["DEMO_BAND_PERCENT", "register", "build_demo_run"]
+__all__ = ["DEMO_BAND_PERCENT", "register", "build_demo_run", "demo_measurings", "run_demo"]
 
 DEMO_BAND_PERCENT = 5.0
 """The demo's noise band δ (percent), stated before it runs.
@@ -42,59 +42,50 @@ def register(sub: Any) -> None:
 
 
 def build_demo_run() -> Any:
-    """The demo's Run: variants `sort-key` (baseline) and `sort-plain`, benchmarks `sort` and `json`."""
-    import shlex
-    import sys
-    from importlib import resources
+    """The demo's first Run (flows.builders.demo.demo_run)."""
+    from pairbench.flows.builders.demo import demo_run
 
-    from pairbench.model import Benchmark, Metric, Variant
-    from pairbench.runners.command import BUILTIN_METRICS
-
-    script = resources.files("pairbench.data").joinpath("demo_workload.py")
-    prefix = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
-    variants = [
-        Variant("sort-key", env={"DEMO_SORT": "key"}, baseline=True,
-                meta={"description": "sorts through a redundant identity key function"}),
-        Variant("sort-plain", env={"DEMO_SORT": "plain"}, meta={"description": "sorts without a key function"}),
-    ]
-    work = Metric("work", "", "lower",
-                  description="the task's CPU time ÷ a reference loop's beside it (median of 9 pairs)")
-    # The question is the task's own cost: the process's wall time (interpreter start-up, a loaded
-    # machine) is shown, but stopping waits for `work` only (see data/demo_workload.py).
-    metrics = (work,) + BUILTIN_METRICS
-    settle = {"settle": ["work"]}
-    benchmarks = [
-        Benchmark("sort", "command", metrics, {"command": f"{prefix} sort", "shell": False, **settle}),
-        Benchmark("json", "command", metrics, {"command": f"{prefix} json", "shell": False, **settle}),
-    ]
-    return new_run(variants, benchmarks)
+    return demo_run()
 
 
-def _handle(args: argparse.Namespace) -> int:
+def demo_measurings(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The measuring settings of the demo's two parts from its flags: the program, then the web app."""
     import dataclasses
-
-    from pairbench.commands.common import run_measured
-    from pairbench.commands.http import demo_http_run
 
     # Adaptive stopping inside 50 s (40 s for the HTTP part) with a band of ±DEMO_BAND_PERCENT (see its docstring).
     options = options_from_args(args, max_time=50.0, threshold=DEMO_BAND_PERCENT)
     second = _second_path(options.export_json)  # checked before anything runs
+    measuring = measuring_from(args, options)
+    http_options = dataclasses.replace(
+        options, warmup=0, runs=min(options.runs, 6), max_time=min(options.max_time or 50.0, 40.0),
+        export_json=second,
+    )
+    return measuring, dataclasses.replace(measuring, options=http_options)
+
+
+def run_demo(args: argparse.Namespace) -> tuple[int, list[Any]]:
+    """Both parts measured, each introduced; (exit code, [the two runs])."""
+    from pairbench.flows.builders.demo import demo_http_run, demo_run
+    from pairbench.flows.measure import measure
+
+    measuring, http_measuring = demo_measurings(args)
+    options = measuring.options
     print("pairbench demo, part 1 of 2: does sorting without a redundant key function make a program faster?")
     print("  variants: sort-key (baseline, DEMO_SORT=key) vs sort-plain (DEMO_SORT=plain)")
     print("  benchmarks: sort (uses the change: a real difference), json (does not: no real difference)")
     print(f"  noise band ±{options.threshold:g}%: a change inside it counts as no meaningful difference; the "
           "verdicts rest on `work`, each process's task time relative to a reference loop it runs beside it\n")
-    run = build_demo_run()
-    code = run_measured(run, options, args)
+    run = demo_run()
+    code = measure(run, measuring)
     print("\npairbench demo, part 2 of 2: a bundled web app served by this Python, at 10 vs 30 units of")
     print("work per page; a server per variant and round, loaded by the built-in HTTP engine\n")
     http_run = demo_http_run()
-    http_options = dataclasses.replace(
-        options, warmup=0, runs=min(options.runs, 6), max_time=min(options.max_time or 50.0, 40.0),
-        export_json=second,
-    )
-    http_code = run_measured(http_run, http_options, args)
-    return max(code, http_code)
+    http_code = measure(http_run, http_measuring)
+    return max(code, http_code), [run, http_run]
+
+
+def _handle(args: argparse.Namespace) -> int:
+    return run_demo(args)[0]
 
 
 def _second_path(path: str | None) -> str | None:

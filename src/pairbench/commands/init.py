@@ -81,9 +81,9 @@ def _handle(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if path.exists() and not args.force:
         raise UserError(f"{path} already exists; pass --force to overwrite it, or name another file")
-    from pairbench.store.output import write_output
+    from pairbench.flows.saved import write_new_file
 
-    write_output(path, EXAMPLE_SUITE)
+    write_new_file(str(path), EXAMPLE_SUITE)
     print(f"wrote {path}: 2 variants (one swept over SIZE), 2 benchmarks. Run it with: pairbench run"
           + ("" if str(path) == "pairbench.toml" else f" {path}"))
     return 0

@@ -28,49 +28,11 @@ def warn(message: str) -> None:
 
 
 def load_results(path: str) -> Run:
-    """A run file (a cut-short one yields what it holds, with a warning), or a pyperf/hyperfine JSON file."""
-    from pairbench.errors import NotARunFile, UserError
-    from pairbench.importers import detect_format, import_file, read_json
-    from pairbench.store.salvage import load_run_salvaging
+    """A run file (a cut-short one yields what it holds, with a warning), or a pyperf/hyperfine JSON file
+    (flows.saved.load_results)."""
+    from pairbench.flows.saved import load_results as load
 
-    try:
-        loaded = load_run_salvaging(path)
-    except NotARunFile as exc:
-        try:
-            doc = read_json(path)  # pyperf writes .json.gz too
-        except UserError:
-            raise exc from None
-        if detect_format(doc) in ("pyperf", "hyperfine"):
-            return import_file(path)
-        raise
-    for note in loaded.missing:
-        warn(f"{path}: {note}")
-    if loaded.missing and loaded.run.samples:
-        _analyse_what_was_kept(loaded.run, path)
-    return loaded.run
-
-
-def _analyse_what_was_kept(run: Run, path: str) -> None:
-    """A run that never finished (killed, or its file cut short) is analysed from the samples it
-    kept, with the options it was started with and its CIs widened for the looks it had planned,
-    so its report answers the question instead of showing medians alone."""
-    from pairbench.errors import UserError
-    from pairbench.session import RunOptions, finish_analysis
-
-    given = run.metadata.get("options")
-    given = given if isinstance(given, dict) else {}
-    planned = run.metadata.get("adaptive")
-    looks = planned.get("looks") if isinstance(planned, dict) else None
-    try:
-        options = RunOptions(threshold=float(given.get("threshold", 1.0)),
-                             confidence=float(given.get("confidence", 0.95)),
-                             correction=str(given.get("correction", "holm")))
-    except (TypeError, ValueError, UserError):
-        options = RunOptions()
-    finish_analysis(run, options, len(looks) if isinstance(looks, list) and looks else 1)
-    blocks = len({s.block for s in run.samples if not s.warmup and s.block >= 0})
-    warn(f"{path}: analysed here from the {blocks} block{'s' if blocks != 1 else ''} it kept; a finished run "
-         "would have measured more, so its verdicts may be inconclusive where the whole run's were not")
+    return load(path, warn)
 
 
 def write_output(target: str, text: str, inputs: list[str]) -> None:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 from pairbench.commands.common import add_run_options
 
-__all__ = ["register", "build_suite_run"]
+__all__ = ["register", "build_suite_run", "suite_measuring", "cluster_from"]
 
 DEFAULT_FILE = "pairbench.toml"
 
@@ -61,76 +61,6 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_handle, confidence=None)
 
 
-def _suite_defaults(suite: Any) -> dict[str, Any]:
-    d = suite.defaults
-    out = {k: getattr(d, k) for k in ("runs", "warmup", "threshold", "max_time", "confidence", "seed")}
-    return {k: v for k, v in out.items() if v is not None}
-
-
-def _load(args: argparse.Namespace) -> Any:
-    from pathlib import Path
-
-    from pairbench.errors import SuiteError
-    from pairbench.suite import load_suite, parse_suite, select_benchmarks
-
-    if args.file == DEFAULT_FILE and not Path(DEFAULT_FILE).exists():
-        if args.set:  # a suite said entirely on the command line
-            return select_benchmarks(parse_suite("", "<command line>", args.set), args.only)
-        raise SuiteError(f"no {DEFAULT_FILE} in {Path.cwd()}; name a suite file, write an example with "
-                         "`pairbench init`, or describe the suite with --set KEY=VALUE")
-    suite = select_benchmarks(load_suite(args.file, args.set), args.only)
-    return suite
-
-
-def _filter_variants(suite: Any, pattern: str | None) -> list[Any]:
-    import fnmatch
-
-    from pairbench.errors import SuiteError
-
-    if not pattern:
-        return list(suite.matrix)
-    globs = [g.strip() for g in pattern.split(",") if g.strip()]
-    kept = [v for v in suite.matrix if v.baseline or any(fnmatch.fnmatchcase(v.name, g) for g in globs)]
-    if len(kept) < 2:
-        names = [v.name for v in suite.matrix if not v.baseline]
-        raise SuiteError(f"--variants {pattern!r} matches no candidate of {suite.path}; candidates: "
-                         + ", ".join(names[:20]) + (" ..." if len(names) > 20 else ""))
-    return kept
-
-
-def build_suite_run(args: argparse.Namespace, say: Any = None, build: bool = True) -> tuple[Any, Any]:
-    """Load, build and assemble: the Run to execute and the Suite it came from.
-
-    `build=False` leaves git variants unbuilt (each cluster worker builds them in its own cache).
-    """
-    from pathlib import Path
-
-    from pairbench.builds import resolve_builds
-    from pairbench.commands.common import new_run
-    from pairbench.errors import UserError
-    from pairbench.suite import suite_record
-
-    suite = _load(args)
-    variants = _filter_variants(suite, args.variants)
-    cache = Path(args.cache_dir).expanduser() if args.cache_dir else None
-    built, notices = resolve_builds(variants, cache=cache, progress=say) if build else (variants, [])
-    names = {v.name for v in built}
-    baseline = next(v for v in variants if v.baseline)
-    if baseline.name not in names:
-        failed = next((n for n in notices if n.kind == "build_failed"), None)
-        raise UserError(f"the baseline {baseline.name} could not be built, so nothing can be compared"
-                        + (f": {failed.message}" if failed else ""))
-    if len(built) < 2:
-        raise UserError("every candidate failed to build; nothing to compare:\n"
-                        + "\n".join(n.message for n in notices))
-    for n in notices:
-        if say is not None:
-            say(f"warning: {n.message}")
-    run = new_run(built, list(suite.benchmarks), suite=suite_record(suite, built))
-    run.notices.extend(notices)
-    return run, suite
-
-
 def _print_check(suite: Any, variants: list[Any]) -> None:
     print(f"{suite.path}: valid; {len(variants)} variants x {len(suite.benchmarks)} benchmarks")
     for v in variants:
@@ -143,27 +73,48 @@ def _print_check(suite: Any, variants: list[Any]) -> None:
         print(f"  benchmark {b.name} ({b.kind}): {b.options.get('command', '')}  metrics: {metrics}")
 
 
+def build_suite_run(args: argparse.Namespace, say: Any = None, build: bool = True) -> tuple[Any, Any]:
+    """The Run to execute and the Suite it came from, from `run`'s flags (flows.builders.suite.suite_run)."""
+    from pairbench.flows.builders.suite import suite_run
+
+    return suite_run(args.file, args.set, args.only, args.variants, args.cache_dir, say, build)
+
+
+def suite_measuring(args: argparse.Namespace, run: Any, suite: Any) -> Any:
+    """The shared settings of `run`'s flags, the suite's [defaults] filling what the flags left unset."""
+    from pairbench.commands.common import measuring_from, options_from_args, reports_from
+    from pairbench.flows.builders.suite import suite_defaults
+
+    options = options_from_args(args, **suite_defaults(suite))
+    reports = reports_from(args, sweeps=bool(suite.sweeps), suite_summary=len(run.benchmarks) > 1)
+    return measuring_from(args, options, reports)
+
+
+def cluster_from(args: argparse.Namespace) -> Any:
+    """--cluster ADDRESS (and --each-machine) as the measuring flow's cluster options, or None."""
+    if args.cluster:
+        from pairbench.flows.measure import ClusterOptions
+
+        return ClusterOptions(args.cluster, args.cache_dir, each_machine=args.each_machine)
+    if args.each_machine:
+        from pairbench.errors import UserError
+
+        raise UserError("--each-machine needs --cluster (the machines to measure on)")
+    return None
+
+
 def _handle(args: argparse.Namespace) -> int:
-    from pairbench.commands.common import options_from_args, reports_from, run_measured
+    from pairbench.flows.builders.suite import filter_variants, load_suite
+    from pairbench.flows.measure import measure
 
     if args.check:
-        suite = _load(args)
-        _print_check(suite, _filter_variants(suite, args.variants))
+        suite = load_suite(args.file, args.set, args.only)
+        _print_check(suite, filter_variants(suite, args.variants))
         return 0
 
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
-    cluster = None
-    if args.cluster:
-        from pairbench.cluster.units import ClusterOptions
-
-        cluster = ClusterOptions(args.cluster, args.cache_dir, each_machine=args.each_machine)
-    elif args.each_machine:
-        from pairbench.errors import UserError
-
-        raise UserError("--each-machine needs --cluster (the machines to measure on)")
+    cluster = cluster_from(args)
     run, suite = build_suite_run(args, say, build=cluster is None)
-    options = options_from_args(args, **_suite_defaults(suite))
-    reports = reports_from(args, sweeps=bool(suite.sweeps), suite_summary=len(run.benchmarks) > 1)
-    return run_measured(run, options, args, reports, cluster=cluster)
+    return measure(run, suite_measuring(args, run, suite), cluster=cluster)

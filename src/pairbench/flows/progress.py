@@ -1,6 +1,6 @@
 """The live progress bar: blocks done, time left, and the current estimate for each candidate.
 
-An observer of the session, so it lives on the CLI side: it follows the plan's steps and the
+An observer of the session, so it lives with the measuring flow: it follows the plan's steps and the
 runners' replicates as they come, where reports only read a finished Run.
 """
 

@@ -1,50 +1,35 @@
-"""One path from a described run to an exit code: kinds -> session -> reports -> exit code.
+"""The measuring flow: one path from a described run to an exit code: kinds -> session -> reports.
 
-Every measuring subcommand only turns its flags into a Run (variants and benchmarks), RunOptions
-and Reports, then calls `run_pipeline`. The runners come from the kinds table (one construction
-for every subcommand, seeded alike), each kind's own figures are printed before the comparisons,
-and the export formats go through the exporter table (report/exporters.py), so `pairbench run`, `cmd`, `http` and `micro` cannot drift apart.
+Every measuring subcommand (and the Python API) only turns its flags into a Run (variants and
+benchmarks, flows/builders/) and a `Measuring` (flows/settings.py), then calls `measure`. The
+runners come from the kinds table (one construction for every subcommand, seeded alike), each
+kind's own figures are printed before the comparisons, and the export formats go through the
+exporter table (report/exporters.py), so `pairbench run`, `cmd`, `http` and `micro` cannot drift
+apart.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from pairbench.cluster.units import ClusterOptions
+from pairbench.flows.settings import Measuring, Reports
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from pairbench.cluster.units import ClusterOptions
     from pairbench.model import Run
     from pairbench.runners.base import Runner
     from pairbench.runners.options import FakeOptions
     from pairbench.session import Observer, RunOptions
 
-__all__ = ["Reports", "make_runners", "kind_figures", "run_pipeline", "EXIT_OK", "EXIT_REGRESSION"]
+__all__ = ["ClusterOptions", "Measuring", "Reports", "measure", "observer_for", "make_runners", "kind_figures",
+           "run_pipeline", "EXIT_OK", "EXIT_REGRESSION"]
 
 EXIT_OK = 0
 EXIT_REGRESSION = 3
-
-
-@dataclass(frozen=True, slots=True)
-class Reports:
-    """What to show once the run is measured."""
-
-    sweeps: bool = False
-    """The sweep tables (a suite with sweeps)."""
-    suite_summary: bool = False
-    """The one-line-per-benchmark summary (several benchmarks)."""
-    exports: tuple[tuple[str, str], ...] = ()
-    """(format, target) written after the terminal report: ("markdown", "-"), ("html", "r.html")."""
-    title: str = "pairbench report"
-    style: str = "auto"
-    """hyperfine's --style (report/display.py): colour, or no output at all with `none`."""
-    time_unit: str | None = None
-    """hyperfine's --time-unit: every time in this unit (None: chosen per value)."""
-    sort: str = "auto"
-    """hyperfine's --sort: the order of the variants in the tables."""
 
 
 def make_runners(run: Run, seed: int | None, kind_options: Mapping[str, Any] | None = None,
@@ -155,3 +140,39 @@ def _close(observer: Any) -> None:
     close = getattr(observer, "close", None)
     if close is not None:
         close()
+
+
+def observer_for(style: str, progress: bool, options: RunOptions | None = None) -> Observer | None:
+    """The live progress bar on a terminal's stderr, unless turned off (its bounds from `options`)."""
+    from pairbench.report.display import console_for, shows_progress
+
+    if not progress or not shows_progress(style or "auto", sys.stderr.isatty()):
+        return None
+    from pairbench.flows.progress import ProgressBar
+
+    max_time = options.max_time if options is not None else None
+    max_runs = options.max_runs if options is not None else None
+    return ProgressBar(console_for(style or "auto", stderr=True), max_time=max_time, max_runs=max_runs)
+
+
+def measure(run: Run, measuring: Measuring, *, runners: Mapping[str, Runner] | None = None,
+            kind_options: Mapping[str, Any] | None = None, cluster: ClusterOptions | None = None) -> int:
+    """`run_pipeline` with the settings every measuring subcommand shares (progress, exports,
+    --debug-fake, which replaces any runner given, and --threshold auto); returns the exit code.
+
+    `run` is measured in place: its samples and comparisons are there when this returns.
+    """
+    fake = None
+    if measuring.fake is not None:
+        from pairbench.runners.options import FakeOptions
+
+        fake = FakeOptions(factors=measuring.fake)
+        runners = None
+    options = measuring.options
+    if measuring.auto_threshold:  # 1.0 until the stored calibration says otherwise
+        from pairbench.flows.calibrate import auto_threshold
+
+        options = auto_threshold(run, options, options.history)
+    return run_pipeline(run, options, measuring.reports, runners=runners, kind_options=kind_options, fake=fake,
+                        observer=observer_for(measuring.reports.style, measuring.progress, options),
+                        cluster=cluster)

@@ -1,0 +1,154 @@
+"""Saved results read and written for the commands that do not measure (report, compare, import, init).
+
+Run files are read as `report` reads them (a cut-short one yields what it holds, analysed from its
+kept samples, with a warning; pyperf and hyperfine files are imported on the way), and written or
+recorded in the history store here, so that `commands/` never opens the store itself.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pairbench.model import Comparison, Notice, Run
+    from pairbench.store.history import History
+
+__all__ = ["load_results", "load_run", "open_history", "compare_unpaired", "import_files", "write_new_file", "warn"]
+
+
+def warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def load_results(path: str, say: Callable[[str], None] = warn) -> Run:
+    """A run file (a cut-short one yields what it holds, with a warning), or a pyperf/hyperfine JSON file."""
+    from pairbench.errors import NotARunFile, UserError
+    from pairbench.importers import detect_format, import_file, read_json
+    from pairbench.store.salvage import load_run_salvaging
+
+    try:
+        loaded = load_run_salvaging(path)
+    except NotARunFile as exc:
+        try:
+            doc = read_json(path)  # pyperf writes .json.gz too
+        except UserError:
+            raise exc from None
+        if detect_format(doc) in ("pyperf", "hyperfine"):
+            return import_file(path)
+        raise
+    for note in loaded.missing:
+        say(f"{path}: {note}")
+    if loaded.missing and loaded.run.samples:
+        _analyse_what_was_kept(loaded.run, path, say)
+    return loaded.run
+
+
+def load_run(path: str) -> Run:
+    """A run file, any version (migrated), read strictly: a cut-short file is an error."""
+    from pairbench.store.runfile import load_run as load
+
+    return load(path)
+
+
+def open_history(location: str | None = None, create: bool = False) -> History:
+    """The history store at `location` (default: where the CLI records)."""
+    from pairbench.store.history import open_history as open_store
+
+    return open_store(location, create=create)
+
+
+def compare_unpaired(base: Run, candidate: Run, threshold: float,
+                     confidence: float) -> tuple[list[Comparison], list[Notice]]:
+    """Two saved runs compared unpaired (analysis.compare_runs): their comparisons and notices."""
+    from pairbench.analysis import compare_runs
+
+    comparisons, notices = compare_runs(base, candidate, threshold=threshold, confidence=confidence)
+    return list(comparisons), list(notices)
+
+
+def _analyse_what_was_kept(run: Run, path: str, say: Callable[[str], None]) -> None:
+    """A run that never finished (killed, or its file cut short) is analysed from the samples it
+    kept, with the options it was started with and its CIs widened for the looks it had planned,
+    so its report answers the question instead of showing medians alone."""
+    from pairbench.errors import UserError
+    from pairbench.session import RunOptions, finish_analysis
+
+    given = run.metadata.get("options")
+    given = given if isinstance(given, dict) else {}
+    planned = run.metadata.get("adaptive")
+    looks = planned.get("looks") if isinstance(planned, dict) else None
+    try:
+        options = RunOptions(threshold=float(given.get("threshold", 1.0)),
+                             confidence=float(given.get("confidence", 0.95)),
+                             correction=str(given.get("correction", "holm")))
+    except (TypeError, ValueError, UserError):
+        options = RunOptions()
+    finish_analysis(run, options, len(looks) if isinstance(looks, list) and looks else 1)
+    blocks = len({s.block for s in run.samples if not s.warmup and s.block >= 0})
+    say(f"{path}: analysed here from the {blocks} block{'s' if blocks != 1 else ''} it kept; a finished run "
+        "would have measured more, so its verdicts may be inconclusive where the whole run's were not")
+
+
+def import_files(files: list[str], output: str | None = None, fmt: str = "auto", name: str | None = None,
+                 benchmark: str | None = None, force: bool = False, record: bool = True,
+                 history: str | None = None) -> int:
+    """pyperf or hyperfine files written as run files (FILE stem + .run.json, or `output`) and recorded
+    in the history; a pairbench run file is recorded (salvaged if cut short, written whole with
+    `output`). One summary line per file; the exit code."""
+    from pathlib import Path
+
+    from pairbench.errors import NotARunFile, UserError
+    from pairbench.importers import import_file
+    from pairbench.store.history import record_run
+    from pairbench.store.runfile import write_run
+    from pairbench.store.salvage import load_run_salvaging
+
+    if output and len(files) > 1:
+        raise UserError("-o/--output takes one input FILE; without it each FILE gets FILE.run.json")
+    for path in files:
+        try:
+            loaded = load_run_salvaging(path)  # a run file, cut short or with a killed run's journal too
+        except NotARunFile:
+            loaded = None
+        out: Path | None
+        if loaded is not None:
+            run = loaded.run
+            for note in loaded.missing:
+                warn(f"{path}: {note}")
+            out = Path(output) if output else None  # -o writes the run whole (journal folded in)
+        else:
+            run = import_file(path, fmt=fmt, name=name, benchmark=benchmark)
+            out = Path(output) if output else Path(path).with_name(Path(path).name.split(".")[0] + ".run.json")
+        if out is not None:
+            if out.exists() and not force:
+                raise UserError(f"{out} exists; pass --force to overwrite it or -o to choose another name")
+            write_run(out, run)
+        if record:
+            source = run.metadata.get("imported_from") or "pairbench"
+            notice = record_run(run, history, source="import" if loaded is not None else f"import {source}")
+            if notice:
+                warn(notice.message)
+        to_stdout = out is not None and str(out) == "-"
+        what = ("wrote standard output" if to_stdout else f"wrote {out}") if out else f"{path} is a run file"
+        recorded = "; recorded in the history" if record else ""
+        samples = sum(not s.warmup for s in run.samples)
+        # With `-o -` standard output is the run file's alone: the summary goes to stderr.
+        print(f"{what}: {_count(len(run.variants), 'variant')}, {_count(len(run.benchmarks), 'benchmark')}, "
+              f"{_count(samples, 'sample')}{recorded}", file=sys.stderr if to_stdout else sys.stdout)
+    return 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def write_new_file(path: str, text: str) -> None:
+    """Write `text` to `path` through the store's one writer (store/output.py)."""
+    from pathlib import Path
+
+    from pairbench.store.output import write_output
+
+    write_output(Path(path), text)
