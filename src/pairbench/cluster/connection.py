@@ -68,10 +68,12 @@ class _Connection:
                     self.client.close()
                 except Exception:  # noqa: BLE001 - closing must not hide the run's own outcome
                     pass
-            if self.local is not None:
-                self.local.stop()
-        finally:
-            self._quiet.__exit__()
+        finally:  # a signal while closing still stops the local processes
+            try:
+                if self.local is not None:
+                    self.local.stop()
+            finally:
+                self._quiet.__exit__()
 
 
 class _QuietDask:

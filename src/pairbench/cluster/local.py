@@ -67,13 +67,16 @@ class LocalProcesses:
         for proc in reversed(self._procs):  # the workers first: they close before their scheduler
             _signal_group(proc.pid, signal.SIGTERM)
         deadline = time.monotonic() + STOP_TIMEOUT_S
-        for proc in self._procs:
-            while _group_alive(proc.pid) and time.monotonic() < deadline:
-                proc.poll()
-                time.sleep(_POLL_S)
-            _signal_group(proc.pid, signal.SIGKILL)
-            proc.wait()
-        self._procs.clear()
+        try:
+            for proc in self._procs:
+                while _group_alive(proc.pid) and time.monotonic() < deadline:
+                    proc.poll()
+                    time.sleep(_POLL_S)
+        finally:  # a signal during the wait cuts it short, never leaves a process behind
+            for proc in self._procs:
+                _signal_group(proc.pid, signal.SIGKILL)
+                proc.wait()
+            self._procs.clear()
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
