@@ -97,7 +97,11 @@ def execute_on_cluster(run: Run, options: RunOptions, cluster: ClusterOptions, *
                                 key=lambda b: ([u.benchmark.name for u in units].index(origin[b.name][0]), b.name))
     looks = max(run.metadata.get("unit_looks", {}).values(), default=1)
     if run.samples:
-        finish_analysis(run, options, looks)
+        try:
+            finish_analysis(run, options, looks)
+        except Exception:  # noqa: BLE001 - after a stop a partial analysis must never lose the samples
+            if status != "interrupted":
+                raise
     if cluster.each_machine:
         origin = {k: (v[0], v[1]) for k, v in run.metadata.get("per_machine", {}).items()}
         run.notices.extend(agreement_notices(run.comparisons, origin))
