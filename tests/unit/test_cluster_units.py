@@ -85,3 +85,13 @@ def test_a_benchmark_measured_on_every_machine_is_compared_per_machine() -> None
     assert {(s.benchmark, s.machine) for s in run.samples} == {("a @ w1", "w1"), ("a @ w2", "w2")}
     assert [b.name for b in run.benchmarks][-2:] == ["a @ w1", "a @ w2"]
     assert sorted(n.benchmark for n in run.notices if n.kind == "noisy") == ["a @ w1", "a @ w2"]
+
+
+def test_a_unit_stopped_mid_run_says_so_with_the_blocks_it_finished() -> None:
+    run = _run()
+    unit_run = Run(metadata={"hostname": "w1", "blocks": 3}, variants=run.variants, benchmarks=[run.benchmark("a")],
+                   samples=[Sample("a", v, "time", 1.0, block) for v in ("base", "more") for block in (0, 1, 2)],
+                   status="interrupted")
+    merge_unit(run, unit_run, "w1")
+    assert run.metadata["unit_stops"]["a"] == {"stop": "interrupted", "blocks": 3, "elapsed_s": None}
+    assert len(run.samples) == 6

@@ -6,20 +6,25 @@ bench=1` never runs two units at once (they would share its cores). A unit is me
 one machine, and its result is all or nothing: a worker that dies mid-unit has its unit rerun
 elsewhere by the scheduler, and its partial samples never arrive. Each finished unit goes into
 the run file and the history store at once, so a crash of this client loses nothing finished.
+
+A stop (Ctrl-C, SIGTERM, SIGHUP on this client) is passed to the units through a Dask Event: each
+running unit stops like a local run stopped by a signal and hands back the blocks it finished,
+which are merged, analysed and saved with the run's status "interrupted"; units not started yet
+return at once with nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
-import socket
+import time
 from dataclasses import dataclass, field
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any, Callable
 
 from pairbench import interrupts
+from pairbench.cluster.connection import CONNECT_TIMEOUT_S, RESOURCE, cluster_workers, connect, first_line
 from pairbench.cluster.units import (
     ClusterOptions,
     UnitResult,
@@ -38,19 +43,22 @@ if TYPE_CHECKING:
 
 __all__ = ["execute_on_cluster", "CONNECT_TIMEOUT_S"]
 
-CONNECT_TIMEOUT_S = 10.0
-WORKERS_TIMEOUT_S = 60.0
-RESOURCE = "bench"
+STOP_WAIT_S = 60.0
+"""Longest wait, after a stop, for the running units to hand back their finished blocks."""
+HURRY_WAIT_S = 15.0
+"""The same after a second signal: the units kill their children at once (the worker allows 5 s)."""
+POLL_S = 0.2
 
 
 def execute_on_cluster(run: Run, options: RunOptions, cluster: ClusterOptions, *,
                        fake: tuple[float, ...] | None = None, say: Callable[[str], None] | None = None) -> Run:
     """Measure every benchmark of `run` on the cluster, then analyse; returns `run`.
 
-    `cluster.address` is a scheduler (`tcp://host:8786`) or `local:N` for a LocalCluster of N
-    workers on this machine; with `cluster.each_machine` every benchmark is measured on every
+    `cluster.address` is a scheduler (`tcp://host:8786`) or `local:N` for N worker
+    processes on this machine; with `cluster.each_machine` every benchmark is measured on every
     worker and compared per machine. Raises UserError when Dask is missing or the scheduler cannot
-    be reached (before anything runs), Interrupted on Ctrl-C (finished units kept).
+    be reached (before anything runs), Interrupted on Ctrl-C (finished units
+    and the finished blocks of running ones kept).
     """
     address = cluster.address
     from pairbench.session import default_run_path, finish_analysis
@@ -62,8 +70,8 @@ def execute_on_cluster(run: Run, options: RunOptions, cluster: ClusterOptions, *
     run.metadata.update({"seed": seed, "run_file": writer.target.label, "options": dataclasses.asdict(options),
                          "cluster": address})
     units = split_units(run, seed)
-    with _connect(address) as client:
-        workers = _workers(client, address)
+    with connect(address) as client:
+        workers = cluster_workers(client, address)
         tell(f"cluster {address}: {len(workers)} worker{'s' if len(workers) != 1 else ''} "
              f"({', '.join(sorted(workers.values()))}); {len(units)} units")
         places: list[str | None] = list(workers) if cluster.each_machine else [None]
@@ -76,8 +84,11 @@ def execute_on_cluster(run: Run, options: RunOptions, cluster: ClusterOptions, *
             _gather(client, [(u, w) for u in units for w in places], payloads, run, options, writer, tell, workers,
                     submitted)
         except KeyboardInterrupt:
+            # SIGINT, SIGTERM or SIGHUP: from here on signals are only counted (a second one hurries
+            # the units' stop), so what the units hand back is merged, analysed and saved whole.
             interrupts.shield()
             status = "interrupted"
+            _collect_stopped(client, submitted, run, options, writer, tell)
         finally:
             _cancel(client, submitted)
     if cluster.each_machine:  # the per-machine benchmarks replace the suite's, in the suite's order
@@ -86,7 +97,11 @@ def execute_on_cluster(run: Run, options: RunOptions, cluster: ClusterOptions, *
                                 key=lambda b: ([u.benchmark.name for u in units].index(origin[b.name][0]), b.name))
     looks = max(run.metadata.get("unit_looks", {}).values(), default=1)
     if run.samples:
-        finish_analysis(run, options, looks)
+        try:
+            finish_analysis(run, options, looks)
+        except Exception:  # noqa: BLE001 - after a stop a partial analysis must never lose the samples
+            if status != "interrupted":
+                raise
     if cluster.each_machine:
         origin = {k: (v[0], v[1]) for k, v in run.metadata.get("per_machine", {}).items()}
         run.notices.extend(agreement_notices(run.comparisons, origin))
@@ -94,103 +109,8 @@ def execute_on_cluster(run: Run, options: RunOptions, cluster: ClusterOptions, *
     run.status = status
     _save(writer, run, final=True)
     if status == "interrupted":
-        done = len(run.metadata.get("machines_done", []))
-        raise Interrupted(f"interrupted by {interrupts.signal_name(interrupts.first_signal())}: {done} of "
-                          f"{len(units) * len(places)} units finished and kept in {writer.target.label}; the rest were cancelled")
+        raise Interrupted(_stopped_message(run, len(units) * len(places), writer.target.label))
     return run
-
-
-class _Connection:
-    """Client (and LocalCluster for `local:N`) closed on exit, quietly."""
-
-    def __init__(self, address: str) -> None:
-        self.address = address
-        self.cluster: Any = None
-        self.client: Any = None
-
-    def __enter__(self) -> Any:
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise UserError("--cluster needs Dask distributed: pip install 'pairbench[dask]'") from None
-        if self.address.startswith("local:"):
-            n = _local_size(self.address)
-            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                        dashboard_address=None, resources={RESOURCE: 1})
-            self.client = Client(self.cluster)
-            return self.client
-        refused = _refused(self.address)
-        if refused:
-            raise UserError(f"cannot reach the Dask scheduler at {self.address}: {refused}; nothing was run")
-        try:
-            self.client = Client(self.address, timeout=CONNECT_TIMEOUT_S)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise UserError(f"cannot reach the Dask scheduler at {self.address}: {_reason(exc)}; nothing was run") from None
-        return self.client
-
-    def __exit__(self, *exc: object) -> None:
-        for part in (self.client, self.cluster):
-            if part is not None:
-                try:
-                    part.close()
-                except Exception:  # noqa: BLE001 - closing must not hide the run's own outcome
-                    pass
-
-
-def _connect(address: str) -> _Connection:
-    return _Connection(address)
-
-
-def _local_size(address: str) -> int:
-    try:
-        n = int(address.partition(":")[2])
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise UserError(f"--cluster {address!r}: write local:N with N workers, such as local:2")
-    return n
-
-
-def _refused(address: str) -> str | None:
-    """"connection refused" when nothing listens at a tcp:// scheduler address, else None.
-
-    Why: Dask's Client retries a refused connect until its timeout (10 s), and a refusal is final:
-    the user hears at once that no scheduler runs there. Any other outcome is Dask's to judge.
-    """
-    parts = urlsplit(address if "://" in address else f"tcp://{address}")
-    try:
-        port = parts.port
-    except ValueError:
-        return None
-    if parts.scheme != "tcp" or not parts.hostname or port is None:
-        return None
-    try:
-        with socket.create_connection((parts.hostname, port), timeout=CONNECT_TIMEOUT_S):
-            return None
-    except ConnectionRefusedError:
-        return "connection refused"
-    except OSError:
-        return None
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
-
-
-def _workers(client: Any, address: str) -> dict[str, str]:
-    """Worker address -> name, after waiting for one; refuse a cluster with no `bench` resource."""
-    try:
-        client.wait_for_workers(1, timeout=WORKERS_TIMEOUT_S)
-    except (TimeoutError, OSError):
-        raise UserError(f"the Dask scheduler at {address} has no worker after {WORKERS_TIMEOUT_S:g} s; "
-                        f"start one with `dask worker {address} --nthreads 1 --resources {RESOURCE}=1`") from None
-    info = client.scheduler_info()["workers"]
-    offered = {a: w for a, w in info.items() if w.get("resources", {}).get(RESOURCE)}
-    if not offered:
-        raise UserError(f"no worker of {address} offers the resource {RESOURCE}=1, which keeps two benchmarks off one "
-                        f"machine's cores; start workers with `--nthreads 1 --resources {RESOURCE}=1`")
-    return {a: str(w.get("name", a)) for a, w in offered.items()}
 
 
 def _unit_options(options: RunOptions, n_units: int, n_workers: int) -> dict[str, Any]:
@@ -214,35 +134,124 @@ def _gather(client: Any, placed: list[tuple[WorkUnit, str | None]], payloads: di
 
     from pairbench.cluster.worker import run_unit
 
-    by_key: dict[str, WorkUnit] = {}
     tag = uuid.uuid4().hex[:8]
-    submitted.stop = Event(f"pairbench-stop-{tag}", client=client)
+    names = {"stop_event": f"pairbench-stop-{tag}", "hurry_event": f"pairbench-hurry-{tag}"}
+    submitted.stop = Event(names["stop_event"], client=client)
+    submitted.hurry = Event(names["hurry_event"], client=client)
+    submitted.per_machine = any(w for _, w in placed)
     for u, worker in placed:
         where = {"workers": [worker], "allow_other_workers": False} if worker else {}
         key = f"pairbench-{tag}-{u.index}-{u.benchmark.name}" + (f"-{workers[worker]}" if worker else "")
-        fut = client.submit(run_unit, {**payloads[u.index], "stop_event": f"pairbench-stop-{tag}"}, key=key,
+        fut = client.submit(run_unit, {**payloads[u.index], **names}, key=key,
                             resources={RESOURCE: 1}, pure=False, retries=0 if worker else 1, **where)
-        by_key[fut.key] = u
+        submitted.by_key[fut.key] = u
         submitted.futures.append(fut)
     done = run.metadata.setdefault("machines_done", [])
-    per_machine = any(w for _, w in placed)
     for fut in as_completed(list(submitted.futures)):
-        unit = by_key[fut.key]
+        unit = submitted.by_key[fut.key]
+        submitted.taken.add(fut.key)  # before merging: a stop mid-merge must not merge it twice
         try:
             result: UnitResult = fut.result()
         except Exception as exc:  # noqa: BLE001 - a lost worker twice, or an error in the task itself
-            run.notices.append(failed_notice(unit.benchmark.name, "", f"{type(exc).__name__}: {_reason(exc)}"))
-            tell(f"unit {unit.benchmark.name} failed: {_reason(exc)}")
+            run.notices.append(failed_notice(unit.benchmark.name, "", f"{type(exc).__name__}: {first_line(exc)}"))
+            tell(f"unit {unit.benchmark.name} failed: {first_line(exc)}")
             continue
-        _take(run, unit, result, options, tell, per_machine)
+        _take(run, unit, result, options, tell, submitted.per_machine)
         done.append(unit.benchmark.name)
         _save(writer, run)
-        tell(_progress(client, by_key, done, workers))
+        tell(_progress(client, submitted.by_key, done, workers))
+
+
+def _collect_stopped(client: Any, submitted: _Submitted, run: Run, options: RunOptions, writer: RunWriter,
+                     tell: Callable[[str], None]) -> None:
+    """Stop the units and take the finished blocks each hands back, within STOP_WAIT_S.
+
+    A unit not started yet returns at once with nothing; a running one stops like a Ctrl-C'd run
+    and returns its run file (every finished block, status "interrupted"). A second signal tells
+    the units to hurry (no grace period for their children) and shortens the wait to HURRY_WAIT_S.
+    """
+    from distributed import wait
+
+    pending = [f for f in submitted.futures if f.key not in submitted.taken]
+    if not pending:
+        return
+    _set(submitted.stop)
+    tell(f"stopping: waiting for the running units to hand back their finished blocks "
+         f"(at most {STOP_WAIT_S:g} s; press Ctrl-C again to hurry)")
+    deadline = time.monotonic() + STOP_WAIT_S
+    hurried = False
+    while pending and time.monotonic() < deadline:
+        if not hurried and interrupts.hurried():
+            hurried = True
+            _set(submitted.hurry)
+            deadline = min(deadline, time.monotonic() + HURRY_WAIT_S)
+        try:
+            wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
+        except Exception:  # noqa: BLE001 - a timeout (the name of its class varies), or the scheduler gone
+            pass
+        for fut in [f for f in pending if f.done()]:
+            pending.remove(fut)
+            submitted.taken.add(fut.key)
+            _take_stopped(run, submitted.by_key[fut.key], fut, options, tell, submitted.per_machine)
+            _save(writer, run)
+
+
+def _take_stopped(run: Run, unit: WorkUnit, fut: Any, options: RunOptions, tell: Callable[[str], None],
+                  per_machine: bool) -> None:
+    """A unit's result after the stop: finished, stopped with its blocks, or never started."""
+    if fut.status != "finished":
+        return  # cancelled, or lost with its worker: nothing to take
+    try:
+        result: UnitResult = fut.result()
+    except Exception:  # noqa: BLE001 - an error in the task itself while stopping: nothing to take
+        return
+    if result.run_file is None:
+        return  # not started when the stop came
+    kept = _take(run, unit, result, options, tell, per_machine, stopping=True)
+    if kept == "finished":
+        run.metadata.setdefault("machines_done", []).append(unit.benchmark.name)
+    elif kept == "stopped":
+        run.metadata.setdefault("units_stopped", []).append(unit.benchmark.name)
+
+
+def _stopped_message(run: Run, n_units: int, where: str) -> str:
+    done = len(run.metadata.get("machines_done", []))
+    stopped = len(run.metadata.get("units_stopped", []))
+    blocks = [run.metadata.get("unit_stops", {}).get(b, {}).get("blocks") or 0
+              for b in run.metadata.get("units_stopped", [])]
+    cancelled = n_units - done - stopped
+    parts = [f"{done} of {n_units} unit{'s' if n_units != 1 else ''} finished"]
+    if stopped:
+        parts.append(f"{stopped} stopped after {_blocks_text(blocks)}")
+    if cancelled > 0:
+        parts.append(f"{cancelled} cancelled")
+    samples = len(run.samples)
+    return (f"interrupted by {interrupts.signal_name(interrupts.first_signal())}: {', '.join(parts)}; "
+            f"{samples} sample{'s' if samples != 1 else ''} kept in {where}")
+
+
+def _blocks_text(blocks: list[int]) -> str:
+    if len(set(blocks)) == 1:
+        return f"{blocks[0]} complete block{'s' if blocks[0] != 1 else ''}" + (" each" if len(blocks) > 1 else "")
+    return f"{min(blocks)} to {max(blocks)} complete blocks"
+
+
+def _set(event: Any) -> None:
+    try:
+        if event is not None:
+            event.set()
+    except Exception:  # noqa: BLE001 - the scheduler may be gone already
+        pass
 
 
 def _take(run: Run, unit: WorkUnit, result: UnitResult, options: RunOptions, tell: Callable[[str], None],
-          per_machine: bool = False) -> None:
-    """Merge one unit's run file, record it in the history; a unit that failed becomes a notice."""
+          per_machine: bool = False, stopping: bool = False) -> str:
+    """Merge one unit's run file, record it in the history; a unit that failed becomes a notice.
+
+    Returns "finished", "stopped" (`stopping`: the unit handed back the blocks it finished before
+    the stop; they are analysed, not recorded in the history, as a local run stopped early) or
+    "failed".
+    """
     from pairbench.errors import RunFileError
     from pairbench.store.history import record_run
     from pairbench.store.runfile import loads_run
@@ -250,15 +259,21 @@ def _take(run: Run, unit: WorkUnit, result: UnitResult, options: RunOptions, tel
     if result.run_file is None:
         run.notices.append(failed_notice(unit.benchmark.name, result.machine, result.error or
                                          f"exit status {result.returncode}"))
-        return
+        return "failed"
     try:
         unit_run = loads_run(result.run_file, source=f"the run file of {unit.benchmark.name} from {result.machine}")
     except RunFileError as exc:
         run.notices.append(failed_notice(unit.benchmark.name, result.machine, f"its run file is damaged: {exc}"))
-        return
+        return "failed"
+    stopped = stopping and unit_run.status != "complete"
+    if stopped:
+        unit_run = dataclasses.replace(unit_run, status="interrupted")
     merged = merge_unit(run, unit_run, result.machine, per_machine)
     if per_machine:
         run.metadata.setdefault("per_machine", {})[merged.benchmarks[0].name] = [unit.benchmark.name, result.machine]
+    if stopped:
+        tell(f"unit {unit.benchmark.name}: {len(merged.samples)} samples from {result.machine} (stopped)")
+        return "stopped"
     if result.returncode != 0:
         run.notices.append(failed_notice(unit.benchmark.name, result.machine, result.error or
                                          f"exit status {result.returncode}"))
@@ -266,6 +281,7 @@ def _take(run: Run, unit: WorkUnit, result: UnitResult, options: RunOptions, tel
         record_run(dataclasses.replace(merged, metadata={**merged.metadata, "cluster": run.metadata.get("cluster")}),
                    options.history)
     tell(f"unit {unit.benchmark.name}: {len(merged.samples)} samples from {result.machine}")
+    return "finished" if result.returncode == 0 else "failed"
 
 
 def _progress(client: Any, by_key: dict[str, WorkUnit], done: list[str], workers: dict[str, str]) -> str:
@@ -282,20 +298,24 @@ def _progress(client: Any, by_key: dict[str, WorkUnit], done: list[str], workers
 
 @dataclass(slots=True)
 class _Submitted:
-    """The units' futures and the Event that tells their processes to stop."""
+    """The units' futures, those already taken, and the Events that tell their processes to stop."""
 
     stop: Any = None
+    hurry: Any = None
     futures: list[Any] = field(default_factory=list)
+    by_key: dict[str, WorkUnit] = field(default_factory=dict)
+    taken: set[str] = field(default_factory=set)
+    per_machine: bool = False
 
 
 def _cancel(client: Any, submitted: _Submitted) -> None:
-    """Tell running units to stop (their Event) and drop the queued ones."""
+    """Tell units still out to stop (their Event) and drop them: the run is over for them."""
     pending = [f for f in submitted.futures if not f.done()]
     if not pending:
         return
+    _set(submitted.stop)
+    _set(submitted.hurry)
     try:
-        if submitted.stop is not None:
-            submitted.stop.set()
         client.cancel(pending, force=True)
     except Exception:  # noqa: BLE001 - the scheduler may be gone already
         pass

@@ -112,7 +112,7 @@ def merge_unit(run: Run, unit_run: Run, machine: str, per_machine: bool = False)
     if adaptive:
         looks = run.metadata.setdefault("unit_looks", {})
         looks[bench] = len(adaptive.get("looks", [])) or 1
-    stop = unit_run.metadata.get("stop")
+    stop = unit_run.metadata.get("stop") or ("interrupted" if unit_run.status == "interrupted" else None)
     if stop:
         run.metadata.setdefault("unit_stops", {})[bench] = {"stop": stop, "blocks": unit_run.metadata.get("blocks"),
                                                            "elapsed_s": unit_run.metadata.get("elapsed_s")}

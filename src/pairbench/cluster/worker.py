@@ -18,25 +18,33 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
 from pairbench.cluster.units import UnitResult, machine_name, unit_from_payload
-from pairbench.errors import UserError
+from pairbench.errors import Interrupted, UserError
 
 __all__ = ["run_unit", "main"]
 
 STDERR_TAIL = 20
 POLL_S = 0.5
+KILL_AFTER_S = 5.0
+"""After the hurry, how long a unit may take to write its run file before it is killed."""
 
 
 def run_unit(payload: dict[str, Any]) -> UnitResult:
     """Measure one unit in a child pairbench process; its run file is the result.
 
     When the client stops the run (its Dask Event named in the payload is set), the child gets
-    SIGTERM: it stops like a Ctrl-C'd run, and no process of the unit outlives the run.
+    SIGTERM: it stops like a Ctrl-C'd run and writes its finished blocks, which go back to the
+    client; no process of the unit outlives the run. A unit that starts after the stop returns at
+    once with no run file.
     """
     machine = machine_name()
+    stop, hurry = _event(payload.get("stop_event")), _event(payload.get("hurry_event"))
+    if stop is not None and _is_set(stop):
+        return UnitResult(index=int(payload["unit"]), machine=machine, run_file=None, returncode=0)
     with tempfile.TemporaryDirectory(prefix="pairbench-unit-") as tmp:
         unit_file, run_file, err_file = Path(tmp, "unit.json"), Path(tmp, "run.json"), Path(tmp, "stderr")
         unit_file.write_text(json.dumps(payload), encoding="utf-8")
@@ -45,11 +53,12 @@ def run_unit(payload: dict[str, Any]) -> UnitResult:
             proc = subprocess.Popen([sys.executable, "-m", "pairbench.cluster.worker", str(unit_file), str(run_file)],
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env)
         try:
-            _wait(proc, payload.get("stop_event"))
+            _wait(proc, stop, hurry)
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+        # after a kill the file still holds the document and every finished block (its journal)
         text = run_file.read_text(encoding="utf-8") if run_file.exists() else None
         lines = err_file.read_text(encoding="utf-8", errors="replace").strip().splitlines()
     tail = "\n".join(lines[-STDERR_TAIL:])
@@ -57,23 +66,36 @@ def run_unit(payload: dict[str, Any]) -> UnitResult:
                       error=tail if proc.returncode else "")
 
 
-def _wait(proc: subprocess.Popen[bytes], stop_event: str | None) -> None:
-    """Wait for the unit's process, passing on the client's stop as SIGTERM."""
-    event = None
-    if stop_event:
-        from distributed import Event
+def _event(name: str | None) -> Any:
+    if not name:
+        return None
+    from distributed import Event
 
-        event = Event(stop_event)
-    stopping = False
+    return Event(name)
+
+
+def _wait(proc: subprocess.Popen[bytes], stop: Any, hurry: Any) -> None:
+    """Wait for the unit's process, passing on the client's stop as SIGTERM, its hurry as a second.
+
+    A second SIGTERM makes the unit kill its children without their grace period; a unit still
+    there KILL_AFTER_S later is killed (its run file keeps the finished blocks).
+    """
+    stopping = hurrying = False
+    killed_at = None
     while True:
         try:
             proc.wait(timeout=POLL_S)
             return
         except subprocess.TimeoutExpired:
             pass
-        if not stopping and event is not None and _is_set(event):
+        if not stopping and stop is not None and _is_set(stop):
             proc.send_signal(signal.SIGTERM)
             stopping = True
+        elif stopping and not hurrying and hurry is not None and _is_set(hurry):
+            proc.send_signal(signal.SIGTERM)
+            hurrying, killed_at = True, time.monotonic() + KILL_AFTER_S
+        elif killed_at is not None and time.monotonic() > killed_at:
+            proc.kill()
 
 
 def _is_set(event: Any) -> bool:
@@ -91,11 +113,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with interrupts.installed():
             _measure(json.loads(Path(unit_path).read_text(encoding="utf-8")), run_path)
+    except (KeyboardInterrupt, Interrupted):  # before UserError: Interrupted is one
+        return interrupts.exit_code()
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return interrupts.exit_code()
     return 0
 
 
