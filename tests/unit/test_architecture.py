@@ -23,6 +23,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "report": ("report",),
     "session": ("session",),
     "cluster": ("cluster",),
+    "forges": ("forges",),
     "flows": ("flows", "pipeline"),
     "commands": ("commands", "cli", "__main__", "api"),
     "data": ("data",),
@@ -39,7 +40,9 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"base", "stats", "analysis", "runners", "store"},
     "session": {"base", "helpers", "stats", "runners", "store", "analysis", "suite"},
     "cluster": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "session"},
-    "flows": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "report", "session", "cluster"},
+    "forges": {"base"},
+    "flows": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "report", "session", "cluster",
+              "forges"},
     "commands": set(LAYERS),
     "data": set(),
 }
