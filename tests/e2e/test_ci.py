@@ -232,3 +232,37 @@ def test_a_failing_build_says_which_and_shows_its_log(tmp_path: Path, run_cli, b
 def test_neither_cmd_nor_suite(tmp_path: Path, run_cli) -> None:
     repo = make_repo(tmp_path)
     assert "--cmd" in one_line_error(run_cli("ci", "--debug-fake", "1,1", cwd=repo))
+
+
+SUITE = """
+[variants.base]
+git = { repo = ".", ref = "main", build = "cp bench.sh built.sh" }
+command = "sh"
+
+[variants.head]
+git = { repo = ".", ref = "HEAD", build = "cp bench.sh built.sh" }
+command = "sh"
+
+[benchmarks.loop]
+kind = "command"
+command = "{variant} {worktree}/built.sh"
+
+[benchmarks.parse]
+kind = "command"
+command = "{variant} {worktree}/built.sh parse"
+"""
+
+
+def test_a_suite_file_runs_its_benchmarks_under_both_commits_with_its_build(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path, {"suite.toml": SUITE})
+    proc = run_cli("ci", "suite.toml", "--base", "main", "--debug-fake", "1,1.3", "--no-history", "--max-time", "30",
+                   "--export-json", str(tmp_path / "run.json"), "--comment", str(tmp_path / "c.md"), cwd=repo,
+                   env={"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 3, proc.stderr
+    run = json.loads((tmp_path / "run.json").read_text())
+    worktrees = {v["name"]: v["params"]["worktree"] for v in run["variants"]}
+    assert set(worktrees) == {"base", "head"}
+    assert all((Path(w) / "built.sh").is_file() for w in worktrees.values())  # the suite's build ran in each
+    assert {b["name"] for b in run["benchmarks"]} == {"loop", "parse"}
+    text = (tmp_path / "c.md").read_text()
+    assert "2 confirmed regressions" in text and "pairbench ci --base" in text and "suite.toml" in text

@@ -88,7 +88,7 @@ def _handle(args: argparse.Namespace) -> int:
         raise UserError("pairbench ci takes --threshold as a percentage (the CI machine is not the calibrated one)")
     given = args.threshold is not None
     options = options_from_args(args, max_time=DEFAULT_MAX_TIME_S, threshold=DEFAULT_THRESHOLD_PCT)
-    source = f"--threshold {args.threshold:g}" if given else f"the default of pairbench ci, {DEFAULT_THRESHOLD_PCT:g}%"
+    source = f"--threshold {args.threshold:g}" if given else "the default of pairbench ci"
     request = CiRequest(
         options=options, reports=reports_from(args, title="pairbench ci"), repo=args.repo, base=args.base,
         head=args.head, build=args.build, cmd=args.cmd, suite=args.suite, comment=args.comment,
