@@ -266,3 +266,18 @@ def test_a_suite_file_runs_its_benchmarks_under_both_commits_with_its_build(tmp_
     assert {b["name"] for b in run["benchmarks"]} == {"loop", "parse"}
     text = (tmp_path / "c.md").read_text()
     assert "2 confirmed regressions" in text and "pairbench ci --base" in text and "suite.toml" in text
+
+
+def test_an_api_that_does_not_answer_is_one_warning(tmp_path: Path, run_cli) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on once closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    repo = make_repo(tmp_path)
+    proc = ci(run_cli, repo, github_env(tmp_path, f"http://127.0.0.1:{port}"), "1,1.0")
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: no comment")]
+    assert len(warnings) == 1 and "no answer" in warnings[0] and "Traceback" not in proc.stderr
+    assert TOKEN not in proc.stderr
+    assert "pairbench-ci-comment" in (tmp_path / "summary.md").read_text()

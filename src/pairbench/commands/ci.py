@@ -55,7 +55,21 @@ def register(sub: Any) -> None:
     p.add_argument("--comment", metavar="FILE", help="also write the comment's Markdown to this file")
     p.add_argument("--no-post", action="store_true", help="never post to the pull request (the summary is still written)")
     add_run_options(p, runs=None)
+    _say_ci_defaults(p)
     p.set_defaults(handler=_handle)
+
+
+def _say_ci_defaults(p: argparse.ArgumentParser) -> None:
+    """The shared flags' help, with the defaults of `ci` (the gate is always on)."""
+    for action in p._actions:  # argparse's own list of the flags
+        if action.dest == "threshold":
+            action.help = (f"noise band δ in percent: differences inside ±δ count as no difference "
+                           f"(default {DEFAULT_THRESHOLD_PCT:g} in ci)")
+        elif action.dest == "max_time":
+            action.help = (f"time budget of the first run, warm-ups included, with adaptive stopping (default "
+                           f"{DEFAULT_MAX_TIME_S:g} s); a confirmation run gets as much again, at most")
+        elif action.dest == "fail_on_regression":
+            action.help = argparse.SUPPRESS  # ci always exits 3 on a confirmed regression
 
 
 def _fakes(args: argparse.Namespace) -> tuple[Any, Any]:

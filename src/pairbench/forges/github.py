@@ -46,7 +46,7 @@ class GitHub:
             return None
         head_repo = ((pr.get("head") or {}).get("repo") or {}).get("full_name")
         return Target("github", env.get("GITHUB_API_URL", "https://api.github.com").rstrip("/"), repo, number,
-                      token=env.get("GITHUB_TOKEN", ""), token_hint=TOKEN_HINT,
+                      token=env.get("GITHUB_TOKEN") or env.get("GH_TOKEN", ""), token_hint=TOKEN_HINT,
                       base_ref=str((pr.get("base") or {}).get("ref") or env.get("GITHUB_BASE_REF", "")),
                       fork=bool(head_repo) and head_repo != repo)
 
