@@ -281,3 +281,17 @@ def test_an_api_that_does_not_answer_is_one_warning(tmp_path: Path, run_cli) -> 
     assert len(warnings) == 1 and "no answer" in warnings[0] and "Traceback" not in proc.stderr
     assert TOKEN not in proc.stderr
     assert "pairbench-ci-comment" in (tmp_path / "summary.md").read_text()
+
+
+def test_a_failing_build_replaces_the_comment_with_which_side_and_the_log(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path, {"build.sh": "echo '@octocat compiler says no'; exit 2\n"})
+    with ForgeServer() as srv:
+        env = github_env(tmp_path, srv.url)
+        proc = ci(run_cli, repo, env, "1,1", "--build", "sh build.sh")
+    assert "the build of the head" in one_line_error(proc)
+    ours = [c for c in srv.state.comments if "pairbench-ci-comment" in c["body"]]
+    assert len(ours) == 1
+    body = ours[0]["body"]
+    assert "the head" in body and "does not build" in body
+    assert "```\n" in body and "@octocat compiler says no" in body.split("```\n", 1)[1]  # inside the fence
+    assert "does not build" in (tmp_path / "summary.md").read_text()

@@ -110,7 +110,11 @@ def run_ci(req: CiRequest) -> CiResult:
     merge_base = _merge_base(repo, base_tip, head, base_ref)
     suite = _load_suite(req.suite) if req.suite else None
     build = req.build if req.build is not None else _suite_build(suite)
-    builds = {role: _build(repo, commit, role, build, req) for role, commit in (("base", merge_base), ("head", head))}
+    builds: dict[str, Build] = {}
+    for role, commit in (("base", merge_base), ("head", head)):
+        builds[role] = _build(repo, commit, role, build, req)
+        if not builds[role].ok:
+            _failed_build(req, env, target, role, builds[role], base_ref, merge_base, head)
     run = _make_run(req, suite, builds, merge_base, head)
     gated = tuple((b.name, b.metrics[0].name) for b in run.benchmarks if b.metrics)
     measure(run, req.options, req.reports, req.fakes[0], req.observer(req.options))
@@ -232,17 +236,27 @@ def _suite_build(suite: Any) -> str:
 
 
 def _build(repo: str, commit: str, role: str, build: str, req: CiRequest) -> Build:
-    from pairbench.builds import LOG_TAIL_LINES, ensure_build
+    from pairbench.builds import ensure_build
 
-    done = ensure_build(repo, commit, build, cache=req.cache, progress=_say, timeout=req.build_timeout)
-    if not done.ok:
-        try:
-            tail = Path(done.log).read_text(encoding="utf-8", errors="replace").rstrip().splitlines()[-LOG_TAIL_LINES:]
-        except OSError:
-            tail = ["(no log)"]
-        raise UserError(f"the build of the {role} ({commit[:12]}) failed: {build}; the last lines of {done.log}:\n"
-                        + "\n".join("  " + line for line in tail))
-    return done
+    return ensure_build(repo, commit, build, cache=req.cache, progress=_say, timeout=req.build_timeout)
+
+
+def _failed_build(req: CiRequest, env: Mapping[str, str], target: Target | None, role: str, done: Build,
+                  base_ref: str, base: str, head: str) -> None:
+    """Say which side does not build, with its log's tail, on the pull request too; then stop (exit 1).
+
+    The comment is replaced: results of an earlier push would describe code that is no longer there.
+    """
+    from pairbench.builds import LOG_TAIL_LINES
+    from pairbench.report.comment import render_build_failure
+
+    try:
+        tail = Path(done.log).read_text(encoding="utf-8", errors="replace").rstrip().splitlines()[-LOG_TAIL_LINES:]
+    except OSError:
+        tail = ["(no log)"]
+    _publish(req, env, target, render_build_failure(role, done.commit, done.build, "\n".join(tail), base_ref, base, head))
+    raise UserError(f"the build of the {role} ({done.commit[:12]}) failed: {done.build}; the last lines of {done.log}:\n"
+                    + "\n".join("  " + line for line in tail))
 
 
 def _make_run(req: CiRequest, suite: Any, builds: dict[str, Build], base: str, head: str,

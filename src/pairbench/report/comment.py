@@ -21,7 +21,7 @@ from pairbench.report.markdown import _fence, md_escape
 from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spreads
 from pairbench.report.wording import verdict_word
 
-__all__ = ["CommentFacts", "render_comment", "comment_escape", "MARKER"]
+__all__ = ["CommentFacts", "render_comment", "render_build_failure", "comment_escape", "MARKER"]
 
 MARKER = "<!-- pairbench-ci-comment -->"
 """The hidden HTML comment by which a later run finds this comment (never shown by the forge)."""
@@ -146,3 +146,13 @@ def _details(run: Run, confirm: Run | None, facts: CommentFacts) -> list[str]:
     lines += [f"- {comment_escape(note)}" for note in facts.notes]
     lines += ["", "</details>", ""]
     return lines
+
+
+def render_build_failure(role: str, commit: str, build: str, log_tail: str, base_ref: str, base: str, head: str) -> str:
+    """The comment when the base or the head does not build: which, the command, the log's last lines."""
+    fence = _fence(log_tail + build)
+    return "\n".join([
+        MARKER, f"### pairbench: :warning: the {role} ({_short(commit)}) does not build, nothing was measured", "",
+        f"Head `{_short(head)}` against `{_short(base)}`, the merge-base with {comment_escape(base_ref)}.", "",
+        "Build command:", "", f"{fence}sh", build, fence, "",
+        "The last lines of its log:", "", fence, log_tail, fence, ""])
