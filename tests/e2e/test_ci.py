@@ -295,3 +295,13 @@ def test_a_failing_build_replaces_the_comment_with_which_side_and_the_log(tmp_pa
     assert "the head" in body and "does not build" in body
     assert "```\n" in body and "@octocat compiler says no" in body.split("```\n", 1)[1]  # inside the fence
     assert "does not build" in (tmp_path / "summary.md").read_text()
+
+
+def test_export_json_dash_keeps_standard_output_the_run_file(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path)
+    proc = ci(run_cli, repo, {"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache")}, "1,1.3", "--base", "main",
+              "--export-json", "-")
+    assert proc.returncode == 3, proc.stderr
+    run = json.loads(proc.stdout)  # the first run's file, and nothing else (the confirmation went to stderr)
+    assert {v["name"] for v in run["variants"]} == {"base", "head"}
+    assert "confirming" in proc.stderr

@@ -130,7 +130,8 @@ def run_ci(req: CiRequest) -> CiResult:
         from pairbench.pipeline import Reports
 
         measure(confirm, again_options, Reports(style=req.reports.style, time_unit=req.reports.time_unit),
-                req.fakes[1] or req.fakes[0], req.observer(again_options))
+                req.fakes[1] or req.fakes[0], req.observer(again_options),
+                to_stderr=req.options.export_json == "-")  # standard output holds the run file
     confirmed = _confirmed(suspects, confirm)
     comment = _comment(req, run, confirm, gated, base_ref, merge_base, head, build, builds, len(confirmed))
     messages = _publish(req, env, target, comment)
@@ -140,11 +141,17 @@ def run_ci(req: CiRequest) -> CiResult:
 
 
 def measure(run: Run, options: RunOptions, reports: Reports, fake: FakeOptions | None,
-            observer: Observer | None) -> None:
+            observer: Observer | None, to_stderr: bool = False) -> None:
     """The one call into the measuring machinery (the pipeline every measuring command uses)."""
     from pairbench.pipeline import run_pipeline
 
-    run_pipeline(run, replace(options, fail_on_regression=False), reports, fake=fake, observer=observer)
+    console = None
+    if to_stderr:
+        from pairbench.report.display import console_for
+
+        console = console_for(reports.style, stderr=True)
+    run_pipeline(run, replace(options, fail_on_regression=False), reports, fake=fake, observer=observer,
+                 console=console)
 
 
 def _confirmed(suspects: list[Comparison], confirm: Run | None) -> list[str]:
