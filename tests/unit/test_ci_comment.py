@@ -71,3 +71,13 @@ def test_a_slower_result_not_reproduced_says_so_and_is_no_regression() -> None:
 def test_the_threshold_shown_is_the_comparisons_band() -> None:
     c = replace(_comparison("parse", 1.0, (0.99, 1.01), "same", False), threshold=0.05)
     assert "±5%" in render_comment(_run({"parse": c}), None, _facts(["parse"]), 0)
+
+
+def test_a_comment_past_the_limit_leaves_the_details_out_but_keeps_the_table() -> None:
+    names = [f"bench_{i:03d}" for i in range(40)]
+    run = _run({n: _comparison(n, 1.0, (0.99, 1.01), "same", False) for n in names})
+    full = render_comment(run, None, _facts(names), 0)
+    short = render_comment(run, None, _facts(names), 0, limit=len(full) - 1)
+    assert "<details>" in full and "<details>" not in short and len(short) < len(full)
+    assert all(f"| {n} |" in short for n in names) and short.startswith(MARKER)
+    assert "pairbench ci --base" in short

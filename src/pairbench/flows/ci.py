@@ -134,7 +134,8 @@ def run_ci(req: CiRequest) -> CiResult:
                 to_stderr=req.options.export_json == "-")  # standard output holds the run file
     confirmed = _confirmed(suspects, confirm)
     comment = _comment(req, run, confirm, gated, base_ref, merge_base, head, build, builds, len(confirmed))
-    messages = _publish(req, env, target, comment)
+    posted = _comment(req, run, confirm, gated, base_ref, merge_base, head, build, builds, len(confirmed), limited=True)
+    messages = _publish(req, env, target, comment, posted)
     if confirmed:
         _say(f"regression confirmed: {', '.join(confirmed)} slower beyond the noise band in both runs")
     return CiResult(EXIT_REGRESSION if confirmed else EXIT_OK, run, confirm, comment, tuple(confirmed), messages)
@@ -331,8 +332,8 @@ def _suite_variant(suite: Any, role: str, worktree: str, commit: str) -> Variant
 # ---- the comment and where it goes -------------------------------------------------------------
 
 def _comment(req: CiRequest, run: Run, confirm: Run | None, gated: tuple[tuple[str, str], ...], base_ref: str,
-             base: str, head: str, build: str, builds: dict[str, Build], regressions: int) -> str:
-    from pairbench.report.comment import CommentFacts, render_comment
+             base: str, head: str, build: str, builds: dict[str, Build], regressions: int, limited: bool = False) -> str:
+    from pairbench.report.comment import COMMENT_LIMIT, CommentFacts, render_comment
 
     words = ["pairbench", "ci", "--base", base[:12], "--head", head[:12]]
     words += ["--build", build] if build else []
@@ -344,10 +345,11 @@ def _comment(req: CiRequest, run: Run, confirm: Run | None, gated: tuple[tuple[s
                   for role, b in builds.items()) if build else ()
     facts = CommentFacts(base_ref=base_ref, base_commit=base, head_commit=head, threshold_source=req.threshold_source,
                          reproduce=shlex.join(words), gated=gated, notes=notes)
-    return render_comment(run, confirm, facts, regressions)
+    return render_comment(run, confirm, facts, regressions, limit=COMMENT_LIMIT if limited else None)
 
 
-def _publish(req: CiRequest, env: Mapping[str, str], target: Target | None, comment: str) -> tuple[str, ...]:
+def _publish(req: CiRequest, env: Mapping[str, str], target: Target | None, comment: str,
+             posted: str | None = None) -> tuple[str, ...]:
     """Write the comment to --comment and the job summary; post it to the forge. One line each."""
     from pairbench.forges import upsert_comment
     from pairbench.forges.base import redact
@@ -367,7 +369,7 @@ def _publish(req: CiRequest, env: Mapping[str, str], target: Target | None, comm
         except OSError as exc:
             messages.append(f"warning: cannot write the job summary {summary}: {exc.strerror}")
     if target is not None and req.post:
-        outcome = upsert_comment(target, comment, _marker())
+        outcome = upsert_comment(target, posted or comment, _marker())
         messages.append(outcome.message if outcome.ok else f"warning: {outcome.message}")
     elif target is None and req.post and _in_ci(env):
         messages.append("note: no pull or merge request in this CI job's environment, so no comment was posted")

@@ -21,7 +21,10 @@ from pairbench.report.markdown import _fence, md_escape
 from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spreads
 from pairbench.report.wording import verdict_word
 
-__all__ = ["CommentFacts", "render_comment", "render_build_failure", "comment_escape", "MARKER"]
+__all__ = ["CommentFacts", "render_comment", "render_build_failure", "comment_escape", "MARKER", "COMMENT_LIMIT"]
+
+COMMENT_LIMIT = 65_000
+"""Characters a comment may hold, a little under GitHub's 65,536 (GitLab allows 1,000,000)."""
 
 MARKER = "<!-- pairbench-ci-comment -->"
 """The hidden HTML comment by which a later run finds this comment (never shown by the forge)."""
@@ -78,8 +81,13 @@ def _verdict(c: Comparison, run: Run, again: Comparison | None, confirmation_ran
     return f"{word} at first, not confirmed ({ratio_text(again)} {ci_text(again)}: {again.verdict})"
 
 
-def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressions: int) -> str:
-    """The Markdown comment for the first run `run` and its confirmation run `confirm` (if any)."""
+def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressions: int,
+                   limit: int | None = None) -> str:
+    """The Markdown comment for the first run `run` and its confirmation run `confirm` (if any).
+
+    With `limit` (a forge's longest comment, in characters), the details section is left out of a
+    comment that would be longer, with a line saying where they are.
+    """
     again = _confirmed(facts, confirm)
     gated = [c for c in run.comparisons if (c.benchmark, c.metric) in set(facts.gated)]
     spread = spreads(run)
@@ -110,10 +118,13 @@ def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressio
                   "slower is measured again in a fresh interleaved run of just those benchmarks; the gate fails only "
                   "when the regression reproduces.", "",
               f"**Machine** {_machine(run)}", ""]
-    lines += _details(run, confirm, facts)
     fence = _fence(facts.reproduce)
-    lines += ["Reproduce locally (in a clone with both commits):", "", f"{fence}sh", facts.reproduce, fence, ""]
-    return "\n".join(lines)
+    tail = ["Reproduce locally (in a clone with both commits):", "", f"{fence}sh", facts.reproduce, fence, ""]
+    text = "\n".join(lines + _details(run, confirm, facts) + tail)
+    if limit is not None and len(text) > limit:
+        text = "\n".join(lines + ["The details (every comparison, both runs, the notices) are in the job summary: "
+                                   "with them this comment would pass the forge's length limit.", ""] + tail)
+    return text
 
 
 def _machine(run: Run) -> str:
