@@ -305,3 +305,14 @@ def test_export_json_dash_keeps_standard_output_the_run_file(tmp_path: Path, run
     run = json.loads(proc.stdout)  # the first run's file, and nothing else (the confirmation went to stderr)
     assert {v["name"] for v in run["variants"]} == {"base", "head"}
     assert "confirming" in proc.stderr
+
+
+def test_gitlab_refusing_the_token_is_one_warning_that_names_the_scope(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path)
+    with ForgeServer() as srv:
+        srv.state.refuse = True
+        proc = ci(run_cli, repo, gitlab_env(tmp_path, srv.url), "1,1.3", "--comment", str(tmp_path / "c.md"))
+    assert proc.returncode == 3, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: no note")]
+    assert len(warnings) == 1 and "403" in warnings[0] and "api scope" in warnings[0]
+    assert "confirmed" in (tmp_path / "c.md").read_text()
