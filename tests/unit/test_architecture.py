@@ -24,6 +24,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "report": ("report",),
     "session": ("session",),
     "cluster": ("cluster",),
+    "forges": ("forges",),
     "flows": ("flows",),
     "commands": ("commands", "cli", "__main__", "api"),
     "data": ("data",),
@@ -42,7 +43,9 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"base", "analysis", "runners", "store"},
     "session": {"base", "helpers", "stats", "runners", "store", "analysis", "suite"},
     "cluster": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "session"},
-    "flows": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "report", "session", "cluster"},
+    "forges": {"base"},
+    "flows": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "report", "session", "cluster",
+              "forges"},
     "commands": set(LAYERS),
     "data": set(),
 }

@@ -1,0 +1,169 @@
+"""The pull request comment of `pairbench ci`: one verdict table, how it was judged, how to redo it.
+
+Why a format of its own: the comment is read on a pull request by people who did not run it, so it
+leads with the answer (a confirmed regression or not), says what "slower" means here (the noise
+band and how it was set, the second interleaved run that confirmed it), names the machine, and
+ends with the command that reproduces it locally. The hidden marker lets the next run find and
+update this comment instead of adding one per push.
+
+Names come from the pull request's own files (benchmark names, branch names). `comment_escape`
+makes them inert: no link, no @mention, no #reference, no HTML, no table break.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pairbench.model import Comparison, Run
+from pairbench.report.format import format_value
+from pairbench.report.markdown import _fence, md_escape
+from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spreads
+from pairbench.report.wording import verdict_word
+
+__all__ = ["CommentFacts", "render_comment", "render_build_failure", "comment_escape", "MARKER", "COMMENT_LIMIT"]
+
+COMMENT_LIMIT = 65_000
+"""Characters a comment may hold, a little under GitHub's 65,536 (GitLab allows 1,000,000)."""
+
+MARKER = "<!-- pairbench-ci-comment -->"
+"""The hidden HTML comment by which a later run finds this comment (never shown by the forge)."""
+
+ZWSP = "&#8203;"
+"""A zero-width space: splits `@name`, `#12` and `https://` so the forge links none of them."""
+
+_AUTOLINK = re.compile(r"(?i)(https?|ftp)(:)(//)|(www)(\.)")
+
+
+@dataclass(frozen=True, slots=True)
+class CommentFacts:
+    """What the comment says beside the runs: which commits, how the band was set, what to type."""
+
+    base_ref: str
+    """The branch or ref the comparison is against (as given or found in the CI environment)."""
+    base_commit: str
+    """The merge-base of the base ref and the head: what is measured as the base."""
+    head_commit: str
+    threshold_source: str
+    """How the noise band was set, in words ("the default", "--threshold 3", "calibrated on this machine")."""
+    reproduce: str
+    """The command that measures the same on a developer's machine."""
+    gated: tuple[tuple[str, str], ...] = ()
+    """(benchmark, metric) pairs the gate judges (the primary metric of each benchmark)."""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    """Extra lines for the details section (build times, warnings)."""
+
+
+def comment_escape(text: object) -> str:
+    """`md_escape` plus what a forge adds on top of Markdown: autolinks, @mentions, #references."""
+    s = re.sub(r"([@#!])(?=[A-Za-z0-9_])", lambda m: m.group(1) + ZWSP, md_escape(text))
+    return _AUTOLINK.sub(lambda m: ZWSP.join(g for g in m.groups() if g), s)
+
+
+def _short(commit: str) -> str:
+    return commit[:12]
+
+
+def _confirmed(facts: CommentFacts, confirm: Run | None) -> dict[tuple[str, str], Comparison]:
+    if confirm is None:
+        return {}
+    return {(c.benchmark, c.metric): c for c in confirm.comparisons if (c.benchmark, c.metric) in set(facts.gated)}
+
+
+def _verdict(c: Comparison, run: Run, again: Comparison | None, confirmation_ran: bool) -> str:
+    word = verdict_word(c.verdict, metric_of(run, c.benchmark, c.metric))
+    if c.verdict != "slower" or not confirmation_ran:
+        return f"**{word}**" if c.verdict == "faster" else word
+    if again is None:
+        return f"{word}, not measured again"
+    if again.verdict == "slower" and again.meaningful:
+        return f"**{word}, confirmed** ({ratio_text(again)} {ci_text(again)})"
+    return f"{word} at first, not confirmed ({ratio_text(again)} {ci_text(again)}: {again.verdict})"
+
+
+def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressions: int,
+                   limit: int | None = None) -> str:
+    """The Markdown comment for the first run `run` and its confirmation run `confirm` (if any).
+
+    With `limit` (a forge's longest comment, in characters), the details section is left out of a
+    comment that would be longer, with a line saying where they are.
+    """
+    again = _confirmed(facts, confirm)
+    gated = [c for c in run.comparisons if (c.benchmark, c.metric) in set(facts.gated)]
+    spread = spreads(run)
+    if regressions:
+        head = f"### pairbench: :x: {regressions} confirmed regression{'s' if regressions != 1 else ''}"
+    elif any(c.verdict == "slower" for c in gated):
+        head = "### pairbench: :white_check_mark: no confirmed regression (a first slower result did not reproduce)"
+    else:
+        head = "### pairbench: :white_check_mark: no regression found"
+    lines = [MARKER, head, "",
+             f"Head `{_short(facts.head_commit)}` against `{_short(facts.base_commit)}`, the merge-base with "
+             f"{comment_escape(facts.base_ref)}, built and measured interleaved on the same machine.", "",
+             f"| Benchmark | Base | Head | Ratio | {ci_header(gated).replace('*', chr(92) + '*')} | Verdict |", "|---|--:|--:|--:|---|---|"]
+    for c in gated:
+        m = metric_of(run, c.benchmark, c.metric)
+        base, cand = spread.get((c.benchmark, c.metric, c.baseline)), spread.get((c.benchmark, c.metric, c.candidate))
+        name = comment_escape(c.benchmark) + ("" if len(facts.gated) == len({b for b, _ in facts.gated})
+                                              else f" · {comment_escape(c.metric)}")
+        lines.append(f"| {name} | {format_value(base.median, m.unit) if base else '–'} | "
+                     f"{format_value(cand.median, m.unit) if cand else '–'} | {ratio_text(c)} | "
+                     f"{ci_text(c).replace('*', chr(92) + '*')} | "
+                     f"{_verdict(c, run, again.get((c.benchmark, c.metric)), confirm is not None)} |")
+    if not gated:
+        lines.append("| (no comparison) | | | | | |")
+    band = gated[0].threshold * 100 if gated else 1.0
+    lines += ["", f"**Noise band** ±{band:g}% ({comment_escape(facts.threshold_source)}): a difference counts only when "
+                  "its whole confidence interval lies outside the band. **Confirm, then alert**: a benchmark found "
+                  "slower is measured again in a fresh interleaved run of just those benchmarks; the gate fails only "
+                  "when the regression reproduces.", "",
+              f"**Machine** {_machine(run)}", ""]
+    fence = _fence(facts.reproduce)
+    tail = ["Reproduce locally (in a clone with both commits):", "", f"{fence}sh", facts.reproduce, fence, ""]
+    text = "\n".join(lines + _details(run, confirm, facts) + tail)
+    if limit is not None and len(text) > limit:
+        text = "\n".join(lines + ["The details (every comparison, both runs, the notices) are in the job summary: "
+                                   "with them this comment would pass the forge's length limit.", ""] + tail)
+    return text
+
+
+def _machine(run: Run) -> str:
+    md = run.metadata
+    load = md.get("load_average")
+    parts = [comment_escape(md.get("cpu_model") or "unknown CPU"), f"{md.get('cpu_count') or '?'} cores",
+             comment_escape(md.get("kernel") or "")]
+    if isinstance(load, (list, tuple)) and load:
+        parts.append(f"load {float(load[0]):.2f} at the start")
+    return ", ".join(p for p in parts if p)
+
+
+def _details(run: Run, confirm: Run | None, facts: CommentFacts) -> list[str]:
+    lines = ["<details>", "<summary>Details: every comparison, the runs, the notices</summary>", ""]
+    for label, r in (("First run", run), ("Confirmation run", confirm)):
+        if r is None:
+            continue
+        blocks, elapsed = r.metadata.get("blocks", "?"), r.metadata.get("elapsed_s")
+        took = f" in {float(elapsed):.1f} s" if isinstance(elapsed, (int, float)) else ""
+        lines.append(f"**{label}**: {blocks} interleaved blocks{took}, {len(r.benchmarks)} benchmark"
+                     f"{'s' if len(r.benchmarks) != 1 else ''}.")
+        lines.append("")
+        for c in r.comparisons:
+            m = metric_of(r, c.benchmark, c.metric)
+            if m.direction == "none" and c.verdict not in ("faster", "slower"):
+                continue
+            lines.append(f"- {comment_escape(c.benchmark)} · {comment_escape(c.metric)}: {comment_escape(sentence_of(c, m))}")
+        lines += [f"- note: {comment_escape(n.message)}" for n in r.notices[:10]]
+        lines.append("")
+    lines += [f"- {comment_escape(note)}" for note in facts.notes]
+    lines += ["", "</details>", ""]
+    return lines
+
+
+def render_build_failure(role: str, commit: str, build: str, log_tail: str, base_ref: str, base: str, head: str) -> str:
+    """The comment when the base or the head does not build: which, the command, the log's last lines."""
+    fence = _fence(log_tail + build)
+    return "\n".join([
+        MARKER, f"### pairbench: :warning: the {role} ({_short(commit)}) does not build, nothing was measured", "",
+        f"Head `{_short(head)}` against `{_short(base)}`, the merge-base with {comment_escape(base_ref)}.", "",
+        "Build command:", "", f"{fence}sh", build, fence, "",
+        "The last lines of its log:", "", fence, log_tail, fence, ""])

@@ -1,0 +1,83 @@
+"""The pull request comment of `pairbench ci` (report/comment.py) on runs built by hand."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from pairbench.model import Benchmark, Comparison, Metric, Run, Variant
+from pairbench.report.comment import MARKER, CommentFacts, comment_escape, render_comment
+
+EVIL = "@octocat [click](https://evil.example/x) <img src=x onerror=alert(1)> www.evil.example #12 a|b `code`"
+
+
+def _comparison(bench: str, ratio: float, ci: tuple[float, float], verdict: str, meaningful: bool) -> Comparison:
+    return Comparison(bench, "time", "base", "head", ratio, ci, 0.001, 12, verdict != "same", meaningful,
+                      verdict, None, threshold=0.02)  # type: ignore[arg-type]
+
+
+def _run(benches: dict[str, Comparison]) -> Run:
+    time = Metric("time", "s", "lower")
+    return Run({"cpu_model": "Xeon <b>", "cpu_count": 2, "kernel": "Linux 6.1", "blocks": 12, "elapsed_s": 3.0},
+               [Variant("base", baseline=True), Variant("head")],
+               [Benchmark(name, "command", (time,)) for name in benches], [], list(benches.values()))
+
+
+def _facts(names: list[str]) -> CommentFacts:
+    return CommentFacts(base_ref="main", base_commit="a" * 40, head_commit="b" * 40, threshold_source="the default",
+                        reproduce="pairbench ci --base aaaa --head bbbb --cmd 'sh {worktree}/b.sh ```'",
+                        gated=tuple((n, "time") for n in names))
+
+
+def test_a_name_from_the_pull_request_adds_no_link_mention_html_or_cell() -> None:
+    first = _run({EVIL: _comparison(EVIL, 1.3, (1.25, 1.35), "slower", True)})
+    text = render_comment(first, None, _facts([EVIL]), 0)
+    row = next(line for line in text.splitlines() if line.startswith("| ") and "octocat" in line)
+    assert row.count(" | ") == 5  # six cells: the name's `|` did not add one
+    assert "<img" not in text and "<b>" not in text
+    assert "@octocat" not in text and "#12" not in text  # the forge links neither
+    assert "https://" not in text and "www.evil" not in text  # nor autolinks the addresses
+    assert "](" not in row.replace("\\](", "")  # no Markdown link
+
+
+def test_comment_escape_keeps_plain_names_readable() -> None:
+    assert comment_escape("parse_json-1.2") == "parse_json-1.2"
+    assert comment_escape("@x") != "@x" and comment_escape("@x").startswith("@")
+
+
+def test_the_marker_the_table_and_the_reproducing_command() -> None:
+    run = _run({"parse": _comparison("parse", 1.3, (1.25, 1.35), "slower", True),
+                "render": _comparison("render", 1.0, (0.99, 1.01), "same", False)})
+    again = _run({"parse": _comparison("parse", 1.28, (1.22, 1.33), "slower", True)})
+    text = render_comment(run, again, _facts(["parse", "render"]), 1)
+    assert text.startswith(MARKER)
+    assert "1 confirmed regression" in text.splitlines()[1]
+    assert re.search(r"^\| parse \| .* \| 1\.300 \| .*slower, confirmed.* \|$", text, re.M)
+    assert re.search(r"^\| render \| .* \| 1\.000 \| .*\| (same|no difference)[^|]* \|$", text, re.M)
+    assert "±2%" in text and "the default" in text
+    assert "<details>" in text and "</details>" in text
+    fence = re.search(r"^(`{4,})sh$", text, re.M)  # longer than the command's own backticks
+    assert fence and "pairbench ci --base aaaa" in text
+
+
+def test_a_slower_result_not_reproduced_says_so_and_is_no_regression() -> None:
+    run = _run({"parse": _comparison("parse", 1.05, (1.03, 1.07), "slower", True)})
+    again = _run({"parse": _comparison("parse", 1.0, (0.99, 1.01), "same", False)})
+    text = render_comment(run, again, _facts(["parse"]), 0)
+    assert "no confirmed regression" in text
+    assert "not confirmed" in text
+
+
+def test_the_threshold_shown_is_the_comparisons_band() -> None:
+    c = replace(_comparison("parse", 1.0, (0.99, 1.01), "same", False), threshold=0.05)
+    assert "±5%" in render_comment(_run({"parse": c}), None, _facts(["parse"]), 0)
+
+
+def test_a_comment_past_the_limit_leaves_the_details_out_but_keeps_the_table() -> None:
+    names = [f"bench_{i:03d}" for i in range(40)]
+    run = _run({n: _comparison(n, 1.0, (0.99, 1.01), "same", False) for n in names})
+    full = render_comment(run, None, _facts(names), 0)
+    short = render_comment(run, None, _facts(names), 0, limit=len(full) - 1)
+    assert "<details>" in full and "<details>" not in short and len(short) < len(full)
+    assert all(f"| {n} |" in short for n in names) and short.startswith(MARKER)
+    assert "pairbench ci --base" in short
