@@ -16,14 +16,14 @@ from typing import Any, Callable, Iterable, Mapping
 from pairbench.errors import UserError
 from pairbench.model import Metric, Run
 from pairbench.runners.base import Runner
-from pairbench.runners.command import SECONDARY_METRICS
+from pairbench.runners.command.kind import command_metrics, make_command
+from pairbench.runners.command.metric_spec import SECONDARY_METRICS
+from pairbench.runners.command.options import parse_command_options
 from pairbench.runners.options import (
-    CommandOptions,
     FakeOptions,
     HttpOptions,
     MicroOptions,
     Where,
-    parse_command_options,
     parse_fake_options,
     parse_http_options,
     parse_micro_options,
@@ -52,43 +52,6 @@ class KindSpec:
     figures: str | None = None
     """`module:function` of a report renderer `(Run) -> str` printed before the comparisons;
     named, not imported, because runners never import reports."""
-
-
-# --- command ---------------------------------------------------------------------------------------
-
-
-def _command_metrics(options: CommandOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
-    from pairbench.runners.command import BUILTIN_METRICS
-
-    from pairbench.runners.output import UNITS
-
-    given = {m.name: m for m in declared}
-    # a metric given with its unit is stored in that unit's SI base (s or B)
-    units = {n: UNITS[u][0] for n, u in options.metric_units.items()}
-    custom = tuple(given.get(n) or Metric(n, units.get(n, ""), "lower", description=f"regex {rx}")
-                   for n, rx in options.metrics.items())
-    if options.duet:  # CPU time beside wall time: the partner running at once shows less in it
-        from pairbench.runners.duet import CPU_METRIC
-
-        custom = (CPU_METRIC,) + custom
-    if options.measure == ("time",):
-        return BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:]
-    from pairbench.runners.instructions import INSTRUCTIONS
-
-    # --measure instructions[,time]: the first named is primary; time brings its CPU and RSS metrics
-    first = (INSTRUCTIONS,) if options.measure[0] == "instructions" else BUILTIN_METRICS[:1]
-    rest = (BUILTIN_METRICS[:1] if options.measure[0] == "instructions" and "time" in options.measure
-            else (INSTRUCTIONS,) if "instructions" in options.measure[1:] else ())
-    timed = BUILTIN_METRICS[1:] if "time" in options.measure else BUILTIN_METRICS[-1:]
-    return first + custom + rest + timed
-
-
-def _make_command(seed: int | None, options: CommandOptions | None) -> Runner:
-    import random
-
-    from pairbench.runners.counted import CountingCommandRunner
-
-    return CountingCommandRunner(random.Random(seed))
 
 
 # --- http ------------------------------------------------------------------------------------------
@@ -147,7 +110,7 @@ def _make_fake(seed: int | None, options: FakeOptions | None) -> Runner:
 KINDS: Mapping[str, KindSpec] = {
     spec.name: spec
     for spec in (
-        KindSpec("command", "Command benchmarks", _command_metrics, parse_command_options, _make_command,
+        KindSpec("command", "Command benchmarks", command_metrics, parse_command_options, make_command,
                  SECONDARY_METRICS, figures="pairbench.report.command:render_command_figures"),
         KindSpec("http", "HTTP benchmarks", _http_metrics, parse_http_options, _make_http,
                  figures="pairbench.report.http:render_http_figures"),

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import shlex
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol
+from typing import Any, Mapping
 
 from pairbench.errors import UserError
 from pairbench.runners.option_fields import (
@@ -21,10 +20,7 @@ from pairbench.runners.option_fields import (
     read_bool,
     read_choice,
     read_int,
-    read_metric_json,
-    read_metric_units,
     read_number,
-    read_regexes,
     read_string,
     read_strings,
     shown,
@@ -34,11 +30,9 @@ from pairbench.runners.instructions import measure_option
 __all__ = [
     "Where",
     "Flags",
-    "CommandOptions",
     "HttpOptions",
     "MicroOptions",
     "FakeOptions",
-    "parse_command_options",
     "parse_http_options",
     "parse_micro_options",
     "parse_fake_options",
@@ -75,98 +69,6 @@ def as_mapping(options: Any) -> dict[str, Any]:
             value = dict(value)
         out[f.name] = value
     return out
-
-
-# --- command ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class CommandOptions:
-    """A whole process per replicate (runners/command.py)."""
-
-    command: str = "{variant}"
-    """The command; `{variant}` is the variant's command and args."""
-    metrics: Mapping[str, str] = field(default_factory=dict)
-    """Numbers the program prints: metric name -> regex with one group (a second: the unit)."""
-    metric_units: Mapping[str, str] = field(default_factory=dict)
-    """Metric name -> the unit its number is printed in (`--metric NAME:UNIT=REGEX`); normalised to s or B."""
-    setup: str | None = None
-    prepare: str | None = None
-    conclude: str | None = None
-    """Run after every measured run, not timed (hyperfine's --conclude)."""
-    cleanup: str | None = None
-    shell: bool | str = True
-    """Through `sh -c` (True), no shell (False), or this shell's command line (`bash --norc`); the
-    shell's start-up is measured and subtracted."""
-    timeout: float | None = None
-    """Seconds per run before it is killed."""
-    ignore_failure: bool = False
-    output: str = "auto"
-    """Where a run's stdout goes (hyperfine's --output): `auto` (read while it may hold metric lines,
-    then discarded), `null`, `pipe` (read and discarded), `inherit` (shown), or a file's path."""
-    input: str | None = None
-    """A file each run reads as its stdin (hyperfine's --input); None: /dev/null."""
-    metric_json: str | None = None
-    """A JSON format each run writes to $PAIRBENCH_METRIC_JSON, read as metrics (`pyperf`)."""
-    description: str = ""
-    duet: bool = False
-    """Run the two variants at the same time, one per CPU (runners/duet.py)."""
-    measure: tuple[str, ...] = ("time",)
-    """What each replicate measures: `time` (wall, CPU, RSS) and/or `instructions` (counted
-    exactly, runners/instructions.py); the first is the primary metric."""
-
-
-def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
-    """Typed command options; raises the error `where` builds for the first bad key."""
-    check_keys(m, tuple(f.name for f in dataclasses.fields(CommandOptions)), where, "command")
-    command = read_string(m, "command", where, "{variant}", empty=False)
-    return CommandOptions(
-        command=command or "{variant}",
-        metrics=read_regexes(m, "metrics", where),
-        metric_units=read_metric_units(m, where),
-        setup=read_string(m, "setup", where, None, empty=False),
-        prepare=read_string(m, "prepare", where, None, empty=False),
-        conclude=read_string(m, "conclude", where, None, empty=False),
-        cleanup=read_string(m, "cleanup", where, None, empty=False),
-        shell=_shell(m, where),
-        timeout=read_number(m, "timeout", where, None, positive=True),
-        ignore_failure=read_bool(m, "ignore_failure", where, False),
-        output=_output(m, where),
-        metric_json=read_metric_json(m, where),
-        input=None if read_string(m, "input", where, None, empty=False) in (None, "null") else str(m["input"]),
-        description=read_string(m, "description", where, "") or "",
-        duet=read_bool(m, "duet", where, False),
-        measure=measure_option(m, where),
-    )
-
-
-def _shell(m: Mapping[str, Any], where: Where) -> bool | str:
-    """`shell`: true/false, or a shell's command line (`none` and `default` as hyperfine reads them)."""
-    value = m.get("shell", True)
-    if isinstance(value, bool):
-        return value
-    text = read_string(m, "shell", where, "sh", empty=False) or "sh"
-    try:
-        words = shlex.split(text)
-    except ValueError as exc:
-        raise where.fail("shell", f"cannot read the shell's command line {text!r}: {exc}") from None
-    if text.strip() == "none":
-        return False
-    if text.strip() in ("sh", "default") or not words:
-        return True
-    return text
-
-
-OUTPUT_MODES = ("auto", "null", "pipe", "inherit")
-"""`output` values that are not a file's path."""
-
-
-def _output(m: Mapping[str, Any], where: Where) -> str:
-    output = read_string(m, "output", where, "auto", empty=False) or "auto"
-    if output in ("null", "pipe", "inherit") and m.get("metrics"):
-        raise where.fail("output", f"{output!r} discards the output, where the metrics ({', '.join(m['metrics'])}) "
-                                   "are read; leave it out or give a file")
-    return output
 
 
 # --- http --------------------------------------------------------------------------------------------
