@@ -333,7 +333,7 @@ def _calibrated(runner: Any, benchmarks: list[Any], variants: list[Any], notices
 def run_micro(args: argparse.Namespace) -> int:
     from pairbench.commands.common import options_from_args, reports_from, run_measured
     from pairbench.runners.kinds import get_kind
-    from pairbench.runners.options import MicroOptions
+    from pairbench.runners.micro import MicroOptions
 
     settings = MicroOptions(samples=args.samples, warmup=args.warmup_samples, target_time=args.target_time,
                             clock=args.clock, alloc=not args.no_alloc)

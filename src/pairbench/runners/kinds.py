@@ -19,14 +19,14 @@ from pairbench.runners.base import Runner
 from pairbench.runners.command.kind import command_metrics, make_command
 from pairbench.runners.command.metric_spec import SECONDARY_METRICS
 from pairbench.runners.command.options import parse_command_options
+from pairbench.runners.micro.kind import make_micro, micro_kind_metrics
+from pairbench.runners.micro.options import parse_micro_options
 from pairbench.runners.options import (
     FakeOptions,
     HttpOptions,
-    MicroOptions,
     Where,
     parse_fake_options,
     parse_http_options,
-    parse_micro_options,
 )
 
 __all__ = ["KindSpec", "KINDS", "get_kind", "kind_names", "kind_title", "kinds_in_order", "secondary_metrics",
@@ -69,27 +69,6 @@ def _make_http(seed: int | None, options: HttpOptions | None) -> Runner:
     return HttpRunner(log_dir=options.log_dir if options is not None else None)
 
 
-# --- micro -----------------------------------------------------------------------------------------
-
-
-def _micro_metrics(options: MicroOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
-    from pairbench.runners.micro import micro_metrics
-
-    if options.measure == ("time",):
-        return micro_metrics(options.language)
-    from pairbench.runners.counted_micro import counted_metrics
-
-    return counted_metrics(options.measure, micro_metrics(options.language))
-
-
-def _make_micro(seed: int | None, options: MicroOptions | None) -> Runner:
-    from pairbench.runners.counted_micro import CountingMicroRunner
-
-    o = options or MicroOptions(stmt="")
-    return CountingMicroRunner(samples=o.samples, warmup=o.warmup, target_time=o.target_time, alloc=o.alloc,
-                               seed=seed)
-
-
 # --- fake ------------------------------------------------------------------------------------------
 
 
@@ -114,7 +93,7 @@ KINDS: Mapping[str, KindSpec] = {
                  SECONDARY_METRICS, figures="pairbench.report.command:render_command_figures"),
         KindSpec("http", "HTTP benchmarks", _http_metrics, parse_http_options, _make_http,
                  figures="pairbench.report.http:render_http_figures"),
-        KindSpec("micro", "Micro benchmarks", _micro_metrics, parse_micro_options, _make_micro,
+        KindSpec("micro", "Micro benchmarks", micro_kind_metrics, parse_micro_options, make_micro,
                  figures="pairbench.report.micro:render_micro_figures"),
         KindSpec("fake", "Fake benchmarks", _fake_metrics, parse_fake_options, _make_fake),
     )
