@@ -193,8 +193,9 @@ def build_http_run(args: argparse.Namespace) -> tuple[Any, Any]:
     """The Run (variants, one benchmark per URL) and the options its runner is made with."""
     import dataclasses
     from pairbench.model import Benchmark
+    from pairbench.runners.http import HttpOptions
     from pairbench.runners.kinds import get_kind
-    from pairbench.runners.options import Flags, HttpOptions, as_mapping
+    from pairbench.runners.options import Flags, as_mapping
 
     args.url = list(args.url) + list(args.target_urls)
     resolve_ab_wrk_flags(args)
@@ -296,7 +297,7 @@ def demo_http_run(python: str = sys.executable, works: tuple[int, int] = (10, 30
     import shlex
     from pairbench.commands.common import new_run
     from pairbench.model import Benchmark, Variant
-    from pairbench.runners.http.runner import http_metrics
+    from pairbench.runners.http import http_metrics
 
     cmd = f"{shlex.quote(python)} {shlex.quote(str(DEMO_APP))} --port {{port}}"
     variants = [

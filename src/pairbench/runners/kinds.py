@@ -19,14 +19,14 @@ from pairbench.runners.base import Runner
 from pairbench.runners.command.kind import command_metrics, make_command
 from pairbench.runners.command.metric_spec import SECONDARY_METRICS
 from pairbench.runners.command.options import parse_command_options
+from pairbench.runners.http.kind import http_kind_metrics, make_http
+from pairbench.runners.http.options import parse_http_options
 from pairbench.runners.micro.kind import make_micro, micro_kind_metrics
 from pairbench.runners.micro.options import parse_micro_options
 from pairbench.runners.options import (
     FakeOptions,
-    HttpOptions,
     Where,
     parse_fake_options,
-    parse_http_options,
 )
 
 __all__ = ["KindSpec", "KINDS", "get_kind", "kind_names", "kind_title", "kinds_in_order", "secondary_metrics",
@@ -54,21 +54,6 @@ class KindSpec:
     named, not imported, because runners never import reports."""
 
 
-# --- http ------------------------------------------------------------------------------------------
-
-
-def _http_metrics(options: HttpOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
-    from pairbench.runners.http.runner import http_metrics
-
-    return http_metrics()
-
-
-def _make_http(seed: int | None, options: HttpOptions | None) -> Runner:
-    from pairbench.runners.http.runner import HttpRunner
-
-    return HttpRunner(log_dir=options.log_dir if options is not None else None)
-
-
 # --- fake ------------------------------------------------------------------------------------------
 
 
@@ -91,7 +76,7 @@ KINDS: Mapping[str, KindSpec] = {
     for spec in (
         KindSpec("command", "Command benchmarks", command_metrics, parse_command_options, make_command,
                  SECONDARY_METRICS, figures="pairbench.report.command:render_command_figures"),
-        KindSpec("http", "HTTP benchmarks", _http_metrics, parse_http_options, _make_http,
+        KindSpec("http", "HTTP benchmarks", http_kind_metrics, parse_http_options, make_http,
                  figures="pairbench.report.http:render_http_figures"),
         KindSpec("micro", "Micro benchmarks", micro_kind_metrics, parse_micro_options, make_micro,
                  figures="pairbench.report.micro:render_micro_figures"),

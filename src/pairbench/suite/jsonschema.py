@@ -25,8 +25,8 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
+from pairbench.runners.http import HTTP_ALIASES
 from pairbench.runners.kinds import KINDS
-from pairbench.runners.options import HTTP_ALIASES
 from pairbench.suite import load, validation
 from pairbench.suite.schema import SWEEP_AS
 
