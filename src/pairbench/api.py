@@ -188,15 +188,9 @@ def _parse(subcommand: str, arguments: list[str], options: dict[str, Any]) -> ar
 
 def _subparser(subcommand: str) -> argparse.ArgumentParser:
     """The parser of one subcommand, built by its module's `register` as the CLI builds it."""
-    import importlib
+    from pairbench.cli import subcommand_parser
 
-    from pairbench.commands import COMMAND_SUMMARIES
-
-    module = next((m for m, (name, _) in COMMAND_SUMMARIES.items() if name == subcommand), subcommand)
-    subparsers = argparse.ArgumentParser(prog="pairbench").add_subparsers()
-    importlib.import_module(f"pairbench.commands.{module}").register(subparsers)
-    parser: argparse.ArgumentParser = subparsers.choices[subcommand]
-    return parser
+    return subcommand_parser(subcommand)
 
 
 def _flag(name: str) -> str:

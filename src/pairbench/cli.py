@@ -38,6 +38,15 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 
 
+def subcommand_parser(subcommand: str) -> argparse.ArgumentParser:
+    """The parser of one subcommand alone, built by its module's `register` (for the Python API)."""
+    module = next((m for m, (name, _) in COMMAND_SUMMARIES.items() if name == subcommand), subcommand)
+    subparsers = argparse.ArgumentParser(prog="pairbench").add_subparsers()
+    importlib.import_module(f"pairbench.commands.{module}").register(subparsers)
+    parser: argparse.ArgumentParser = subparsers.choices[subcommand]
+    return parser
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser, with every subcommand that has landed.
 

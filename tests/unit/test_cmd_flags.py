@@ -113,7 +113,8 @@ def test_http_keeps_ab_meaning_of_m() -> None:
 
 
 def test_output_modes_and_the_metrics_they_would_lose() -> None:
-    from pairbench.runners.options import Flags, parse_command_options
+    from pairbench.runners.command import parse_command_options
+    from pairbench.runners.options import Flags
 
     where = Flags({"output": "--output"})
     assert parse_command_options({}, where).output == "auto"
@@ -126,8 +127,9 @@ def test_output_modes_and_the_metrics_they_would_lose() -> None:
 
 
 def test_any_shell_as_hyperfine_takes_it() -> None:
-    from pairbench.runners.options import Flags, parse_command_options
-    from pairbench.runners.shells import shell_words
+    from pairbench.runners.command import parse_command_options
+    from pairbench.runners.command.shells import shell_words
+    from pairbench.runners.options import Flags
 
     where = Flags({"shell": "--shell"})
     # hyperfine --help: -S/--shell SHELL: a name, a path or a command line like "bash --norc"

@@ -10,7 +10,7 @@ import pytest
 from pairbench.errors import UserError
 from pairbench.model import Benchmark, Metric, Sample, Variant
 from pairbench.runners.base import Replicate
-from pairbench.runners.duet import DuetPair
+from pairbench.runners.command.duet import DuetPair
 from pairbench.runners.kinds import get_kind
 from pairbench.runners.options import Flags
 

@@ -9,7 +9,9 @@ import re
 import pytest
 
 from pairbench.errors import SuiteError, UserError
-from pairbench.runners.options import Flags, HttpOptions, parse_http_options, parse_micro_options
+from pairbench.runners.http import HttpOptions, parse_http_options
+from pairbench.runners.micro import parse_micro_options
+from pairbench.runners.options import Flags
 from pairbench.suite import parse_suite
 
 SUITE = '''

@@ -12,9 +12,10 @@ from rich.console import Console
 from pairbench.errors import UserError
 from pairbench.model import Benchmark, Metric, Run, Sample, Variant
 from pairbench.flows.measure import make_runners, run_pipeline
+from pairbench.report.kinds import PRESENTATIONS, kind_title
 from pairbench.report.markdown import render_markdown
 from pairbench.runners.fake import FakeRunner
-from pairbench.runners.kinds import KINDS, get_kind, kind_title, secondary_metrics
+from pairbench.runners.kinds import KINDS, get_kind, secondary_metrics
 from pairbench.runners.micro import MicroRunner
 from pairbench.session import RunOptions, execute
 from pairbench.suite import parse_suite
@@ -74,6 +75,11 @@ def test_micro_figures_are_printed_on_the_one_path(tmp_path: Path) -> None:
     text = out.getvalue()
     assert "Calculating ----" in text  # the benchmark-ips block of the micro kind
     assert text.index("Calculating") < text.index("loop  (6 blocks, micro)")
+
+
+def test_reports_present_every_kind_of_the_table_in_its_order() -> None:
+    """The presentation table is the report's own (reports import no runner): it must not drift."""
+    assert list(PRESENTATIONS) == list(KINDS)
 
 
 def test_reports_title_a_kind_they_do_not_know() -> None:

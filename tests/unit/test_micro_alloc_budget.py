@@ -2,8 +2,8 @@
 
 import pytest
 
-from pairbench.harness import py_harness
-from pairbench.harness.py_harness import ALLOC_OPS, _alloc_pass, alloc_plan
+from pairbench.runners.micro.harness import py_harness
+from pairbench.runners.micro.harness.py_harness import ALLOC_OPS, _alloc_pass, alloc_plan
 
 
 def test_fast_ops_keep_the_full_pass():

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from pairbench.errors import SuiteError, UserError
-from pairbench.runners.options import Flags, parse_micro_options
+from pairbench.runners.micro import parse_micro_options
+from pairbench.runners.options import Flags
 from pairbench.suite import parse_suite
 
 SUITE = '''

@@ -10,14 +10,8 @@ import pytest
 
 from pairbench.errors import UserError
 from pairbench.model import Benchmark, Variant
-from pairbench.runners.micro import (
-    MARKER,
-    OVERHEAD_FLOOR,
-    MicroRunner,
-    micro_metrics,
-    parse_answer,
-    unsettled,
-)
+from pairbench.runners.micro import MARKER, MicroRunner, micro_metrics, parse_answer, unsettled
+from pairbench.runners.micro.runner import OVERHEAD_FLOOR
 
 
 def answer(**data: Any) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.runners.python_spec import check_requires_python, satisfies
+from pairbench.runners.micro.python_spec import check_requires_python, satisfies
 
 
 @pytest.mark.parametrize(("version", "spec", "expected"), [

@@ -7,7 +7,7 @@ import re
 from pairbench.model import Benchmark, Comparison, Run, Sample, Variant
 from pairbench.report.html import render_html
 from pairbench.report.markdown import render_markdown
-from pairbench.runners.http.runner import http_metrics
+from pairbench.runners.http import http_metrics
 
 ZERO = {"failed", "errors_connect", "errors_reset", "errors_timeout", "errors_protocol", "non_2xx", "status_3xx",
         "status_4xx", "status_5xx"}

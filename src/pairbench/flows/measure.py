@@ -10,7 +10,6 @@ apart.
 
 from __future__ import annotations
 
-import importlib
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -42,19 +41,9 @@ def make_runners(run: Run, seed: int | None, kind_options: Mapping[str, Any] | N
 
 def kind_figures(run: Run) -> list[str]:
     """The figures each kind of `run` renders itself (ab-style HTTP tables, benchmark-ips lines)."""
-    from pairbench.runners.kinds import KINDS, kinds_in_order
+    from pairbench.report.kinds import kind_figures as figures
 
-    out = []
-    for kind in kinds_in_order(b.kind for b in run.benchmarks):
-        spec = KINDS.get(kind)
-        if spec is None or spec.figures is None:
-            continue
-        module, _, name = spec.figures.partition(":")
-        render: Callable[[Run], str] = getattr(importlib.import_module(module), name)
-        text = render(run)
-        if text.strip():
-            out.append(text.rstrip("\n"))
-    return out
+    return figures(run)
 
 
 def _after_views(reports: Reports) -> tuple[Callable[[Run, Console], None], ...]:

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from pairbench.model import Comparison, Run
 from pairbench.report.format import format_change, format_delta, format_value
+from pairbench.report.kinds import kind_title, kinds_in_order
 from pairbench.report.summary import ci_header, ci_mixed, ci_text, ratio_text, spreads
 from pairbench.report.wording import verdict_word
-from pairbench.runners.kinds import kind_title, kinds_in_order
 
 __all__ = ["SummaryTable", "summary_tables", "render_asciidoc"]
 

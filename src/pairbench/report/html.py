@@ -15,8 +15,8 @@ import html
 from typing import Sequence
 
 from pairbench.model import Comparison, Metric, Run
+from pairbench.report.kinds import kind_title, kinds_in_order
 from pairbench.report.markdown import UNPAIRED_LABEL, command_line
-from pairbench.runners.kinds import kind_title, kinds_in_order
 from pairbench.report.plots import (
     LATENCY_METRIC,
     distribution_plot,

@@ -15,11 +15,11 @@ from typing import Any, Iterable
 
 from pairbench.model import Comparison, Metric, Run
 from pairbench.report.format import format_change, format_delta, format_value
+from pairbench.report.kinds import kind_title, kinds_in_order
 from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
 from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_groups, ratio_text, sentence_of, spreads
 from pairbench.report.sweep import sweep_cells, sweep_header, sweep_lines, sweep_title
 from pairbench.report.wording import verdict_word
-from pairbench.runners.kinds import kind_title, kinds_in_order
 
 __all__ = ["render_markdown", "md_escape", "UNPAIRED_LABEL"]
 

@@ -1,36 +1,32 @@
 """The table of runner kinds: everything the rest of pairbench knows about a kind, in one place.
 
-A kind is one descriptor in `KINDS`: its name and title, the metrics it yields, the parser of its
-options (shared by suite files, flags and the runner), the factory of its runner, the metrics that
-do not hold adaptive stopping open, and an optional renderer of its own figures. A new kind is one
-runner module plus one entry here (docs/architecture.md). Runner modules are imported only when a
-runner or its metrics are asked for, so that `pairbench --help` stays light.
+A kind is one descriptor in `KINDS`: its name, the metrics it yields, the parser of its options
+(shared by suite files, flags and the runner), the factory of its runner and the metrics that do
+not hold adaptive stopping open. A new kind is one folder `runners/<kind>/` plus one entry here
+(docs/architecture.md); how reports present it (title, figures) is report's own table,
+report/kinds.py. Runner modules are imported only when a runner or its metrics are asked for, so
+that `pairbench --help` stays light.
 """
 
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping
 
 from pairbench.errors import UserError
 from pairbench.model import Metric, Run
 from pairbench.runners.base import Runner
-from pairbench.runners.command import SECONDARY_METRICS
-from pairbench.runners.options import (
-    CommandOptions,
-    FakeOptions,
-    HttpOptions,
-    MicroOptions,
-    Where,
-    parse_command_options,
-    parse_fake_options,
-    parse_http_options,
-    parse_micro_options,
-)
+from pairbench.runners.command.kind import command_metrics, make_command
+from pairbench.runners.command.metric_spec import SECONDARY_METRICS
+from pairbench.runners.command.options import parse_command_options
+from pairbench.runners.http.kind import http_kind_metrics, make_http
+from pairbench.runners.http.options import parse_http_options
+from pairbench.runners.micro.kind import make_micro, micro_kind_metrics
+from pairbench.runners.micro.options import parse_micro_options
+from pairbench.runners.options import FakeOptions, Where, parse_fake_options
 
-__all__ = ["KindSpec", "KINDS", "get_kind", "kind_names", "kind_title", "kinds_in_order", "secondary_metrics",
-           "make_runners"]
+__all__ = ["KindSpec", "KINDS", "get_kind", "kind_names", "secondary_metrics", "make_runners"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +35,6 @@ class KindSpec:
 
     name: str
     """The `kind` of a benchmark (`command`, `http`...)."""
-    title: str
-    """Heading of its section in reports."""
     metrics: Callable[[Any, tuple[Metric, ...]], tuple[Metric, ...]]
     """(typed options, declared metrics) -> the metrics a benchmark yields, primary first."""
     parse_options: Callable[[Mapping[str, Any], Where], Any]
@@ -49,82 +43,6 @@ class KindSpec:
     """(seed, typed options or None for the defaults) -> a runner for every benchmark of the kind."""
     secondary_metrics: frozenset[str] = field(default_factory=frozenset)
     """Built-in metrics recorded and compared that do not hold adaptive stopping open."""
-    figures: str | None = None
-    """`module:function` of a report renderer `(Run) -> str` printed before the comparisons;
-    named, not imported, because runners never import reports."""
-
-
-# --- command ---------------------------------------------------------------------------------------
-
-
-def _command_metrics(options: CommandOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
-    from pairbench.runners.command import BUILTIN_METRICS
-
-    from pairbench.runners.output import UNITS
-
-    given = {m.name: m for m in declared}
-    # a metric given with its unit is stored in that unit's SI base (s or B)
-    units = {n: UNITS[u][0] for n, u in options.metric_units.items()}
-    custom = tuple(given.get(n) or Metric(n, units.get(n, ""), "lower", description=f"regex {rx}")
-                   for n, rx in options.metrics.items())
-    if options.duet:  # CPU time beside wall time: the partner running at once shows less in it
-        from pairbench.runners.duet import CPU_METRIC
-
-        custom = (CPU_METRIC,) + custom
-    if options.measure == ("time",):
-        return BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:]
-    from pairbench.runners.instructions import INSTRUCTIONS
-
-    # --measure instructions[,time]: the first named is primary; time brings its CPU and RSS metrics
-    first = (INSTRUCTIONS,) if options.measure[0] == "instructions" else BUILTIN_METRICS[:1]
-    rest = (BUILTIN_METRICS[:1] if options.measure[0] == "instructions" and "time" in options.measure
-            else (INSTRUCTIONS,) if "instructions" in options.measure[1:] else ())
-    timed = BUILTIN_METRICS[1:] if "time" in options.measure else BUILTIN_METRICS[-1:]
-    return first + custom + rest + timed
-
-
-def _make_command(seed: int | None, options: CommandOptions | None) -> Runner:
-    import random
-
-    from pairbench.runners.counted import CountingCommandRunner
-
-    return CountingCommandRunner(random.Random(seed))
-
-
-# --- http ------------------------------------------------------------------------------------------
-
-
-def _http_metrics(options: HttpOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
-    from pairbench.runners.http.runner import http_metrics
-
-    return http_metrics()
-
-
-def _make_http(seed: int | None, options: HttpOptions | None) -> Runner:
-    from pairbench.runners.http.runner import HttpRunner
-
-    return HttpRunner(log_dir=options.log_dir if options is not None else None)
-
-
-# --- micro -----------------------------------------------------------------------------------------
-
-
-def _micro_metrics(options: MicroOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
-    from pairbench.runners.micro import micro_metrics
-
-    if options.measure == ("time",):
-        return micro_metrics(options.language)
-    from pairbench.runners.counted_micro import counted_metrics
-
-    return counted_metrics(options.measure, micro_metrics(options.language))
-
-
-def _make_micro(seed: int | None, options: MicroOptions | None) -> Runner:
-    from pairbench.runners.counted_micro import CountingMicroRunner
-
-    o = options or MicroOptions(stmt="")
-    return CountingMicroRunner(samples=o.samples, warmup=o.warmup, target_time=o.target_time, alloc=o.alloc,
-                               seed=seed)
 
 
 # --- fake ------------------------------------------------------------------------------------------
@@ -147,16 +65,13 @@ def _make_fake(seed: int | None, options: FakeOptions | None) -> Runner:
 KINDS: Mapping[str, KindSpec] = {
     spec.name: spec
     for spec in (
-        KindSpec("command", "Command benchmarks", _command_metrics, parse_command_options, _make_command,
-                 SECONDARY_METRICS, figures="pairbench.report.command:render_command_figures"),
-        KindSpec("http", "HTTP benchmarks", _http_metrics, parse_http_options, _make_http,
-                 figures="pairbench.report.http:render_http_figures"),
-        KindSpec("micro", "Micro benchmarks", _micro_metrics, parse_micro_options, _make_micro,
-                 figures="pairbench.report.micro:render_micro_figures"),
-        KindSpec("fake", "Fake benchmarks", _fake_metrics, parse_fake_options, _make_fake),
+        KindSpec("command", command_metrics, parse_command_options, make_command, SECONDARY_METRICS),
+        KindSpec("http", http_kind_metrics, parse_http_options, make_http),
+        KindSpec("micro", micro_kind_metrics, parse_micro_options, make_micro),
+        KindSpec("fake", _fake_metrics, parse_fake_options, _make_fake),
     )
 }
-"""Every kind, in the order reports list them."""
+"""Every kind (reports list them in the order of report/kinds.py)."""
 
 
 def kind_names() -> tuple[str, ...]:
@@ -171,18 +86,6 @@ def get_kind(name: str) -> KindSpec:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise UserError(f"unknown kind {name!r}{hint}; valid: {', '.join(KINDS)}")
     return spec
-
-
-def kind_title(name: str) -> str:
-    """Report heading of a kind; a kind this pairbench does not know (an old run file) gets one too."""
-    spec = KINDS.get(name)
-    return spec.title if spec else f"{name.capitalize()} benchmarks"
-
-
-def kinds_in_order(names: Iterable[str]) -> list[str]:
-    """The kinds among `names`, in the table's order, then any unknown ones by name."""
-    present = set(names)
-    return [k for k in KINDS if k in present] + sorted(present - set(KINDS))
 
 
 def secondary_metrics(name: str) -> frozenset[str]:

@@ -1,6 +1,6 @@
 """The readers of one option field: type, range and choice checks, each naming where it was set.
 
-Every kind's options parser (runners/options.py) reads its fields with these, so a wrong type or
+Every kind's options parser (`runners/<kind>/options.py`) reads its fields with these, so a wrong type or
 value gets the same wording, naming the suite line or the flag, for every kind.
 """
 
@@ -118,26 +118,3 @@ def read_regexes(m: Mapping[str, Any], key: str, where: Where) -> dict[str, str]
             raise where.fail(key, f"metric {name!r}: regex {regex!r} needs a group around the number, like ([\\d.]+)")
         out[str(name)] = regex
     return out
-
-
-def read_metric_json(m: Mapping[str, Any], where: Where) -> str | None:
-    from pairbench.runners.metric_json import METRIC_JSON_FORMATS
-
-    if m.get("metric_json") is None:
-        return None
-    return read_choice(m, "metric_json", where, tuple(METRIC_JSON_FORMATS))
-
-
-def read_metric_units(m: Mapping[str, Any], where: Where) -> dict[str, str]:
-    from pairbench.runners.output import UNITS
-
-    value = m.get("metric_units") or {}
-    if not isinstance(value, Mapping):
-        raise where.fail("metric_units", f"metric_units must be a table of NAME = 'UNIT', not {shown(value)}")
-    metrics = m.get("metrics") or {}
-    for name, unit in value.items():
-        if name not in metrics:
-            raise where.fail("metric_units", f"metric {name!r} has a unit but no regex")
-        if unit not in UNITS:
-            raise where.fail("metric_units", f"metric {name!r}: unknown unit {unit!r}; known: {', '.join(UNITS)}")
-    return {str(k): str(v) for k, v in value.items()}

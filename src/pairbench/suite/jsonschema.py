@@ -3,7 +3,7 @@
 Editors complete and check a TOML file against a JSON Schema (taplo, VS Code's Even Better TOML:
 a `#:schema ./schema/pairbench.schema.json` first line). The schema is built here from the key
 tuples the validators enforce (suite/load.py, suite/validation.py), the sweep modes of
-suite/schema.py and each kind's typed options (runners/options.py through the kinds table), so a
+suite/schema.py and each kind's typed options (runners/<kind>/options.py through the kinds table), so a
 key added to a reader is in the schema or the build fails; `schema/pairbench.schema.json` is this
 output, and a unit test fails when the two differ (regenerate with
 `python -m pairbench.suite.jsonschema > schema/pairbench.schema.json`).
@@ -25,8 +25,8 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
+from pairbench.runners.http import HTTP_ALIASES
 from pairbench.runners.kinds import KINDS
-from pairbench.runners.options import HTTP_ALIASES
 from pairbench.suite import load, validation
 from pairbench.suite.schema import SWEEP_AS
 

@@ -61,7 +61,7 @@ def _document(path: Path) -> dict[str, Any]:
 
 def _requires(path: Path) -> str:
     """The file's `[project] requires-python`, checked ("" when it has none)."""
-    from pairbench.runners.python_spec import check_requires_python
+    from pairbench.runners.micro import check_requires_python
 
     project = _document(path).get("project", {})
     spec = project.get("requires-python", "") if isinstance(project, dict) else ""

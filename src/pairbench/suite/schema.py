@@ -22,7 +22,7 @@ MAX_RANGE = 10000
 DEFAULT_COMMAND_METRIC = Metric("time", "s", "lower", description="wall-clock time of the command")
 """What every command benchmark measures; regex metrics are added after it."""
 RESERVED_METRICS: tuple[str, ...] = ("time", "user", "sys", "rss", "exit_code")
-"""Names the command runner measures by itself (runners.command.BUILTIN_METRICS)."""
+"""Names the command runner measures by itself (runners/command/metric_spec.py BUILTIN_METRICS)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Validation: each part of a parsed suite document checked and turned into the schema's types.
 
 Every mistake is one SuiteError naming the file, the line (tomlcheck.Reader) and the valid
-choices. Benchmark options go through their kind's parser (runners/options.py), the same one the
+choices. Benchmark options go through their kind's parser (runners/<kind>/options.py), the same one the
 subcommands' flags use.
 """
 

@@ -5,7 +5,7 @@ import random
 from pairbench.analysis import analyze
 from pairbench.model import Benchmark, Run, Sample, Variant
 from pairbench.report.http import http_figures, render_http_comparisons, render_http_figures
-from pairbench.runners.http.runner import http_metrics
+from pairbench.runners.http import http_metrics
 
 
 def _run(rounds: int = 8, slow: float = 1.0, seed: int = 0) -> Run:

@@ -11,7 +11,8 @@ from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Variant
 from pairbench.runners.http.engine import LoadResult, LoadSpec
 from pairbench.runners.http.histogram import Histogram
-from pairbench.runners.http.runner import HttpRunner, figures_from_result, http_metrics
+from pairbench.runners.http.metrics import figures_from_result, http_metrics
+from pairbench.runners.http.runner import HttpRunner
 from pairbench.runners.http.server import ServerFailed, ServerSpec
 from pairbench.runners.http.wrk import WrkFailed, parse_wrk_output, wrk_command, wrk_script
 

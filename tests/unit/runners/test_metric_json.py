@@ -6,7 +6,7 @@ import pyperf
 import pytest
 
 from pairbench.errors import BenchmarkFailed
-from pairbench.runners.metric_json import fresh_metric_json, read_metric_json, read_pyperf_json
+from pairbench.runners.command.metric_json import fresh_metric_json, read_metric_json, read_pyperf_json
 
 
 

@@ -7,8 +7,8 @@ import pytest
 
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.runners.command import BUILTIN_METRICS, parse_metric
-from pairbench.runners.metric_spec import BUILTIN_NAMES, metric_value
-from pairbench.runners.output import scan_output, to_base_unit, unit_scale
+from pairbench.runners.command.metric_spec import BUILTIN_NAMES, metric_value
+from pairbench.runners.command.output import scan_output, to_base_unit, unit_scale
 
 
 def _scan(tmp_path, text, spec):

@@ -3,7 +3,7 @@
 import re
 import tracemalloc
 
-from pairbench.runners.output import CHUNK_BYTES, TAIL_BYTES, scan_output
+from pairbench.runners.command.output import CHUNK_BYTES, TAIL_BYTES, scan_output
 
 
 def test_metric_lines_and_regex_matches_across_chunk_boundaries(tmp_path):

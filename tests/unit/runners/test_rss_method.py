@@ -2,7 +2,7 @@
 
 from pairbench.model import Variant
 from pairbench.runners.command import resolve_command
-from pairbench.runners.rss import LAUNCHER, rss_method
+from pairbench.runners.command.rss import LAUNCHER, rss_method
 
 
 def test_without_a_compiler_the_launcher_is_used_and_the_reason_given():

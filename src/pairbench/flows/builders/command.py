@@ -155,7 +155,7 @@ def _command_hooks(s: CommandSettings, count: int) -> list[dict[str, str]]:
 
 def _output_target(output: str | None) -> str | None:
     """--output as the runner takes it: a mode, or the file's absolute path (runs may change directory)."""
-    from pairbench.runners.options import OUTPUT_MODES
+    from pairbench.runners.command import OUTPUT_MODES
 
     if output is None or output in OUTPUT_MODES:
         return output

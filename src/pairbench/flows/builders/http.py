@@ -185,7 +185,8 @@ def http_run(settings: HttpSettings) -> tuple[Run, Any]:
 
     from pairbench.model import Benchmark
     from pairbench.runners.kinds import get_kind
-    from pairbench.runners.options import Flags, HttpOptions, as_mapping
+    from pairbench.runners.http import HttpOptions
+    from pairbench.runners.options import Flags, as_mapping
 
     s = settings
     if not s.url:

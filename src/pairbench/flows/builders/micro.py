@@ -64,7 +64,7 @@ class MicroSettings:
 def micro_runner(settings: MicroSettings, seed: int | None) -> Iterator[Any]:
     """The micro runner these settings measure with, closed on the way out."""
     from pairbench.runners.kinds import get_kind
-    from pairbench.runners.options import MicroOptions
+    from pairbench.runners.micro import MicroOptions
 
     options = MicroOptions(samples=settings.samples, warmup=settings.warmup_samples,
                            target_time=settings.target_time, clock=settings.clock, alloc=settings.alloc)

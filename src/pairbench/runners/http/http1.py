@@ -20,6 +20,14 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
+from pairbench.runners.http.framing import (
+    framed_alike,
+    httptools_module,
+    response_closes,
+    response_parser,
+    use_response_parser,
+)
+
 if TYPE_CHECKING:
     from pairbench.runners.http.scheduler import Load
 
@@ -29,75 +37,8 @@ __all__ = ["Connection", "response_closes", "response_parser", "use_response_par
 _now = time.perf_counter_ns
 
 
-def response_closes(buf: bytes, end: int) -> bool:
-    """Whether the server ends the connection after this response (RFC 9112 §9.3): a `Connection`
-    header with `close` (value in any case), or HTTP/1.0 without `keep-alive`. `end` is where the
-    head ends; the status line has been read (so `buf` has at least 12 bytes).
-
-    This runs for every response whose framing differs from the last one, so the usual cases
-    take one search: the header name is found by "onnection" (Connection, connection; a name in
-    capitals only, never seen from a server, is not read).
-    """
-    at = buf.find(b"onnection", 0, end)
-    if buf[7] != 48:  # not HTTP/1.0 ("0" is byte 7 of the status line)
-        if at < 0:
-            return False
-        if buf.startswith(b"onnection: keep-alive\r\n", at) and buf.find(b"onnection", at + 9, end) < 0:
-            return False  # nginx's spelling
-    elif at < 0:
-        return True
-    head = buf[:end].lower()
-    tokens: set[bytes] = set()
-    at = head.find(b"\r\nconnection:")
-    while at >= 0:
-        eol = head.find(b"\r\n", at + 13)
-        tokens.update(t.strip() for t in head[at + 13 : eol if eol >= 0 else end].split(b","))
-        at = head.find(b"\r\nconnection:", at + 13)
-    if b"close" in tokens:
-        return True
-    return buf[7] == 48 and b"keep-alive" not in tokens
-
-
-def _framed_alike(data: bytes, at: int, tail: bytes) -> bool:
-    """Whether a response of the learnt length is framed like the learnt one: the same bytes from
-    its Content-Length header (at `at`) on, a 200, and neither an end of head nor a "close"
-    before that header. Slices, `==` and `partition` (one argument): `startswith`/`find` with
-    bounds parse their arguments through a format string each time (a quarter more instructions)."""
-    head = data[:at]
-    return (data[at:] == tail and head[9:12] == b"200"
-            and not head.partition(b"\r\n\r\n")[1] and not head.partition(b"lose")[1])
-
-
 # Parser states of a connection; PARSED_HEAD and PARSED_BODY: a response fed to httptools.
 IDLE, HEAD, BODY, CHUNKED, UNTIL_CLOSE, DEAD, PARSED_HEAD, PARSED_BODY = range(8)
-
-_parser: dict[str, Any] = {}
-"""The httptools module once looked for ("module": None without it), or the hand parser by choice."""
-
-
-def _httptools() -> Any:
-    if "module" not in _parser:
-        try:
-            import httptools
-        except ImportError:
-            _parser["module"] = None
-        else:
-            _parser["module"] = httptools
-    return _parser["module"]
-
-
-def use_response_parser(name: str) -> None:
-    """"httptools" (when installed) or "hand": the full parse of a response (bench/http_parser.py)."""
-    if name not in ("httptools", "hand"):
-        raise ValueError(f"unknown response parser {name!r}")
-    _parser.pop("module", None)
-    if name == "hand":
-        _parser["module"] = None
-
-
-def response_parser() -> str:
-    """The parser of responses not framed like the previous one: "httptools" or "hand"."""
-    return "hand" if _httptools() is None else "httptools"
 
 
 class Connection(asyncio.Protocol):
@@ -169,7 +110,7 @@ class Connection(asyncio.Protocol):
             # bytes as the last response taken so (a static file within a second) are one `==`.
             if n == self.shape_len and not self.buf:
                 if data != self.shape_last:
-                    if not _framed_alike(data, self.shape_at, self.shape_tail):
+                    if not framed_alike(data, self.shape_at, self.shape_tail):
                         self._head(data, n)
                         return
                     self.shape_last = data
@@ -227,7 +168,7 @@ class Connection(asyncio.Protocol):
         at, tail, last, req, book = self.shape_at, self.shape_tail, self.shape_last, load.again, load.book
         end, budget, start, done = load.end_ns, load.count_limit - load.started, self.start, 0
         try:
-            while data == last or _framed_alike(data, at, tail):
+            while data == last or framed_alike(data, at, tail):
                 last = data
                 now = _now()
                 if now >= end or done >= budget or (timers and timers[0][0] <= now):
@@ -258,8 +199,8 @@ class Connection(asyncio.Protocol):
         until close), whether the connection closes after it, and the shape of a plain response
         for the fast path of the next one."""
         if not self.buf and not self.request.startswith(b"HEAD "):
-            if self.parser is None and _httptools() is not None:
-                self.parser = _httptools().HttpResponseParser(self)
+            if self.parser is None and httptools_module() is not None:
+                self.parser = httptools_module().HttpResponseParser(self)
             if self.parser is not None:
                 self._parse(data, n)
                 return
@@ -335,7 +276,7 @@ class Connection(asyncio.Protocol):
     def _feed(self, data: bytes) -> None:
         if self.state == PARSED_HEAD and self.buf is not data:
             self.buf += data  # the head so far (read once, if the connection closes after it)
-        httptools = _httptools()
+        httptools = httptools_module()
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserCallbackError as exc:

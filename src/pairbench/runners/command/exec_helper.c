@@ -4,7 +4,7 @@
  * program's ru_maxrss, so a command started from a Python process (even the lean launcher,
  * ~8 MiB) never reads below that process's size: `/bin/true` read 11 MiB where /usr/bin/time
  * says 1 MiB. Forked from this ~1 MiB helper, the command's ru_maxrss is its own, as under
- * /usr/bin/time. Built once with the system's C compiler (runners/rss.py).
+ * /usr/bin/time. Built once with the system's C compiler (rss.py).
  *
  * Usage: exec_helper REPORT_FD PROGRAM ARGV0 [ARGS...]
  * Writes "status maxrss_kib utime_us stime_us wall_ns\n" on REPORT_FD once the command ends;

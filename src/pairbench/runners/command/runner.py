@@ -4,7 +4,7 @@ Each run records wall time, user and system CPU time and peak RSS from the kerne
 of the finished child (wait4 rusage), its exit code, and the metrics it printed about itself
 (`--metric NAME=REGEX`, or JSON lines `{"pairbench": {"NAME": VALUE}}` on stdout).
 
-Commands go through `sh -c` by default, or any shell given (`-S bash`, runners/shells.py); that
+Commands go through `sh -c` by default, or any shell given (`-S bash`, shells.py); that
 shell's own start-up is measured once in `prepare` and subtracted, as hyperfine does. The environment is padded by a random amount per run
 (PAIRBENCH_ENV_OFFSET) so that the stack's alignment varies between runs instead of biasing one
 variant (Mytkowicz et al., ASPLOS 2009; hyperfine does the same).
@@ -18,24 +18,24 @@ import random
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from statistics import median
-from typing import Any, Mapping
+from typing import Any
 
 from pairbench.errors import BenchmarkFailed, UserError
-from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
+from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
-from pairbench.runners.metric_json import METRIC_JSON_ENV, fresh_metric_json, read_metric_json
-from pairbench.runners.metric_spec import metric_value, parse_metric_spec as parse_metric
-from pairbench.runners.options import OUTPUT_MODES
-from pairbench.runners.output import OutputScan, scan_output
-from pairbench.runners.rss import LAUNCHER, rss_method
-from pairbench.runners.shells import (
+from pairbench.runners.command.invocation import PLACEHOLDER, expand_command, kill_group, variant_environment
+from pairbench.runners.command.metric_json import METRIC_JSON_ENV, fresh_metric_json, read_metric_json
+from pairbench.runners.command.metric_spec import compile_metric, metric_value
+from pairbench.runners.command.options import OUTPUT_MODES
+from pairbench.runners.command.output import OutputScan, scan_output
+from pairbench.runners.command.rss import LAUNCHER, rss_method
+from pairbench.runners.command.shells import (
     SHELL_SYNTAX as _SHELL_SYNTAX,
     executable_word as _executable_word,
     found_shell,
@@ -45,29 +45,7 @@ from pairbench.runners.shells import (
 )
 from pairbench.runners.shims import command_word, resolve_shim
 
-__all__ = [
-    "CommandRunner",
-    "BUILTIN_METRICS",
-    "SECONDARY_METRICS",
-    "compile_metric",
-    "parse_metric",
-    "metric_value",
-    "expand_command",
-    "variant_environment",
-    "resolve_command",
-    "kill_group",
-]
-
-BUILTIN_METRICS: tuple[Metric, ...] = (
-    Metric("time", "s", "lower", description="wall-clock time"),
-    Metric("user", "s", "lower", description="user CPU time"),
-    Metric("sys", "s", "lower", description="system CPU time"),
-    Metric("rss", "B", "lower", description="peak resident set size"),
-    Metric("exit_code", "", "none", description="process exit code"),
-)
-
-# Built-in metrics that are recorded and compared but do not hold adaptive stopping open.
-SECONDARY_METRICS: frozenset[str] = frozenset({"user", "sys", "rss", "exit_code"})
+__all__ = ["CommandRunner"]
 
 # Runs of `sh -c ''` used to estimate the shell's start-up cost (hyperfine uses 50).
 SHELL_CALIBRATION_RUNS = 30
@@ -75,72 +53,8 @@ SHELL_CALIBRATION_RUNS = 30
 OUTPUT_TAIL_CHARS = 600
 # Largest random padding of the environment, in bytes (hyperfine varies it up to 4 KiB).
 ENV_OFFSET_MAX = 4096
-_PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 _DISCARDING = ("null", "pipe", "inherit")
 """--output modes whose stdout pairbench never reads."""
-
-
-def compile_metric(spec: str) -> tuple[str, re.Pattern[str]]:
-    """Parse `NAME=REGEX` (the regex's first group is the number); raise UserError if invalid."""
-    name, regex, _unit = parse_metric(spec)
-    return name, regex
-
-
-def expand_command(template: str, variant: Variant) -> str:
-    """Fill `{variant}` with the variant's command (and args), then `{NAME}` with its parameters.
-
-    Two passes, so a variant's own command may hold parameters too (`{py} -c ...` swept by -L).
-    """
-    prefix = " ".join([variant.command, *map(shlex.quote, variant.args)]).strip()
-    command = template.replace("{variant}", prefix)
-    params = {k: str(v) for k, v in variant.params.items()}
-
-    def fill(match: re.Match[str]) -> str:
-        return params.get(match.group(1), match.group(0))
-
-    return _PLACEHOLDER.sub(fill, command)
-
-
-def resolve_command(variant: Variant, template: str = "{variant}") -> dict[str, Any]:
-    """What the variant will run, for the run file: the command, its executable's full path and,
-    when that is a version manager's shim, the shim, its manager and the version it selects.
-
-    Leading `VAR=value` assignments are skipped: the executable is the word after them.
-    """
-    command = expand_command(template, variant)
-    facts: dict[str, Any] = {"command": command, "rss_method": rss_method().name}
-    first = _executable_word(command)
-    if first is None:
-        return facts
-    env = variant_environment(variant)
-    shim = resolve_shim(first, env, variant.cwd)
-    if shim is not None:
-        facts.update(executable=shim.executable or shim.shim, shim=shim.shim, shim_manager=shim.manager)
-        if shim.version:
-            facts["version"] = shim.version
-        if shim.executable is None:
-            facts["shim_unresolved"] = shim.how
-        return facts
-    path = shutil.which(first, path=env.get("PATH")) if "/" not in first else first
-    facts["executable"] = os.path.realpath(path) if path else first
-    return facts
-
-
-def variant_environment(variant: Variant, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The inherited environment with the variant's additions and removals."""
-    env = dict(os.environ if base is None else base)
-    for key in variant.unset_env:
-        env.pop(key, None)
-    env.update({k: str(v) for k, v in variant.env.items()})
-    return env
-
-
-def kill_group(proc: subprocess.Popen[Any]) -> None:
-    """Kill the process group a child leads (it was started in its own session)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +108,7 @@ class CommandRunner:
             command = expand_command(template, variant)
             if not command.strip():
                 raise UserError(f"benchmark {benchmark.name!r}: variant {variant.name!r} has an empty command")
-            leftover = [m.group(1) for m in _PLACEHOLDER.finditer(command)]
+            leftover = [m.group(1) for m in PLACEHOLDER.finditer(command)]
             if leftover:
                 raise UserError(
                     f"benchmark {benchmark.name!r}, variant {variant.name!r}: unknown placeholder "
@@ -421,7 +335,7 @@ class CommandRunner:
         # a leading space keeps a command such as `-x` from being read as the shell's own option
         argv = ([*words, "-c", " " + command if command.startswith("-") else command] if words
                 else _take_assignments(shlex.split(command), env))
-        argv, env = counter.wrap(argv, env) if counter is not None else (argv, env)  # runners/counted.py
+        argv, env = counter.wrap(argv, env) if counter is not None else (argv, env)  # counted.py
         if variant.cwd and not os.path.isdir(variant.cwd):
             raise UserError(f"variant {variant.name!r}: working directory {variant.cwd!r} does not exist")
         if self._output_dir is None:

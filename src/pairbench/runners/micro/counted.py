@@ -25,7 +25,8 @@ from typing import Any, Callable
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.instructions import InstructionCounter, default_counter, vary_notice
-from pairbench.runners.micro import MicroRunner, WorkerResult, parse_answer
+from pairbench.runners.micro.runner import MicroRunner
+from pairbench.runners.micro.worker import WorkerResult, parse_answer
 from pairbench.runners.shims import resolve_shim
 
 __all__ = ["CountingMicroRunner", "INSTRUCTIONS_PER_OP", "counted_metrics"]

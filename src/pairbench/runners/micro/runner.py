@@ -28,7 +28,7 @@ Benchmark.options for kind "micro" (JSON-serialisable):
                 the name the script registers with pyperf's Runner (harness/pyperf)
     requires_python  Python: versions that may run it (pyperformance's requires-python); an
                 interpreter outside them skips it with a notice, never started for it
-They are parsed and checked before anything runs by runners/options.py (`MicroOptions`).
+They are parsed and checked before anything runs by options.py (`MicroOptions`).
 """
 
 from __future__ import annotations
@@ -39,30 +39,25 @@ import random
 import shlex
 import subprocess
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from pairbench.errors import UserError
-from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
+from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
-from pairbench.runners.python_spec import skip_reason
-from pairbench.runners.ruby_batch import RunDirectory, batch_requests
+from pairbench.runners.micro.python_spec import skip_reason
+from pairbench.runners.micro.ruby_batch import RunDirectory, batch_requests
+from pairbench.runners.micro.worker import (
+    HARNESS_DIR,
+    PY_MIN_VERSION,
+    SETTLE_PROCESSES,
+    Spawn,
+    WorkerResult,
+    default_spawn,
+    parse_answer,
+    unsettled,
+)
 
-__all__ = [
-    "MicroRunner",
-    "WorkerResult",
-    "HARNESS_DIR",
-    "MARKER",
-    "micro_metrics",
-    "unsettled",
-    "parse_answer",
-    "PY_MIN_VERSION",
-]
-
-HARNESS_DIR = Path(__file__).resolve().parents[1] / "harness"
-MARKER = "@@pairbench@@ "
-PY_MIN_VERSION = (3, 8)
+__all__ = ["MicroRunner"]
 
 DEFAULT_SAMPLES = 5
 DEFAULT_WARMUP = 2
@@ -80,84 +75,6 @@ for ever; ruby/ruby's app_aobench.rb takes over a minute on a loaded 2-core mach
 # Time per op is never allowed to reach zero after subtracting the loop overhead (ratios and logs
 # need positive values): it is floored at this fraction of the raw time per iteration.
 OVERHEAD_FLOOR = 0.01
-# A JIT still warming up makes each measured sample faster than the one before. Flag a process
-# whose measured samples fall monotonically by more than this fraction from first to last.
-SETTLE_DROP = 0.10
-# ... and only when at least this many processes, and at least two thirds of them, show it.
-SETTLE_PROCESSES = 3
-
-Spawn = Callable[[list[str], str, Mapping[str, str], "str | None", float], "tuple[int, str, str]"]
-"""(argv, stdin text, env, cwd, timeout) -> (returncode, stdout, stderr); injectable for tests."""
-
-
-def micro_metrics(language: str) -> tuple[Metric, ...]:
-    """Metrics a micro benchmark in `language` yields: time first, then exact allocation counts."""
-    timing = (
-        Metric("time_per_op", "s", "lower", description="time per operation, loop overhead subtracted"),
-        Metric("ops_per_s", "op/s", "higher", description="operations per second"),
-    )
-    alloc: tuple[Metric, ...]
-    if language == "ruby":
-        alloc = (
-            Metric("allocs_per_op", "count", "lower", True, "objects allocated per op (GC.stat total_allocated_objects)"),
-            Metric("malloc_bytes_per_op", "B", "lower", True, "malloc'd bytes per op (GC.stat malloc_increase_bytes)"),
-            Metric("gc_per_1k_ops", "count", "lower", True, "GC runs per 1000 ops"),
-        )
-    else:
-        alloc = (
-            Metric("mem_blocks_per_op", "count", "lower", True, "memory blocks still allocated per op (tracemalloc, net)"),
-            Metric("mem_bytes_per_op", "B", "lower", True, "bytes still allocated per op (tracemalloc, net)"),
-            Metric("peak_bytes_per_op", "B", "lower", True, "peak transient bytes during one op (tracemalloc)"),
-            Metric("gc_per_1k_ops", "count", "lower", True, "cyclic GC collections per 1000 ops"),
-        )
-    return timing + alloc
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerResult:
-    """One worker's answer, or why there is none."""
-
-    ok: bool
-    data: dict[str, Any] = field(default_factory=dict)
-    error: str = ""
-
-
-def parse_answer(returncode: int, stdout: str, stderr: str) -> WorkerResult:
-    """The worker's JSON answer from its last marker line; a crash or garbage becomes an error."""
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(MARKER):
-            try:
-                data = json.loads(line[len(MARKER):])
-            except ValueError:
-                break
-            if not isinstance(data, dict):
-                break
-            if data.get("ok"):
-                return WorkerResult(True, data)
-            return WorkerResult(False, data, str(data.get("error", "unknown error")))
-    tail = (stderr.strip().splitlines() or ["no output"])[-1][:300]
-    return WorkerResult(False, {}, f"worker exited with code {returncode} without an answer: {tail}")
-
-
-def unsettled(times: Sequence[float]) -> bool:
-    """True when measured samples still trend down (a JIT not yet at steady state).
-
-    A monotonic fall over at least three samples that totals more than SETTLE_DROP: noise on a
-    settled process goes both ways, warm-up only one.
-    """
-    if len(times) < 3:
-        return False
-    falling = all(b < a for a, b in zip(times, times[1:]))
-    return falling and times[-1] < times[0] * (1 - SETTLE_DROP)
-
-
-def _default_spawn(argv: list[str], stdin: str, env: Mapping[str, str], cwd: str | None,
-                   timeout: float) -> tuple[int, str, str]:
-    # errors="replace": a benchmark may print bytes that are not text (so_mandelbrot.rb's PBM image);
-    # the answer is the JSON marker line, and the rest is only shown in error messages.
-    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, errors="replace", env=dict(env),
-                          cwd=cwd, timeout=timeout)
-    return proc.returncode, proc.stdout, proc.stderr
 
 
 class MicroRunner:
@@ -174,7 +91,7 @@ class MicroRunner:
         self.target_time = target_time
         self.alloc = alloc
         self.machine = machine
-        self._spawn = spawn or _default_spawn
+        self._spawn = spawn or default_spawn
         self._clock = clock
         self._rng = random.Random(seed)
         self._probes: dict[str, tuple[dict[str, Any], str]] = {}

@@ -21,7 +21,7 @@ import os
 from typing import Any, Callable
 
 from pairbench.errors import BenchmarkFailed
-from pairbench.runners.metric_spec import BUILTIN_NAMES
+from pairbench.runners.command.metric_spec import BUILTIN_NAMES
 
 __all__ = ["METRIC_JSON_ENV", "METRIC_JSON_FORMATS", "fresh_metric_json", "read_metric_json", "read_pyperf_json"]
 

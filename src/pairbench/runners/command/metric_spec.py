@@ -3,7 +3,7 @@ interpreter and `860 ms` under another: compared raw, the faster one looked 790x
 
 A spec is `NAME=REGEX` or `NAME:UNIT=REGEX`. The regex's first group is the number; a second group
 (or one named `unit`) captures the unit it is printed in, normalised to seconds or bytes
-(`runners/output.py` UNITS); `:UNIT` says what unit an uncaptured number is in. Without a unit
+(`output.py` UNITS); `:UNIT` says what unit an uncaptured number is in. Without a unit
 group, the word printed right after the number must be the same unit in every run.
 """
 
@@ -12,12 +12,25 @@ from __future__ import annotations
 import re
 
 from pairbench.errors import BenchmarkFailed, UserError
-from pairbench.runners.output import UNITS, unit_scale
+from pairbench.model import Metric
+from pairbench.runners.command.output import UNITS, unit_scale
 
-__all__ = ["BUILTIN_NAMES", "parse_metric_spec", "metric_value", "unit_mismatch"]
+__all__ = ["BUILTIN_METRICS", "SECONDARY_METRICS", "BUILTIN_NAMES", "parse_metric_spec", "compile_metric",
+           "metric_value", "unit_mismatch"]
 
-BUILTIN_NAMES = frozenset({"time", "user", "sys", "rss", "exit_code"})
-"""The command runner's own metrics (runners/command.py BUILTIN_METRICS): not for --metric."""
+BUILTIN_METRICS: tuple[Metric, ...] = (
+    Metric("time", "s", "lower", description="wall-clock time"),
+    Metric("user", "s", "lower", description="user CPU time"),
+    Metric("sys", "s", "lower", description="system CPU time"),
+    Metric("rss", "B", "lower", description="peak resident set size"),
+    Metric("exit_code", "", "none", description="process exit code"),
+)
+
+# Built-in metrics that are recorded and compared but do not hold adaptive stopping open.
+SECONDARY_METRICS: frozenset[str] = frozenset({"user", "sys", "rss", "exit_code"})
+
+BUILTIN_NAMES = frozenset(m.name for m in BUILTIN_METRICS)
+"""The command runner's own metrics: not for --metric."""
 
 
 def parse_metric_spec(spec: str) -> tuple[str, re.Pattern[str], str]:
@@ -45,6 +58,12 @@ def parse_metric_spec(spec: str) -> tuple[str, re.Pattern[str], str]:
     if regex.groups < 1:
         raise UserError(f"--metric {name}: the regex {pattern!r} needs a group around the number, e.g. ([\\d.]+)")
     return name, regex, unit
+
+
+def compile_metric(spec: str) -> tuple[str, re.Pattern[str]]:
+    """Parse `NAME=REGEX` (the regex's first group is the number); raise UserError if invalid."""
+    name, regex, _unit = parse_metric_spec(spec)
+    return name, regex
 
 
 def metric_value(name: str, regex: re.Pattern[str], found: str | float, word: str, declared: str, *,

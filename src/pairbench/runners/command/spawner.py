@@ -6,7 +6,7 @@ rich, would report at least pairbench's own ~100 MiB as its peak RSS. Forked fro
 process (the standard library's os, sys, json and signal only), a command's `ru_maxrss` is its
 own. Timing is taken here too, around fork and wait4, so the pipe to pairbench adds nothing.
 
-That floor is still this process's ~8 MiB; with "helper" (the C exec helper, runners/rss.py) the
+That floor is still this process's ~8 MiB; with "helper" (the C exec helper, rss.py) the
 command is forked by that ~1 MiB program instead, which reports the command's own rusage and wall
 time on a pipe, and the floor is gone.
 

@@ -1,5 +1,5 @@
 """The command runner with its modes: `--measure instructions` (a counted run per replicate, beside or
-instead of the timed one) and `--duet` (both variants at once, runners/duet.py).
+instead of the timed one) and `--duet` (both variants at once, duet.py).
 
 A benchmark whose `measure` names `instructions` gets, per replicate, one run under the counter
 of runners/instructions.py (perf or valgrind); with `time` too, the timed run comes first and its
@@ -15,8 +15,9 @@ import time
 from pairbench.errors import BenchmarkFailed
 from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
-from pairbench.runners.command import CommandRunner, expand_command
-from pairbench.runners.duet import DuetPair, duet_cpus
+from pairbench.runners.command.duet import DuetPair, duet_cpus
+from pairbench.runners.command.invocation import expand_command
+from pairbench.runners.command.runner import CommandRunner
 from pairbench.runners.instructions import InstructionCounter, default_counter, vary_notice
 
 __all__ = ["CountingCommandRunner"]

@@ -1,0 +1,44 @@
+"""What the kinds table knows of kind "command": the metrics a benchmark yields and its runner."""
+
+from __future__ import annotations
+
+from pairbench.model import Metric
+from pairbench.runners.base import Runner
+from pairbench.runners.command.options import CommandOptions
+
+__all__ = ["command_metrics", "make_command"]
+
+
+def command_metrics(options: CommandOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
+    """Wall time first, then the command's own metrics, then CPU, RSS and exit code (or instructions)."""
+    from pairbench.runners.command.metric_spec import BUILTIN_METRICS
+    from pairbench.runners.command.output import UNITS
+
+    given = {m.name: m for m in declared}
+    # a metric given with its unit is stored in that unit's SI base (s or B)
+    units = {n: UNITS[u][0] for n, u in options.metric_units.items()}
+    custom = tuple(given.get(n) or Metric(n, units.get(n, ""), "lower", description=f"regex {rx}")
+                   for n, rx in options.metrics.items())
+    if options.duet:  # CPU time beside wall time: the partner running at once shows less in it
+        from pairbench.runners.command.duet import CPU_METRIC
+
+        custom = (CPU_METRIC,) + custom
+    if options.measure == ("time",):
+        return BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:]
+    from pairbench.runners.instructions import INSTRUCTIONS
+
+    # --measure instructions[,time]: the first named is primary; time brings its CPU and RSS metrics
+    first = (INSTRUCTIONS,) if options.measure[0] == "instructions" else BUILTIN_METRICS[:1]
+    rest = (BUILTIN_METRICS[:1] if options.measure[0] == "instructions" and "time" in options.measure
+            else (INSTRUCTIONS,) if "instructions" in options.measure[1:] else ())
+    timed = BUILTIN_METRICS[1:] if "time" in options.measure else BUILTIN_METRICS[-1:]
+    return first + custom + rest + timed
+
+
+def make_command(seed: int | None, options: CommandOptions | None) -> Runner:
+    """One runner for every command benchmark, its environment padding seeded by the run."""
+    import random
+
+    from pairbench.runners.command.counted import CountingCommandRunner
+
+    return CountingCommandRunner(random.Random(seed))

@@ -1,0 +1,134 @@
+"""Typed options of kind "command", parsed once from a mapping (a suite table, or flags)."""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from pairbench.runners.instructions import measure_option
+from pairbench.runners.option_fields import (
+    Where,
+    check_keys,
+    read_bool,
+    read_choice,
+    read_number,
+    read_regexes,
+    read_string,
+    shown,
+)
+
+__all__ = ["CommandOptions", "parse_command_options", "OUTPUT_MODES"]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandOptions:
+    """A whole process per replicate (runners/command/runner.py)."""
+
+    command: str = "{variant}"
+    """The command; `{variant}` is the variant's command and args."""
+    metrics: Mapping[str, str] = field(default_factory=dict)
+    """Numbers the program prints: metric name -> regex with one group (a second: the unit)."""
+    metric_units: Mapping[str, str] = field(default_factory=dict)
+    """Metric name -> the unit its number is printed in (`--metric NAME:UNIT=REGEX`); normalised to s or B."""
+    setup: str | None = None
+    prepare: str | None = None
+    conclude: str | None = None
+    """Run after every measured run, not timed (hyperfine's --conclude)."""
+    cleanup: str | None = None
+    shell: bool | str = True
+    """Through `sh -c` (True), no shell (False), or this shell's command line (`bash --norc`); the
+    shell's start-up is measured and subtracted."""
+    timeout: float | None = None
+    """Seconds per run before it is killed."""
+    ignore_failure: bool = False
+    output: str = "auto"
+    """Where a run's stdout goes (hyperfine's --output): `auto` (read while it may hold metric lines,
+    then discarded), `null`, `pipe` (read and discarded), `inherit` (shown), or a file's path."""
+    input: str | None = None
+    """A file each run reads as its stdin (hyperfine's --input); None: /dev/null."""
+    metric_json: str | None = None
+    """A JSON format each run writes to $PAIRBENCH_METRIC_JSON, read as metrics (`pyperf`)."""
+    description: str = ""
+    duet: bool = False
+    """Run the two variants at the same time, one per CPU (runners/command/duet.py)."""
+    measure: tuple[str, ...] = ("time",)
+    """What each replicate measures: `time` (wall, CPU, RSS) and/or `instructions` (counted
+    exactly, runners/instructions.py); the first is the primary metric."""
+
+
+def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
+    """Typed command options; raises the error `where` builds for the first bad key."""
+    check_keys(m, tuple(f.name for f in dataclasses.fields(CommandOptions)), where, "command")
+    command = read_string(m, "command", where, "{variant}", empty=False)
+    return CommandOptions(
+        command=command or "{variant}",
+        metrics=read_regexes(m, "metrics", where),
+        metric_units=_metric_units(m, where),
+        setup=read_string(m, "setup", where, None, empty=False),
+        prepare=read_string(m, "prepare", where, None, empty=False),
+        conclude=read_string(m, "conclude", where, None, empty=False),
+        cleanup=read_string(m, "cleanup", where, None, empty=False),
+        shell=_shell(m, where),
+        timeout=read_number(m, "timeout", where, None, positive=True),
+        ignore_failure=read_bool(m, "ignore_failure", where, False),
+        output=_output(m, where),
+        metric_json=_metric_json(m, where),
+        input=None if read_string(m, "input", where, None, empty=False) in (None, "null") else str(m["input"]),
+        description=read_string(m, "description", where, "") or "",
+        duet=read_bool(m, "duet", where, False),
+        measure=measure_option(m, where),
+    )
+
+
+def _shell(m: Mapping[str, Any], where: Where) -> bool | str:
+    """`shell`: true/false, or a shell's command line (`none` and `default` as hyperfine reads them)."""
+    value = m.get("shell", True)
+    if isinstance(value, bool):
+        return value
+    text = read_string(m, "shell", where, "sh", empty=False) or "sh"
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise where.fail("shell", f"cannot read the shell's command line {text!r}: {exc}") from None
+    if text.strip() == "none":
+        return False
+    if text.strip() in ("sh", "default") or not words:
+        return True
+    return text
+
+
+OUTPUT_MODES = ("auto", "null", "pipe", "inherit")
+"""`output` values that are not a file's path."""
+
+
+def _output(m: Mapping[str, Any], where: Where) -> str:
+    output = read_string(m, "output", where, "auto", empty=False) or "auto"
+    if output in ("null", "pipe", "inherit") and m.get("metrics"):
+        raise where.fail("output", f"{output!r} discards the output, where the metrics ({', '.join(m['metrics'])}) "
+                                   "are read; leave it out or give a file")
+    return output
+
+
+def _metric_json(m: Mapping[str, Any], where: Where) -> str | None:
+    from pairbench.runners.command.metric_json import METRIC_JSON_FORMATS
+
+    if m.get("metric_json") is None:
+        return None
+    return read_choice(m, "metric_json", where, tuple(METRIC_JSON_FORMATS))
+
+
+def _metric_units(m: Mapping[str, Any], where: Where) -> dict[str, str]:
+    from pairbench.runners.command.output import UNITS
+
+    value = m.get("metric_units") or {}
+    if not isinstance(value, Mapping):
+        raise where.fail("metric_units", f"metric_units must be a table of NAME = 'UNIT', not {shown(value)}")
+    metrics = m.get("metrics") or {}
+    for name, unit in value.items():
+        if name not in metrics:
+            raise where.fail("metric_units", f"metric {name!r} has a unit but no regex")
+        if unit not in UNITS:
+            raise where.fail("metric_units", f"metric {name!r}: unknown unit {unit!r}; known: {', '.join(UNITS)}")
+    return {str(k): str(v) for k, v in value.items()}

@@ -1,0 +1,76 @@
+"""A micro worker's protocol: the harness it runs, how it is started, and what its answer says.
+
+A worker is the variant's interpreter running `harness/py_harness.py` or `harness/rb_harness.rb`:
+one JSON request on stdin, one JSON answer on the last stdout line that starts with MARKER.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+__all__ = ["HARNESS_DIR", "MARKER", "PY_MIN_VERSION", "Spawn", "WorkerResult", "parse_answer", "unsettled",
+           "default_spawn"]
+
+HARNESS_DIR = Path(__file__).resolve().parent / "harness"
+MARKER = "@@pairbench@@ "
+PY_MIN_VERSION = (3, 8)
+
+# A JIT still warming up makes each measured sample faster than the one before. Flag a process
+# whose measured samples fall monotonically by more than this fraction from first to last.
+SETTLE_DROP = 0.10
+# ... and only when at least this many processes, and at least two thirds of them, show it.
+SETTLE_PROCESSES = 3
+
+Spawn = Callable[[list[str], str, Mapping[str, str], "str | None", float], "tuple[int, str, str]"]
+"""(argv, stdin text, env, cwd, timeout) -> (returncode, stdout, stderr); injectable for tests."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerResult:
+    """One worker's answer, or why there is none."""
+
+    ok: bool
+    data: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+
+
+def parse_answer(returncode: int, stdout: str, stderr: str) -> WorkerResult:
+    """The worker's JSON answer from its last marker line; a crash or garbage becomes an error."""
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(MARKER):
+            try:
+                data = json.loads(line[len(MARKER):])
+            except ValueError:
+                break
+            if not isinstance(data, dict):
+                break
+            if data.get("ok"):
+                return WorkerResult(True, data)
+            return WorkerResult(False, data, str(data.get("error", "unknown error")))
+    tail = (stderr.strip().splitlines() or ["no output"])[-1][:300]
+    return WorkerResult(False, {}, f"worker exited with code {returncode} without an answer: {tail}")
+
+
+def unsettled(times: Sequence[float]) -> bool:
+    """True when measured samples still trend down (a JIT not yet at steady state).
+
+    A monotonic fall over at least three samples that totals more than SETTLE_DROP: noise on a
+    settled process goes both ways, warm-up only one.
+    """
+    if len(times) < 3:
+        return False
+    falling = all(b < a for a, b in zip(times, times[1:]))
+    return falling and times[-1] < times[0] * (1 - SETTLE_DROP)
+
+
+def default_spawn(argv: list[str], stdin: str, env: Mapping[str, str], cwd: str | None,
+                   timeout: float) -> tuple[int, str, str]:
+    # errors="replace": a benchmark may print bytes that are not text (so_mandelbrot.rb's PBM image);
+    # the answer is the JSON marker line, and the rest is only shown in error messages.
+    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, errors="replace", env=dict(env),
+                          cwd=cwd, timeout=timeout)
+    return proc.returncode, proc.stdout, proc.stderr
