@@ -28,7 +28,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairben
 if TYPE_CHECKING:
     from typing import Any, Iterator, Sequence
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "subcommand_parser"]
 
 EXIT_OK = 0
 EXIT_USER_ERROR = 1
