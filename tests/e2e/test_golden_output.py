@@ -63,12 +63,13 @@ _MASKS: list[tuple[re.Pattern[str], str]] = [
                 r"started|started_unix|swap_used_bytes|run_file|pairbench_version) \| ).*( \|)$", re.M),
      r"\1<M>\2"),
     (re.compile(r"/tmp/[^\s'\"|)]*"), "<TMP>"),
+    (re.compile(r"/\S*/(python|pypy)[\d.]*\b"), "<PYTHON>"),  # where this machine keeps its interpreter
+    (re.compile(r"\((\d+\.\d+\.\d+)\)"), "(<VERSION>)"),
 ]
 
 
 def _mask(text: str, workdir: Path) -> str:
     text = text.replace(str(workdir), "<WORK>")
-    text = text.replace(sys.executable, "<PYTHON>")
     for pattern, repl in _MASKS:
         text = pattern.sub(repl, text)
     return text
