@@ -152,14 +152,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Names with control characters (ESC, OSC, newlines) from flags or others' run files are shown
     # escaped wherever they are printed (report/escape.py).
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = VisibleStream(stdout), VisibleStream(stderr, stderr=True)
+    shown = VisibleStream(stdout), VisibleStream(stderr, stderr=True)
+    sys.stdout, sys.stderr = shown
     try:
         with interrupts.installed():
             try:
-                return _main(argv)
-            except BrokenPipeError:
+                code = _main(argv)
+            except BrokenPipeError:  # a write that went around the streams
                 _drop_stdout()
                 return EXIT_BROKEN_PIPE
+        # The streams dropped what followed a closed pipe; the command still finished its work
+        # (run file, history), and exits as a program killed by SIGPIPE would, unless a signal stopped it.
+        if code < 128 and any(stream.pipe_closed for stream in shown):
+            return EXIT_BROKEN_PIPE
+        return code
     finally:
         sys.stdout, sys.stderr = stdout, stderr
 
@@ -172,6 +178,11 @@ def _main(argv: Sequence[str] | None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help()
             return EXIT_USAGE  # no command: a usage error, as argparse's own
+        if getattr(args, "plain_text", False):
+            # Its output has no styling of its own, only names from files: every control is escaped.
+            for stream in (sys.stdout, sys.stderr):
+                if hasattr(stream, "styled"):
+                    stream.styled = False
         code: int = args.handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not as a warning at exit
         return code

@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--threshold", type=float, default=1.0, metavar="PCT",
                    help="smallest step flagged as a change point, in percent (default 1)")
     p.add_argument("--csv", metavar="FILE", help="write the matching samples as CSV to FILE ('-' for standard output)")
-    p.set_defaults(handler=handle)
+    p.set_defaults(handler=handle, plain_text=True)  # no styling of its own: every control in a name escaped
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     pub = actions.add_parser("publish", help="write a static site of the history: trends, change points, verdicts",
                              description="Write a self-contained static site (no script, works from file:// and any "
