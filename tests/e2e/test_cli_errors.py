@@ -57,7 +57,7 @@ def test_history_and_compare_into_a_closed_pipe_exit_quietly(tmp_path: Path, run
     for i in range(3):
         write_run(tmp_path / f"r{i}.json", make_run(seed=10 + i))
     assert run_cli("import", "r0.json", "r1.json", "r2.json", env=env).returncode == 0
-    for args in (["history"], ["compare", "r0.json", "r1.json"], ["report", "r2.json"]):
+    for args in (["history"], ["history", "--csv", "-"], ["compare", "r0.json", "r1.json"], ["report", "r2.json"]):
         code, err = _with_reader_gone(args, tmp_path, env)
         assert err == "", (args, err)
         assert code == EXIT_BROKEN_PIPE, (args, code)

@@ -101,13 +101,7 @@ def export_csv(query: HistoryQuery, target: str) -> int:
 
             with open_output(target, newline="") as fh:
                 return history.write_csv(fh, query.benchmark, query.metric, query.variant)
-        try:
-            n = history.write_csv(sys.stdout, query.benchmark, query.metric, query.variant)
-            sys.stdout.flush()
-            return n
-        except BrokenPipeError:  # `| head`: the reader has all it wants
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 0
+        return history.write_csv(sys.stdout, query.benchmark, query.metric, query.variant)  # `| head`: cli.main
 
 
 def _site_data(history: History, *, min_step: float) -> SiteData:
