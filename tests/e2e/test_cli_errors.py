@@ -41,6 +41,16 @@ def test_empty_commands_and_names_are_one_line(run_cli, argv: list[str], fragmen
     _one_line_error(run_cli(*argv, "--no-history", timeout=60), *fragments)
 
 
+def test_bisect_outside_a_git_repository_names_the_folder_and_the_way_out(tmp_path: Path, run_cli) -> None:
+    bisect = ["bisect", "--good", "v1", "--bad", "main", "--cmd", "{worktree}/tool"]
+    proc = run_cli(*bisect, "--no-history", timeout=60)
+    _one_line_error(proc, str(tmp_path), "not a git repository", "--repo")
+    assert "suite" not in proc.stderr  # no suite was given
+    proc = run_cli(*bisect, "--no-history", "--repo", "missing", timeout=60)
+    _one_line_error(proc, "missing", "does not exist", "--repo")
+    assert "suite" not in proc.stderr
+
+
 def _with_reader_gone(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
     """Run the CLI with its stdout a pipe whose reading end is already closed (`| head -0`)."""
     proc = subprocess.Popen([sys.executable, "-m", "pairbench", *args], stdout=subprocess.PIPE,
