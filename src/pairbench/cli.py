@@ -9,7 +9,7 @@ Exit codes:
     130  stopped by SIGINT  } (status "interrupted"); a second signal cuts short the wait for
     143  stopped by SIGTERM } the replicate in flight, never the analysis (pairbench.interrupts)
     141  the output pipe was closed (`pairbench history | head -1`): the rest is dropped quietly,
-         as a program killed by SIGPIPE would
+         the command still finishes (run file, history), and exits as one killed by SIGPIPE would
 """
 
 from __future__ import annotations
@@ -179,9 +179,11 @@ def _main(argv: Sequence[str] | None) -> int:
             parser.print_help()
             return EXIT_USAGE  # no command: a usage error, as argparse's own
         if getattr(args, "plain_text", False):
+            from pairbench.report.escape import VisibleStream
+
             # Its output has no styling of its own, only names from files: every control is escaped.
             for stream in (sys.stdout, sys.stderr):
-                if hasattr(stream, "styled"):
+                if isinstance(stream, VisibleStream):
                     stream.styled = False
         code: int = args.handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not as a warning at exit
