@@ -9,7 +9,7 @@ Exit codes:
     130  stopped by SIGINT  } (status "interrupted"); a second signal cuts short the wait for
     143  stopped by SIGTERM } the replicate in flight, never the analysis (pairbench.interrupts)
     141  the output pipe was closed (`pairbench history | head -1`): the rest is dropped quietly,
-         as a program killed by SIGPIPE would
+         the command still finishes (run file, history), and exits as one killed by SIGPIPE would
 """
 
 from __future__ import annotations
@@ -161,14 +161,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Names with control characters (ESC, OSC, newlines) from flags or others' run files are shown
     # escaped wherever they are printed (report/escape.py).
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = VisibleStream(stdout), VisibleStream(stderr, stderr=True)
+    shown = VisibleStream(stdout), VisibleStream(stderr, stderr=True)
+    sys.stdout, sys.stderr = shown
     try:
         with interrupts.installed():
             try:
-                return _main(argv)
-            except BrokenPipeError:
+                code = _main(argv)
+            except BrokenPipeError:  # a write that went around the streams
                 _drop_stdout()
                 return EXIT_BROKEN_PIPE
+        # The streams dropped what followed a closed pipe; the command still finished its work
+        # (run file, history), and exits as a program killed by SIGPIPE would, unless a signal stopped it.
+        if code < 128 and any(stream.pipe_closed for stream in shown):
+            return EXIT_BROKEN_PIPE
+        return code
     finally:
         sys.stdout, sys.stderr = stdout, stderr
 
@@ -181,6 +187,13 @@ def _main(argv: Sequence[str] | None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help()
             return EXIT_USAGE  # no command: a usage error, as argparse's own
+        if getattr(args, "plain_text", False):
+            from pairbench.report.escape import VisibleStream
+
+            # Its output has no styling of its own, only names from files: every control is escaped.
+            for stream in (sys.stdout, sys.stderr):
+                if isinstance(stream, VisibleStream):
+                    stream.styled = False
         code: int = args.handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not as a warning at exit
         return code

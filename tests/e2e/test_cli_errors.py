@@ -41,6 +41,16 @@ def test_empty_commands_and_names_are_one_line(run_cli, argv: list[str], fragmen
     _one_line_error(run_cli(*argv, "--no-history", timeout=60), *fragments)
 
 
+def test_bisect_outside_a_git_repository_names_the_folder_and_the_way_out(tmp_path: Path, run_cli) -> None:
+    bisect = ["bisect", "--good", "v1", "--bad", "main", "--cmd", "{worktree}/tool"]
+    proc = run_cli(*bisect, "--no-history", timeout=60)
+    _one_line_error(proc, str(tmp_path), "not a git repository", "--repo")
+    assert "suite" not in proc.stderr  # no suite was given
+    proc = run_cli(*bisect, "--no-history", "--repo", "missing", timeout=60)
+    _one_line_error(proc, "missing", "does not exist", "--repo")
+    assert "suite" not in proc.stderr
+
+
 def _with_reader_gone(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
     """Run the CLI with its stdout a pipe whose reading end is already closed (`| head -0`)."""
     proc = subprocess.Popen([sys.executable, "-m", "pairbench", *args], stdout=subprocess.PIPE,
@@ -57,10 +67,34 @@ def test_history_and_compare_into_a_closed_pipe_exit_quietly(tmp_path: Path, run
     for i in range(3):
         write_run(tmp_path / f"r{i}.json", make_run(seed=10 + i))
     assert run_cli("import", "r0.json", "r1.json", "r2.json", env=env).returncode == 0
-    for args in (["history"], ["compare", "r0.json", "r1.json"], ["report", "r2.json"]):
+    for args in (["history"], ["history", "--csv", "-"], ["compare", "r0.json", "r1.json"], ["report", "r2.json"]):
         code, err = _with_reader_gone(args, tmp_path, env)
         assert err == "", (args, err)
         assert code == EXIT_BROKEN_PIPE, (args, code)
+
+
+def test_cmd_into_a_pipe_closed_after_its_first_line_exits_141_quietly(tmp_path: Path) -> None:
+    # `pairbench cmd ... | head -1`: the pipe holds one page and the output is seven, so the writer
+    # is still writing when the reader goes away, as with head on any machine.
+    import fcntl
+    import os
+
+    read_fd, write_fd = os.pipe()
+    fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, 4096)
+    commands = [f"echo {i}" for i in range(30)]  # about 30 kB of table
+    proc = subprocess.Popen([sys.executable, "-m", "pairbench", "cmd", "--no-history", *commands], stdout=write_fd,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                            env=cli_env({"PAIRBENCH_DEBUG_FAKE": "1,1.05"}))
+    os.close(write_fd)
+    with os.fdopen(read_fd) as reader:
+        first = reader.readline()
+    assert proc.stderr is not None
+    with proc.stderr:
+        err = proc.stderr.read()
+    assert proc.wait(timeout=120) == EXIT_BROKEN_PIPE, err
+    assert first.startswith("echo 0")
+    assert "Traceback" not in err and "error:" not in err, err
+    assert "run file:" in err  # the run was analysed and kept, as the closed pipe cost only the output
 
 
 def test_run_file_with_a_list_where_a_table_was_is_one_line(tmp_path: Path, run_cli) -> None:
@@ -119,6 +153,38 @@ def test_names_from_someone_elses_run_file_are_escaped_by_compare_and_report(tmp
         assert proc.returncode == 0, proc.stderr
         _no_raw_controls(proc.stdout + proc.stderr)
         assert "\\x1b" in proc.stdout and "pwned\\a" in proc.stdout  # Markdown may escape the "]" too
+
+
+STYLING = "\x1b[31m\x1b[8m"
+"""Colour, then conceal: the kind of sequence pairbench's own styling uses, so a stream that lets
+its own styling through must still not take it from a name."""
+
+
+def test_styling_sequences_in_names_are_escaped_in_every_output_of_report_compare_and_history(
+        tmp_path: Path, run_cli) -> None:
+    from dataclasses import replace
+
+    from pairbench.commands.report import FILE_FORMATS
+
+    run = make_run()
+    run.variants = [replace(v, name=v.name + STYLING) if v.name == "head" else v for v in run.variants]
+    run.samples = [replace(s, variant=s.variant + STYLING, benchmark=s.benchmark + STYLING) if s.variant == "head"
+                   else replace(s, benchmark=s.benchmark + STYLING) for s in run.samples]
+    run.benchmarks = [replace(b, name=b.name + STYLING) for b in run.benchmarks]
+    run.comparisons = [replace(c, benchmark=c.benchmark + STYLING, baseline=c.baseline + STYLING)
+                       for c in run.comparisons]
+    run.metadata["hostname"] = "bench" + STYLING
+    write_run(tmp_path / "evil.json", run)
+    write_run(tmp_path / "other.json", run)
+    assert run_cli("import", "evil.json").returncode == 0
+    shown = [["report", "evil.json", "--format", fmt] for fmt in FILE_FORMATS]
+    shown += [["compare", "evil.json", "other.json"], ["history"], ["history", "--benchmark", "startup" + STYLING],
+              ["history", "--csv", "-"]]
+    for args in shown:
+        proc = run_cli(*args)
+        assert proc.returncode == 0, (args, proc.stderr)
+        _no_raw_controls(proc.stdout + proc.stderr)
+        assert "\\x1b" in proc.stdout or "\\u001b" in proc.stdout, (args, proc.stdout)  # shown, escaped (JSON's way)
 
 
 @pytest.mark.slow

@@ -163,6 +163,28 @@ def test_history_lists_trends_and_exports(tmp_path: Path, run_cli) -> None:
     assert proc.returncode == 1 and "no benchmark 'nope'" in proc.stderr and "startup" in proc.stderr
 
 
+def test_history_publish_keeps_a_folder_of_the_users_own_unless_forced(tmp_path: Path, run_cli) -> None:
+    write_run(tmp_path / "run.json", make_run())
+    assert run_cli("import", "run.json").returncode == 0
+    own = tmp_path / "mysite" / "index.html"
+    own.parent.mkdir()
+    own.write_text("<h1>my own page</h1>\n")
+    proc = run_cli("history", "publish", "mysite")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "mysite" in lines[0] and "--force" in lines[0], proc.stderr
+    assert own.read_text() == "<h1>my own page</h1>\n" and sorted(p.name for p in own.parent.iterdir()) == ["index.html"]
+    # a new folder, an empty one and an earlier site are written without asking
+    (tmp_path / "empty").mkdir()
+    for folder in ("site", "empty", "site"):
+        proc = run_cli("history", "publish", folder)
+        assert proc.returncode == 0, proc.stderr
+        assert "pairbench history" in (tmp_path / folder / "index.html").read_text()
+    proc = run_cli("history", "publish", "mysite", "--force")
+    assert proc.returncode == 0, proc.stderr
+    assert "pairbench history" in own.read_text()
+
+
 def test_history_bad_databases(tmp_path: Path, run_cli) -> None:
     proc = run_cli("history", "--history", "none.sqlite")
     assert proc.returncode == 1 and "no history database at none.sqlite" in proc.stderr

@@ -46,3 +46,11 @@ def test_terminal_table_shows_hostile_names_escaped_and_never_as_markup() -> Non
     assert "cand\\nforged line" in text and not any(line.startswith("forged line") for line in text.splitlines())
     assert "[red]x[/red]" in text
     assert "warning [b\\x1b]0;pwned\\a · cand\\nforged line]: `\\x1b]0;pwned\\a` exited" in text
+
+
+def test_stream_of_a_command_without_styling_escapes_styling_from_names_too() -> None:
+    out = io.StringIO()
+    stream = VisibleStream(out)
+    stream.styled = False  # report, compare, history: their output has no styling of its own
+    stream.write("head\x1b[31m\x1b[8m hidden\n")
+    assert out.getvalue() == "head\\x1b[31m\\x1b[8m hidden\n"

@@ -43,7 +43,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
     p.add_argument("--markdown", nargs="?", const="-", metavar="FILE", help="also write a Markdown report")
     p.add_argument("--html", metavar="FILE", help="also write an HTML report with plots")
-    p.set_defaults(handler=handle)
+    p.set_defaults(handler=handle, plain_text=True)  # no styling of its own: every control in a name escaped
 
 
 def _flatten(prefix: str, value: Any, out: dict[str, str]) -> None:

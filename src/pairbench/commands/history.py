@@ -30,14 +30,17 @@ def register(subparsers: Any) -> None:
     p.add_argument("--threshold", type=float, default=1.0, metavar="PCT",
                    help="smallest step flagged as a change point, in percent (default 1)")
     p.add_argument("--csv", metavar="FILE", help="write the matching samples as CSV to FILE ('-' for standard output)")
-    p.set_defaults(handler=handle)
+    p.set_defaults(handler=handle, plain_text=True)  # no styling of its own: every control in a name escaped
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     pub = actions.add_parser("publish", help="write a static site of the history: trends, change points, verdicts",
                              description="Write a self-contained static site (no script, works from file:// and any "
                                          "static host) with an index of benchmarks and metrics, a trend plot per "
                                          "machine and variant with each run's CI and the change points, and each "
                                          "run's HTML report.")
-    pub.add_argument("dir", metavar="DIR", help="folder to write the site into (created; its pages are replaced)")
+    pub.add_argument("dir", metavar="DIR", help="folder to write the site into: new, empty, or an earlier site "
+                                                "(whose pages are replaced)")
+    pub.add_argument("--force", action="store_true",
+                     help="write into a folder that holds other files (its index.html and pages are replaced)")
     # Its own dest: a subparser's default would overwrite a --history given before `publish`.
     pub.add_argument("--history", dest="publish_history", metavar="PATH_OR_URL", help="history store to publish")
     pub.add_argument("--threshold", dest="publish_threshold", type=float, default=1.0, metavar="PCT",
@@ -92,6 +95,6 @@ def _publish(args: argparse.Namespace) -> int:
     from pairbench.flows.history import publish_site
 
     done = publish_site(getattr(args, "publish_history", None) or args.history, args.dir,
-                        min_step=args.publish_threshold / 100)
+                        min_step=args.publish_threshold / 100, force=args.force)
     print(f"wrote {done.pages} pages and {done.reports} run reports to {done.index}")
     return 0

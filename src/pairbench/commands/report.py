@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
         p.add_argument(f"--export-{fmt}", metavar="FILE", dest=f"export_{fmt.replace('-', '_')}",
                        help=f"write the {fmt} report to FILE ('-': standard output)")
     p.add_argument("--title", default="pairbench report", help="heading of the report")
-    p.set_defaults(handler=handle)
+    p.set_defaults(handler=handle, plain_text=True)  # no styling of its own: every control in a name escaped
 
 
 def _targets(args: argparse.Namespace) -> list[tuple[str, str]]:

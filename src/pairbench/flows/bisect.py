@@ -122,6 +122,7 @@ def _prepare(args: Bisection) -> _Context:
     if args.runs < 2:
         raise UserError(f"--runs must be at least 2 (got {args.runs})")
     metrics = [compile_metric(spec)[0] for spec in args.metric]
+    _check_repository(args.repo)
     good, bad = resolve_commit(args.repo, args.good), resolve_commit(args.repo, args.bad)
     if good == bad:
         raise UserError(f"--good {args.good} and --bad {args.bad} are the same commit; give two commits")
@@ -139,6 +140,24 @@ def _prepare(args: Bisection) -> _Context:
             raise UserError(f"--decide-on {metric}: benchmark {lacking[0]!r} has no such metric; its metrics: "
                             + ", ".join(m.name for m in next(b for b in suite.benchmarks if b.name == lacking[0]).metrics))
     return _Context(args, [Commit(i, subjects.get(i, "")) for i in ids], metric, suite)
+
+
+def _check_repository(repo: str) -> None:
+    """The folder bisect searches must be a git repository; the message names it (`.` as the folder
+    it stands for) and says how to give another (the builds' own messages speak of suites)."""
+    import os
+
+    from pairbench.errors import UserError
+
+    where = os.path.abspath(repo) if repo in ("", ".") else repo
+    if not os.path.isdir(repo):
+        raise UserError(f"--repo {where} does not exist; run bisect inside a git repository, or pass --repo DIR")
+    try:
+        found = _git(repo, "rev-parse", "--git-dir").returncode == 0
+    except FileNotFoundError:
+        raise UserError("git is not installed (bisect checks out and builds commits with it); install git") from None
+    if not found:
+        raise UserError(f"{where} is not a git repository; run bisect inside one, or pass --repo DIR")
 
 
 def _load_suite(args: Bisection) -> Any:

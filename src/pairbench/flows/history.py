@@ -101,13 +101,7 @@ def export_csv(query: HistoryQuery, target: str) -> int:
 
             with open_output(target, newline="") as fh:
                 return history.write_csv(fh, query.benchmark, query.metric, query.variant)
-        try:
-            n = history.write_csv(sys.stdout, query.benchmark, query.metric, query.variant)
-            sys.stdout.flush()
-            return n
-        except BrokenPipeError:  # `| head`: the reader has all it wants
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 0
+        return history.write_csv(sys.stdout, query.benchmark, query.metric, query.variant)  # `| head`: cli.main
 
 
 def _site_data(history: History, *, min_step: float) -> SiteData:
@@ -129,13 +123,19 @@ def _site_data(history: History, *, min_step: float) -> SiteData:
     return SiteData(tuple(series), files, history.location)
 
 
-def publish_site(location: str | None, out_dir: str, *, min_step: float) -> Publication:
+def publish_site(location: str | None, out_dir: str, *, min_step: float, force: bool = False) -> Publication:
     """Write the static history site into `out_dir`: the index, a trend page per benchmark and metric,
-    and the HTML report of each run whose run file can still be read."""
+    and the HTML report of each run whose run file can still be read.
+
+    Raises:
+        UserError: `out_dir` is a file, or a folder with files that are no earlier site (unless `force`).
+    """
     from pairbench.report.html import render_html
     from pairbench.report.site import render_site
     from pairbench.store.runfile import load_run
 
+    out = Path(out_dir)
+    _check_site_folder(out, force)
     with _open(location, "publish one") as history:
         data = _site_data(history, min_step=min_step)
     reports: dict[int, str] = {}
@@ -144,9 +144,6 @@ def publish_site(location: str | None, out_dir: str, *, min_step: float) -> Publ
             reports[run_id] = render_html(load_run(path), title=f"run {run_id}")
         except (UserError, OSError, ValueError):
             continue  # a run file that moved on or broke: its points simply have no link
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise UserError(f"{out} exists and is not a folder; give a folder for the site")
     try:
         for rel, text in render_site(data, reports).items():
             target = out / rel
@@ -155,3 +152,23 @@ def publish_site(location: str | None, out_dir: str, *, min_step: float) -> Publ
     except OSError as exc:
         raise UserError(f"cannot write the site into {out}: {exc.strerror}") from None
     return Publication(out / "index.html", 1 + len({(s.benchmark, s.metric) for s in data.series}), len(reports))
+
+
+def _check_site_folder(out: Path, force: bool) -> None:
+    """A new or empty folder, or an earlier site (its pages are replaced); anything else is the user's."""
+    from pairbench.report.site import is_site_index
+
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out} exists and is not a folder; give a folder for the site")
+    if force or not out.is_dir():
+        return
+    try:
+        if not any(out.iterdir()):
+            return
+        index = out / "index.html"
+        if index.is_file() and is_site_index(index.read_text(encoding="utf-8", errors="replace")):
+            return
+    except OSError as exc:
+        raise UserError(f"cannot read the folder {out}: {exc.strerror}") from None
+    raise UserError(f"{out} is not empty and holds no earlier pairbench site; its pages would be replaced. "
+                    "Name a new or empty folder, or pass --force to write the site into it anyway")

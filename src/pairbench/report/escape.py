@@ -5,11 +5,18 @@ files. A name holding ESC, an OSC sequence or a newline (`-n $'\\e]0;pwned\\a'`)
 recolour the user's terminal, or forge lines of output. `visible` is the one escaping function:
 the terminal renderers apply it to every name and message before layout (so tables stay
 aligned), and `VisibleStream`, put over stdout and stderr by the CLI, applies it to whatever else
-is printed, letting through only the styling sequences pairbench's own renderer emits.
+is printed, letting through only the styling sequences pairbench's own renderer emits. A command
+that prints no styling of its own (report, compare, history: plain text and file formats, full of
+names from files) turns that off (`styled = False`), so a name cannot bring its own colours or
+conceal text either.
+
+The stream is also where a closed output pipe (`pairbench ... | head -1`) shows: it drops the rest
+of the output quietly and remembers, and `cli.main` turns that into exit 141.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 
@@ -55,14 +62,21 @@ _STDERR_ALLOWED = re.compile(r"\x1b\[[0-9;]*[mKAG]|\x1b\[\?25[hl]|\r")
 
 
 class VisibleStream:
-    """A text stream that escapes control sequences on their way out, except its own styling ones."""
+    """A text stream that escapes control sequences on their way out, except its own styling ones
+    (none when `styled` is off). A closed pipe drops the rest quietly and sets `pipe_closed`."""
 
     def __init__(self, stream: TextIO, stderr: bool = False) -> None:
         self._stream = stream
         self._allowed = _STDERR_ALLOWED if stderr else _STDOUT_ALLOWED
+        self.styled = True
+        """False: every control is escaped, styling too (for output that has none of its own)."""
+        self.pipe_closed = False
+        """True once a write found the reader gone; what follows goes to /dev/null."""
 
     def write(self, text: str) -> int:
         if not text.isprintable():
+            if not self.styled:
+                return self._write(visible(text, keep_newlines=True))
             parts, last = [], 0
             for m in self._allowed.finditer(text):
                 parts.append(visible(text[last:m.start()], keep_newlines=True))
@@ -70,11 +84,41 @@ class VisibleStream:
                 last = m.end()
             parts.append(visible(text[last:], keep_newlines=True))
             text = "".join(parts)
-        return self._stream.write(text)
+        return self._write(text)
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
             self.write(line)
 
+    def flush(self) -> None:
+        if self.pipe_closed:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._drop()
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+    def _write(self, text: str) -> int:
+        if self.pipe_closed:
+            return len(text)
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._drop()
+            return len(text)
+
+    def _drop(self) -> None:
+        """The reader went away: this and everything still buffered go to /dev/null."""
+        self.pipe_closed = True
+        try:
+            fd = self._stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            return
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, fd)
+        finally:
+            os.close(devnull)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pairbench.report.site import render_site
+from pairbench.report.site import is_site_index, render_site
 from pairbench.report.site.data import Point, Series, SiteData
 from pairbench.stats.changepoint import ChangePoint, median_interval
 
@@ -38,3 +38,14 @@ def test_median_interval_uses_the_binomial_order_statistics() -> None:
     assert median_interval([float(x) for x in range(10, 0, -1)]) == (2.0, 9.0)
     assert median_interval([1.0, 2.0, 3.0, 4.0, 5.0]) is None  # 5 values cannot reach 95%
     assert median_interval([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]) == (1.0, 6.0)
+
+
+def test_an_index_is_known_as_ours_by_its_marker_or_an_earlier_sites_head() -> None:
+    data = SiteData((_series("ci-1", "main", 3),), {}, "h.sqlite")
+    assert is_site_index(render_site(data, {})["index.html"])
+    earlier = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-"
+               "Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"><title>pairbench "
+               "history</title>")  # published before the marker
+    assert is_site_index(earlier)
+    assert not is_site_index("<title>pairbench history</title><h1>my notes on pairbench</h1>")
+    assert not is_site_index("<h1>my own page</h1>")

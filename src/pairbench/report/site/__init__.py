@@ -14,6 +14,6 @@ The filter by machine and variant is CSS `:target`: every view is in the page an
 
 from __future__ import annotations
 
-from pairbench.report.site.pages import render_site
+from pairbench.report.site.pages import is_site_index, render_site
 
-__all__ = ["render_site"]
+__all__ = ["render_site", "is_site_index"]

@@ -10,10 +10,13 @@ from pairbench.report.site.data import Series, SiteData, change_verdict
 from pairbench.report.site.trend import trend_plot
 from pairbench.report.svg import esc
 
-__all__ = ["render_site", "CSP"]
+__all__ = ["render_site", "is_site_index", "CSP"]
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 """Stricter than the run report's: the site has no script at all."""
+
+_GENERATOR = '<meta name="generator" content="pairbench history publish">'
+"""Marks every page, so that publishing again knows the folder holds a site of ours, not the user's pages."""
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1000px;color:#222;padding:0 1em}
@@ -28,9 +31,17 @@ def _page(title: str, body: Sequence[str], up: str = "") -> str:
     back = f'<p><a href="{up}index.html">← all benchmarks</a></p>' if up else ""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">' + _GENERATOR +
             f"<title>{esc(title)}</title><style>{_STYLE}</style></head>\n<body>\n{back}<h1>{esc(title)}</h1>\n"
             + "\n".join(body) + "\n</body></html>\n")
+
+
+def is_site_index(html: str) -> bool:
+    """Whether `html` is the index page of a site `history publish` wrote (whose pages it may replace)."""
+    if _GENERATOR in html:
+        return True
+    # Sites published before the marker: the index's own head, policy and title.
+    return f'content="{CSP}"' in html and "<title>pairbench history</title>" in html
 
 
 def _views(series: Sequence[Series], render: Callable[[Sequence[Series]], str]) -> list[str]:
