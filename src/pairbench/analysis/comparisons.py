@@ -9,7 +9,7 @@ model and stats only.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 # The stats modules (numpy, scipy) are imported inside the functions that compute, so that
 # reporters can import replicate_values without them (`pairbench --help` stays light).
 
-__all__ = ["CORRECTIONS", "HIGH_NOISE_CV", "analyze", "check_consistent", "compare_runs", "settled", "settled_report"]
+__all__ = ["CORRECTIONS", "HIGH_NOISE_CV", "analyze", "check_consistent", "compare_runs", "located_values", "settled",
+           "settled_report"]
 
 HIGH_NOISE_CV = 0.05
 """A variant whose replicate values vary by more than 5% (CV) gets a noise notice."""
@@ -55,23 +56,55 @@ def _looks_note(level: float, confidence: float, looks: int) -> str:
             "(Bonferroni, adaptive stopping)")
 
 
-def _from_result(r: PairedResult, bench: str, metric: str, baseline: str, candidate: str) -> Comparison:
+def _from_result(r: PairedResult, bench: str, metric: str, baseline: str, candidate: str,
+                 bv: Sequence[float] = (), cv: Sequence[float] = ()) -> Comparison:
+    base_value, cand_value = located_values(bv, cv, r.ratio)
     return Comparison(
         benchmark=bench, metric=metric, baseline=baseline, candidate=candidate, ratio=r.ratio, ci=r.ci,
         p_value=r.p_value, n=r.n, significant=r.significant, meaningful=r.meaningful,
         verdict=r.verdict,  # type: ignore[arg-type]
         more_runs=r.more_runs, threshold=r.threshold, confidence=r.confidence, method=r.method, paired=r.paired,
         mde=r.mde, notes=r.notes, achieved_confidence=r.achieved_confidence if r.ci is not None else None,
+        baseline_value=base_value, candidate_value=cand_value,
     )
 
 
-def _from_exact(r: ExactResult, bench: str, metric: str, baseline: str, candidate: str, n: int,
+def located_values(bv: Sequence[float], cv: Sequence[float], ratio: float | None) -> tuple[float, float]:
+    """The two figures shown beside a ratio, so that candidate ÷ baseline is the ratio itself.
+
+    The baseline's figure is its geometric mean over the compared values (the arithmetic mean when
+    a value is <= 0, as the additive comparison's ratio is relative to that mean); the candidate's
+    is that figure times the estimated ratio. With the mean of paired log-ratios this is the
+    candidate's own geometric mean over the same blocks; with Hodges-Lehmann it is the robust
+    estimate applied to the baseline's figure. Without a ratio (a zero baseline, no data) each
+    side's own location is given, and no percent is shown.
+    """
+    base = _location(bv, additive=any(v <= 0 for v in [*bv, *cv]))
+    if ratio is not None and math.isfinite(ratio) and base > 0:
+        return base, base * ratio
+    return base, _location(cv, additive=any(v <= 0 for v in [*bv, *cv]))
+
+
+def _location(values: Sequence[float], additive: bool) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return 0.0
+    if additive:
+        return math.fsum(finite) / len(finite)
+    return math.exp(math.fsum(math.log(v) for v in finite) / len(finite))
+
+
+def _from_exact(r: ExactResult, bench: str, metric: Metric, baseline: str, candidate: str, n: int,
                 threshold: float, confidence: float) -> Comparison:
-    meaningful = r.ratio is not None and abs(r.ratio - 1) > threshold
+    from pairbench.stats.verdict import judge_exact
+
+    j = judge_exact(r.baseline_value, r.candidate_value, threshold, metric.direction)
     return Comparison(
-        benchmark=bench, metric=metric, baseline=baseline, candidate=candidate, ratio=r.ratio, ci=None,
-        p_value=None, n=n, significant=r.delta != 0, meaningful=meaningful, verdict="exact", more_runs=None,
-        threshold=threshold, confidence=confidence, method=r.method, paired=True, notes=r.notes, delta=r.delta,
+        benchmark=bench, metric=metric.name, baseline=baseline, candidate=candidate, ratio=r.ratio, ci=None,
+        p_value=None, n=n, significant=r.delta != 0, meaningful=j.meaningful,
+        verdict=j.verdict,  # type: ignore[arg-type]
+        more_runs=None, threshold=threshold, confidence=confidence, method=r.method, paired=True, notes=r.notes,
+        delta=r.delta, exact=True, baseline_value=r.baseline_value, candidate_value=r.candidate_value,
     )
 
 
@@ -167,7 +200,7 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                     if not bv:
                         continue
                     er = compare_exact(bv, cv)
-                    comparisons.append(_from_exact(er, bench.name, metric.name, base, cand, len(common),
+                    comparisons.append(_from_exact(er, bench.name, metric, base, cand, len(common),
                                                    threshold, level))
                     continue
                 if len(common) < MIN_PAIRS:
@@ -184,13 +217,13 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                 else:
                     r = compare_paired(bv, cv, direction=metric.direction, threshold=threshold, confidence=level,
                                        seed=seed)
-                comparisons.append(_with_looks(_from_result(r, bench.name, metric.name, base, cand),
+                comparisons.append(_with_looks(_from_result(r, bench.name, metric.name, base, cand, bv, cv),
                                                level, confidence, looks))
     fam = compare_family([(bv, cv, dirn) for *_, bv, cv, dirn in primary], threshold=threshold,
                          confidence=level, correction=correction, seed=seed)
     m = sum(1 for f in fam if f.adjusted is not None)
-    for (i, bname, mname, cand, *_), f in zip(primary, fam):
-        c = _from_result(f.result, bname, mname, base, cand)
+    for (i, bname, mname, cand, bv, cv, _), f in zip(primary, fam):
+        c = _from_result(f.result, bname, mname, base, cand, bv, cv)
         if f.adjusted is not None and f.adjusted_p is not None and f.adjusted_confidence is not None:
             a = f.adjusted
             c = replace(c, adjusted_ci=a.ci, significant=a.significant, meaningful=a.meaningful,
@@ -230,8 +263,13 @@ def settled(run: Run, secondary: Collection[str] = ()) -> bool:
     is not settled either: its CI still reaches into the band. A benchmark whose options name
     `settle` metrics (the demo: the time the program measures itself) waits for those only.
     """
-    judged = [c for c in run.comparisons if c.verdict != "exact" and _decides(run, c, secondary)]
+    judged = [c for c in run.comparisons if not _untested(c) and _decides(run, c, secondary)]
     return bool(judged) and all(_is_settled(c) for c in judged)
+
+
+def _untested(c: Comparison) -> bool:
+    """Exact counts settle nothing: they are the same in every block, so more blocks change nothing."""
+    return c.exact or c.verdict == "exact"
 
 
 def _decides(run: Run, c: Comparison, secondary: Collection[str]) -> bool:
@@ -264,7 +302,7 @@ def settled_report(run: Run, secondary: Collection[str] = ()) -> str:
         where = [x for x, show in ((c.benchmark, several_b), (c.candidate, several_c)) if show]
         return f"{c.metric} ({', '.join(where + [c.verdict])})"
 
-    tested = [c for c in run.comparisons if c.verdict != "exact"]
+    tested = [c for c in run.comparisons if not _untested(c)]
     deciding = [c for c in tested if _decides(run, c, secondary)]
     others = [c for c in tested if c not in deciding]
     done = [name(c) for c in deciding if _is_settled(c)]
@@ -302,7 +340,10 @@ def check_consistent(comparisons: Collection[Comparison]) -> list[str]:
     """
     problems: list[str] = []
     for c in comparisons:
-        if c.verdict in ("exact", "insufficient") or c.ci is None:
+        problems.extend(_values_problems(c))
+        if c.exact:
+            problems.extend(_exact_problems(c))
+        if c.verdict in ("exact", "insufficient") or c.exact or c.ci is None:
             continue
         who = f"{c.benchmark} / {c.metric} / {c.candidate}"
         ci = c.adjusted_ci if c.adjusted_ci is not None else c.ci
@@ -333,6 +374,43 @@ def check_consistent(comparisons: Collection[Comparison]) -> list[str]:
             problems.append(f"{who}: same but the CI [{lo:+.4%}, {hi:+.4%}] is not within ±{d:.4%}")
         if c.meaningful != beyond:
             problems.append(f"{who}: meaningful={c.meaningful} but the CI is {'' if beyond else 'not '}beyond the band")
+    return problems
+
+
+def _values_problems(c: Comparison) -> list[str]:
+    """The figures beside the ratio: present, and their quotient inside every CI shown (or the ratio)."""
+    who = f"{c.benchmark} / {c.metric} / {c.candidate}"
+    if c.baseline_value is None or c.candidate_value is None:
+        return [f"{who}: no baseline_value or candidate_value beside the ratio"]
+    if c.baseline_value <= 0 or c.ratio is None:
+        return []  # no percent is shown beside a zero (or negative) baseline
+    q = c.candidate_value / c.baseline_value
+    problems = []
+    for name, ci in (("CI", c.ci), ("adjusted CI", c.adjusted_ci)):
+        if ci is not None and not (ci[0] * (1 - _TOL) <= q <= ci[1] * (1 + _TOL)):
+            problems.append(f"{who}: candidate_value / baseline_value = {q:.6g} lies outside the {name} "
+                            f"[{ci[0]:.6g}, {ci[1]:.6g}]")
+    if c.ci is None and abs(q - c.ratio) > _TOL * max(1.0, abs(c.ratio)):
+        problems.append(f"{who}: candidate_value / baseline_value = {q:.6g} but the ratio is {c.ratio:.6g}")
+    return problems
+
+
+def _exact_problems(c: Comparison) -> list[str]:
+    """An exact count's verdict is its change against ±threshold, in the metric's direction."""
+    from pairbench.stats.verdict import judge_exact
+
+    who = f"{c.benchmark} / {c.metric} / {c.candidate}"
+    if c.baseline_value is None or c.candidate_value is None:
+        return []
+    problems = []
+    for direction in ("lower", "higher"):
+        j = judge_exact(c.baseline_value, c.candidate_value, c.threshold, direction)
+        if j.verdict == c.verdict and j.meaningful == c.meaningful:
+            return []
+    j = judge_exact(c.baseline_value, c.candidate_value, c.threshold)
+    problems.append(f"{who}: exact verdict {c.verdict} (meaningful={c.meaningful}) but the change "
+                    f"{c.baseline_value:g} -> {c.candidate_value:g} against ±{c.threshold:.4%} reads "
+                    f"{'same' if j.verdict == 'same' else 'beyond the band'}")
     return problems
 
 
@@ -398,13 +476,13 @@ def compare_runs(base: Run, cand: Run, *, threshold: float = 0.01,
                     if not bv or not cv:
                         continue
                     er = compare_exact(bv, cv)
-                    c = _from_exact(er, bench.name, metric.name, blabel, clabel, min(len(bv), len(cv)),
+                    c = _from_exact(er, bench.name, metric, blabel, clabel, min(len(bv), len(cv)),
                                     threshold, confidence)
                     c = replace(c, paired=False)
                 else:  # values <= 0 (no log ratio) are compared on their difference, never dropped
                     unpaired = compare_unpaired if min(bv + cv, default=1.0) > 0 else compare_unpaired_differences
                     r = unpaired(bv, cv, direction=metric.direction, threshold=threshold, confidence=confidence)
-                    c = _from_result(r, bench.name, metric.name, blabel, clabel)
+                    c = _from_result(r, bench.name, metric.name, blabel, clabel, bv, cv)
                 comparisons.append(c)
     return comparisons, notices
 

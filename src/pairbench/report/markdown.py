@@ -23,7 +23,7 @@ from pairbench.runners.kinds import kind_title, kinds_in_order
 
 __all__ = ["render_markdown", "md_escape", "UNPAIRED_LABEL"]
 
-UNPAIRED_LABEL = "not interleaved: drift between the two runs is not controlled"
+UNPAIRED_LABEL = "not interleaved: drift between the runs is not controlled"
 
 # Characters that start emphasis, code, links, tables or strike-through anywhere in a line; `_`
 # only at a word edge (GitHub ignores intra-word underscores, so `req_per_s` stays readable).
