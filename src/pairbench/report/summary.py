@@ -17,7 +17,8 @@ from pairbench.report.format import format_delta, format_percent, format_ratio, 
 from pairbench.report.wording import verdict_sentence
 
 __all__ = ["Spread", "spreads", "spread_text", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
-           "MetricGroups", "metric_groups", "FIGURES_CAPTION", "figures", "figure_text", "percent_shown", "exact_change"]
+           "MetricGroups", "metric_groups", "FIGURES_CAPTION", "figures", "figure_text", "percent_shown", "exact_change",
+           "change_text", "value_text"]
 
 FIGURES_CAPTION = ("values: the baseline's geometric mean over the compared blocks, and the candidate's as that "
                    "times the ratio (exact counts: medians)")
@@ -79,6 +80,27 @@ def exact_change(c: Comparison, unit: str) -> str:
         assert c.ratio is not None
         text += f" ({format_percent(c.ratio - 1.0)})"
     return text
+
+
+def change_text(c: Comparison | None, unit: str) -> str:
+    """The change cell of the report tables: `−7.4%`, an exact count's `+20 count (+5.0%)`, or
+    the plain difference beside a zero baseline (no percent from 0)."""
+    if c is None:
+        return ""
+    if _exact(c) and c.delta is not None:
+        return exact_change(c, unit)
+    if percent_shown(c):
+        return format_percent((c.ratio or 1.0) - 1.0)
+    return format_delta(c.delta, unit) if c.delta is not None else ""
+
+
+def value_text(shown: dict[tuple[str, str, str], float], spread: dict[tuple[str, str, str], Spread],
+               key: tuple[str, str, str], unit: str) -> str:
+    """The value cell of the report tables: the figure beside the ratio (`figures`), else the median."""
+    if key in shown:
+        return format_value(shown[key], unit)
+    sp = spread.get(key)
+    return format_value(sp.median, unit) if sp else "–"
 
 
 def metric_of(run: Run, benchmark: str, metric: str) -> Metric:
