@@ -62,6 +62,10 @@ _MASKS: list[tuple[re.Pattern[str], str]] = [
                 r"started|started_unix|swap_used_bytes|run_file|pairbench_version) \| ).*( \|)$", re.M),
      r"\1<M>\2"),
     (re.compile(r"/tmp/[^\s'\"|)]*"), "<TMP>"),
+    # the machine's load when the run started: a warning on a busy machine, none on a quiet one
+    (re.compile(r"warning: load average [\d.]+ on \d+ cores when the run started \(other work competes with "
+                r"the benchmark; ?\n?interleaving keeps the comparison fair but widens the CI\)\n"), ""),
+    (re.compile(r"- \*\*machine-busy\*\*: load average [^\n]*\n"), ""),
 ]
 
 
