@@ -124,3 +124,13 @@ def test_check_consistent_catches_an_exact_verdict_that_disagrees_with_its_chang
     c = _analyzed(_run((INSTRUCTIONS,), {"instructions": (45.6e6, 63.4e6)}))["instructions"]
     assert check_consistent([replace(c, verdict="same", meaningful=False)])
     assert check_consistent([replace(c, verdict="inconclusive")])
+
+
+def test_the_micro_allocation_lines_show_the_change_its_percent_and_verdict():
+    from pairbench.report.micro import render_micro
+
+    run = _run((Metric("time_per_op"), ALLOCS), {"time_per_op": (2e-7, 2e-7), "allocs_per_op": (4.0, 6.0)})
+    run.benchmarks = [Benchmark("w", "micro", run.benchmarks[0].metrics)]
+    _analyzed(run)
+    text = render_micro(run)
+    assert "allocs 6 [+2 (+50.0%), higher (exact)]" in text, text
