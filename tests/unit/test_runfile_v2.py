@@ -49,5 +49,8 @@ def test_a_version_1_file_migrates_with_its_numbers_and_sentences() -> None:
             assert new.adjusted_p == pytest.approx(float(note.rsplit("adjusted p = ", 1)[1]))
     assert any(c.adjusted_p is not None for c in run.comparisons)
     assert run.sweeps == [] and run.summaries == []  # version 1 stored none; they were drawn at render time
+    # through version 3 too: the figures beside each ratio, from the samples, agree with the ratio
+    assert all(c.baseline_value and c.candidate_value == pytest.approx(c.baseline_value * c.ratio)
+               for c in run.comparisons if c.ratio is not None)
     again = json.loads(dumps_run(run))
     assert again["version"] == VERSION and run_from_dict(again).comparisons == run.comparisons
