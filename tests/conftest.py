@@ -41,27 +41,51 @@ def cli_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def assert_consistent(comparisons) -> None:
-    """Fail when any comparison's verdict, CI level and (adjusted) p-value disagree (issue 10 §1)."""
+    """Fail when any comparison's verdict, CI level and (adjusted) p-value disagree (issue 10 §1),
+    or its figures do not match its ratio: `candidate_value / baseline_value` inside the CI (issue 26 §3)."""
     from pairbench.analysis import check_consistent
 
     problems = check_consistent(comparisons)
     assert not problems, "inconsistent comparisons:\n" + "\n".join(problems)
 
 
-def _check_exported_run(args: tuple[str, ...], cwd: Path) -> None:
-    """Every run file a CLI call wrote with --export-json must hold consistent comparisons."""
+def _check_run_file(path: Path) -> None:
+    from pairbench.store.runfile import load_run
+
+    try:
+        run = load_run(path)
+    except Exception:  # a deliberately broken or partial file: other tests judge it
+        return
+    assert_consistent(run.comparisons)
+
+
+def _default_runs(env: dict[str, str]) -> Path:
+    """Where a run goes without --export-json: $XDG_DATA_HOME/pairbench/runs."""
+    home = env.get("XDG_DATA_HOME") or os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(home) / "pairbench" / "runs"
+
+
+def _run_files(folder: Path) -> dict[Path, float]:
+    try:
+        return {p: p.stat().st_mtime for p in folder.glob("*.json")}
+    except OSError:
+        return {}
+
+
+def _check_exported_run(args: tuple[str, ...], cwd: Path, before: dict[Path, float] | None = None,
+                        runs: Path | None = None) -> None:
+    """Every run file a CLI call wrote, with --export-json or in the default place, must hold
+    consistent comparisons."""
     for i, a in enumerate(args[:-1]):
         if a == "--export-json":
             path = Path(args[i + 1])
             path = path if path.is_absolute() else cwd / path
             if path.is_file():
-                from pairbench.store.runfile import load_run
-
-                try:
-                    run = load_run(path)
-                except Exception:  # a deliberately broken or partial file: other tests judge it
-                    return
-                assert_consistent(run.comparisons)
+                _check_run_file(path)
+    if runs is not None and before is not None:
+        for path, mtime in _run_files(runs).items():
+            if before.get(path) != mtime:
+                _check_run_file(path)
 
 
 @pytest.fixture
@@ -70,6 +94,8 @@ def run_cli(tmp_path: Path):
 
     def _run(*args: str, timeout: float = 240, cwd: Path | None = None, env: dict[str, str] | None = None,
              input: str | None = None) -> subprocess.CompletedProcess[str]:
+        runs = _default_runs(env or {})
+        before = _run_files(runs)
         proc = subprocess.run(
             [sys.executable, "-m", "pairbench", *args],
             capture_output=True,
@@ -79,7 +105,7 @@ def run_cli(tmp_path: Path):
             env=cli_env({"PAIRBENCH_HISTORY": str(tmp_path / "history.sqlite"), **(env or {})}),
             input=input,
         )
-        _check_exported_run(args, cwd or tmp_path)
+        _check_exported_run(args, cwd or tmp_path, before, runs)
         return proc
 
     return _run

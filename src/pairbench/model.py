@@ -42,6 +42,8 @@ import: a benchmark's kind is checked where benchmarks are built (suite, subcomm
 
 Verdict = Literal["faster", "slower", "same", "inconclusive", "exact", "insufficient"]
 VERDICTS: tuple[str, ...] = ("faster", "slower", "same", "inconclusive", "exact", "insufficient")
+"""`exact` is only read from run files before version 3; exact comparisons are judged faster, slower
+or same since (with `Comparison.exact` set)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +195,16 @@ class Comparison:
     achieved_confidence: float | None = None
     """Coverage actually achieved by the CI the verdict rests on (rank CIs are discrete); never
     below the level asked."""
+    exact: bool = False
+    """An exact metric's comparison (a count that does not vary between identical runs): no test and
+    no CI; the verdict is the change itself against ±threshold (`stats.verdict.judge_exact`)."""
+    baseline_value: float | None = None
+    """The baseline's figure shown beside the ratio, in the metric's unit: its geometric mean over
+    the compared blocks (the arithmetic mean when a value is <= 0; the median of an exact count)."""
+    candidate_value: float | None = None
+    """The candidate's figure: `baseline_value` times `ratio`, so that the two figures and the ratio
+    agree (the candidate's own location when there is no ratio). None only in comparisons made
+    outside the analysis."""
 
     @property
     def verdict_ci(self) -> tuple[float, float] | None:

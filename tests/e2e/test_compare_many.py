@@ -98,3 +98,24 @@ def test_the_commands_of_one_hyperfine_export_are_compared_with_the_first(tmp_pa
     assert proc.returncode == 0, proc.stderr
     line = next(x for x in proc.stdout.splitlines() if x.startswith("hyperfine"))
     assert line.split()[-1] == "slower" and "sleep 0.01" in proc.stdout.splitlines()[0]
+
+
+def _ms(cell: str) -> float:
+    number, unit = cell.split()
+    return float(number) * {"s": 1e3, "ms": 1.0, "µs": 1e-3, "ns": 1e-6}[unit]
+
+
+def test_three_runs_are_not_called_two_and_the_values_agree_with_each_change(tmp_path: Path, run_cli) -> None:
+    """`compare` showed user 952 µs -> 1.040 ms as +56.9% (medians beside a ratio of means), and said
+    "drift between the two runs" of three."""
+    for name, seed, factor in (("a.json", 1, 1.0), ("b.json", 2, 1.3), ("c.json", 3, 0.7)):
+        _write_scaled(tmp_path / name, seed, factor)
+    proc = run_cli("compare", "a.json", "b.json", "c.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "two runs" not in proc.stdout and "drift between the runs" in proc.stdout
+    assert "values: the baseline's geometric mean" in proc.stdout
+    row = _row(proc.stdout, "startup      time")
+    base = _ms(row[2])
+    for value, change in ((row[3], row[4]), (row[5], row[6])):
+        percent = float(change.split()[0].replace("−", "-").rstrip("%"))
+        assert (_ms(value) / base - 1) * 100 == pytest.approx(percent, abs=0.15), row

@@ -65,6 +65,10 @@ _MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"/tmp/[^\s'\"|)]*"), "<TMP>"),
     (re.compile(r"/\S*/(python|pypy)[\d.]*\b"), "<PYTHON>"),  # where this machine keeps its interpreter
     (re.compile(r"\((\d+\.\d+\.\d+)\)"), "(<VERSION>)"),
+    # the machine's load when the run started: a warning on a busy machine, none on a quiet one
+    (re.compile(r"warning: load average [\d.]+ on \d+ cores when the run started \(other work competes with "
+                r"the benchmark; ?\n?interleaving keeps the comparison fair but widens the CI\)\n"), ""),
+    (re.compile(r"- \*\*machine-busy\*\*: load average [^\n]*\n"), ""),
 ]
 
 

@@ -42,12 +42,35 @@ def test_one_percent_more_work_reads_1_0100_in_every_block_and_a_copy_reads_exac
         assert abs(values["B"][block] / a - 1.01) < 1e-4
         assert values["A again"][block] == a
     by = {c["candidate"]: c for c in run["comparisons"] if c["metric"] == "instructions"}
-    assert by["A again"]["ratio"] == 1.0 and by["A again"]["delta"] == 0 and by["A again"]["verdict"] == "exact"
+    assert by["A again"]["ratio"] == 1.0 and by["A again"]["delta"] == 0
+    assert by["A again"]["verdict"] == "same" and by["A again"]["exact"]
     assert abs(by["B"]["ratio"] - 1.01) < 1e-4
     assert {m["name"] for m in run["benchmarks"][0]["metrics"]} == {"instructions", "exit_code"}  # no time asked
     text = " ".join((r.stdout + r.stderr).split())
     assert "instructions counted by valgrind cachegrind" in text and "perf cannot count here" in text
     assert "PYTHONHASHSEED=0" in text
+
+
+def test_an_exact_regression_beyond_the_band_fails_the_gate_and_reads_slower_exact(run_cli, tmp_path: Path) -> None:
+    """Counting instructions is how a CI gate is made deterministic: a 39% longer loop must fail it
+    (it printed "+17.80M count (+39.0%); exact, no test" and exited 0)."""
+    r = run_cli("cmd", "-N", "-r", "6", "--fail-on-regression", "--measure", "instructions",
+                'python3 -S -c "sum(range(100000))"', 'python3 -S -c "sum(range(200000))"', "--no-progress",
+                "--no-history", "--export-json", "r.json", timeout=900)
+    assert r.returncode == 3, r.stdout + r.stderr
+    text = " ".join(r.stdout.split())
+    assert "slower (exact)" in text
+    [c] = [c for c in json.loads((tmp_path / "r.json").read_text())["comparisons"] if c["metric"] == "instructions"]
+    assert c["verdict"] == "slower" and c["exact"] and c["meaningful"] and c["ci"] is None
+    assert c["candidate_value"] / c["baseline_value"] == pytest.approx(c["ratio"])
+    percent = f"+{(c['ratio'] - 1) * 100:.1f}%"
+    assert percent in text  # beside the count difference
+    # the same command on both sides is the same, and the gate passes
+    r = run_cli("cmd", "-N", "-r", "6", "--fail-on-regression", "--measure", "instructions",
+                'python3 -S -c "sum(range(100000))"', 'python3 -S -c "sum(range(100000))"', "--no-progress",
+                "--no-history", "--export-json", "same.json", timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "same (exact)" in " ".join(r.stdout.split())
 
 
 def test_instructions_and_time_are_both_measured_and_a_python_benchmark_counts_alike(run_cli, tmp_path: Path) -> None:

@@ -84,7 +84,7 @@ def _check_exact(run: Run, variants: tuple[str, str], tolerance: float = 0.0) ->
         seen = {x for v in values.values() for x in v}
         assert max(seen) - min(seen) <= tolerance * min(seen), values  # the same in every process
         same = comparison(run, bench, variants[1])
-        assert same.verdict == "exact" and abs(same.ratio - 1.0) <= tolerance
+        assert same.exact and same.verdict == "same" and abs(same.ratio - 1.0) <= tolerance
         per_op[bench] = values[variants[0]][0]
     assert per_op["once"] > 100  # forty dict stores or array appends, not the empty loop
     if not tolerance:

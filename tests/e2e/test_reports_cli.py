@@ -100,7 +100,7 @@ def test_bad_run_files_are_one_line_each(tmp_path: Path, run_cli) -> None:
     doc["version"] = 7
     (tmp_path / "newer.json").write_text(json.dumps(doc))
     for name, message in (("other.json", "other.json is not a pairbench run file"),
-                          ("newer.json", "newer.json has run file version 7, newer than this pairbench knows (2); upgrade"),
+                          ("newer.json", "newer.json has run file version 7, newer than this pairbench knows (3); upgrade"),
                           ("missing.json", "cannot read run file missing.json")):
         proc = run_cli("report", name)
         assert proc.returncode == 1
@@ -121,7 +121,7 @@ def test_compare_is_labelled_matches_by_name_and_warns_on_machines(tmp_path: Pat
     write_run(tmp_path / "cand.json", cand)
     proc = run_cli("compare", "base.json", "cand.json", "--markdown", "c.md")
     assert proc.returncode == 0, proc.stderr
-    assert "not interleaved: drift between the two runs is not controlled" in proc.stdout
+    assert "not interleaved: drift between the runs is not controlled" in proc.stdout
     line = next(x for x in proc.stdout.splitlines() if x.startswith("startup") and " time " in x)
     import re
 
@@ -131,7 +131,7 @@ def test_compare_is_labelled_matches_by_name_and_warns_on_machines(tmp_path: Pat
     assert "only in cand.json: only-here" in proc.stdout
     assert "machine metadata differ: hostname: 'bench-1' in base.json, 'other-box' in cand.json" in proc.stderr
     md = (tmp_path / "c.md").read_text()
-    assert "not interleaved: drift between the two runs is not controlled" in md and "other-box" in md
+    assert "not interleaved: drift between the runs is not controlled" in md and "other-box" in md
 
 
 def test_history_lists_trends_and_exports(tmp_path: Path, run_cli) -> None:

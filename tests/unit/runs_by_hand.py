@@ -44,16 +44,19 @@ def make_run(seed: int = 1, bench_name: str = "startup", status: str = "complete
     samples.insert(0, Sample(bench_name, "head", "time", 0.9, -1, warmup=True, time=t - 100))
     comparisons = [
         Comparison(bench_name, "time", "head", "patched", 0.926, (0.912, 0.941), 0.0001, blocks, True, True,
-                   "faster", None, method="paired mean t",
+                   "faster", None, method="paired mean t", baseline_value=0.0300, candidate_value=0.0300 * 0.926,
                    sentence="patched is 7.4% faster than head (ratio 0.926, 95% CI [0.912, 0.941]); significant; "
                             f"exceeds the ±1% noise band; n = {blocks} paired blocks"),
         Comparison(bench_name, "rss", "head", "patched", 1.0001, (0.9995, 1.0007), 0.7, blocks, False, False,
-                   "same", None, sentence="no meaningful difference: 95% CI [-0.1%, +0.1%] lies within ±1%"),
+                   "same", None, sentence="no meaningful difference: 95% CI [-0.1%, +0.1%] lies within ±1%",
+                   baseline_value=50_000_500.0, candidate_value=50_000_500.0 * 1.0001),
         Comparison("issues page", "req_per_s", "head", "patched", 1.07, (0.99, 1.16), 0.09, blocks, False, False,
-                   "inconclusive", 12, notes=("2 outliers (MAD z > 3.5)",),
+                   "inconclusive", 12, notes=("2 outliers (MAD z > 3.5)",), baseline_value=450.0,
+                   candidate_value=450.0 * 1.07,
                    sentence="inconclusive: 95% CI [-1.0%, +16.0%] spans 0 and the +1% band edge; about 12 more blocks"),
-        Comparison("Object.new", "allocations", "head", "patched", None, None, None, blocks, False, False,
-                   "exact", None, delta=1.0, sentence="patched allocates 1 more object per operation (exact)"),
+        Comparison("Object.new", "allocations", "head", "patched", 2.0, None, None, blocks, True, True,
+                   "slower", None, delta=1.0, sentence="patched allocates 1 more object per operation (exact)",
+                   exact=True, baseline_value=1.0, candidate_value=2.0, method="exact delta"),
     ]
     notices = [Notice("load", "load average 1.9 on 2 cores during the run", "close other programs"),
                Notice("outliers", "2 outliers in patched", "", bench_name, "patched")]

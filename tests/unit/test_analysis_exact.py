@@ -61,7 +61,7 @@ def test_declared_exact_count_is_an_exact_delta():
     run = _run("micro", (Metric("time_per_op"), allocs),
                {"time_per_op": (np.full(8, 2e-7), np.full(8, 2.1e-7)), "allocs_per_op": (np.full(8, 1.0), np.full(8, 2.0))})
     c = analyze(run)["allocs_per_op"]
-    assert c.verdict == "exact" and c.delta == 1.0 and c.p_value is None
+    assert c.exact and c.verdict == "slower" and c.delta == 1.0 and c.p_value is None
 
 
 def test_undeclared_count_with_zeros_is_tested_on_differences():

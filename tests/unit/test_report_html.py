@@ -42,7 +42,7 @@ def test_forest_plot_shows_the_band_and_each_comparison() -> None:
     forest = page[page.index('plot-forest'):]
     forest = forest[: forest.index("</svg>")]
     assert "±1% noise band" in forest
-    assert forest.count("<circle") == 3  # the exact comparison has no ratio
+    assert forest.count("<circle") == 4  # the exact count too: a point without a whisker
 
 
 def test_script_in_names_is_text() -> None:

@@ -25,7 +25,7 @@ def test_markdown_has_one_table_per_kind_sentences_warnings_and_details() -> Non
     assert text.count("| Benchmark | Metric | Variant |") == 3
     assert "## Command benchmarks" in text and "## HTTP benchmarks" in text and "## Micro benchmarks" in text
     assert "patched is 7.4% faster than head (ratio 0.926, 95% CI \\[0.912, 0.941\\])" in text
-    assert "| startup | time | patched | 28.12 ms | −7.4% | 0.926 | [0.912, 0.941] | 8 | **faster** |" in text
+    assert "| startup | time | patched | 27.78 ms | −7.4% | 0.926 | [0.912, 0.941] | 8 | **faster** |" in text
     assert "load average 1.9 on 2 cores" in text
     assert "<details>" in text and "</details>" in text
     assert "pairbench cmd --runs 8 'ruby bench.rb'" in text

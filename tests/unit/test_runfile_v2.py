@@ -25,7 +25,7 @@ def test_analysis_results_survive_a_round_trip() -> None:
     run.summaries = [SuiteSummary("py/N=1", "py/N=3", 0.5, (0.45, 0.56), 0.95, 2, 12)]
     assert any(c.adjusted_p is not None and c.adjusted_ci is not None for c in run.comparisons)
     doc = json.loads(dumps_run(run))
-    assert doc["version"] == VERSION == 2
+    assert doc["version"] == VERSION == 3
     back = run_from_dict(doc)
     assert back.comparisons == run.comparisons
     assert back.sweeps == run.sweeps and back.sweeps[0].trends and back.sweeps[0].best_vs_runner_up is not None
@@ -49,5 +49,8 @@ def test_a_version_1_file_migrates_with_its_numbers_and_sentences() -> None:
             assert new.adjusted_p == pytest.approx(float(note.rsplit("adjusted p = ", 1)[1]))
     assert any(c.adjusted_p is not None for c in run.comparisons)
     assert run.sweeps == [] and run.summaries == []  # version 1 stored none; they were drawn at render time
+    # through version 3 too: the figures beside each ratio, from the samples, agree with the ratio
+    assert all(c.baseline_value and c.candidate_value == pytest.approx(c.baseline_value * c.ratio)
+               for c in run.comparisons if c.ratio is not None)
     again = json.loads(dumps_run(run))
-    assert again["version"] == 2 and run_from_dict(again).comparisons == run.comparisons
+    assert again["version"] == VERSION and run_from_dict(again).comparisons == run.comparisons

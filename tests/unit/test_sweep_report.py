@@ -147,10 +147,9 @@ def test_sweep_plot_of_a_matrix_draws_a_line_per_build_in_x_order() -> None:
 
 
 def test_sweep_table_shows_the_main_tables_statistic_of_the_same_values() -> None:
-    """The sweep table's baseline value is the main table's (median of the one reduction) and says so."""
+    """The sweep table's values are the main table's (the comparisons' figures) and say what they are."""
     from rich.console import Console
 
-    from pairbench.analysis.replicates import spreads
     from pairbench.report.sweep import render_sweeps
     from pairbench.report.terminal import render_terminal
     from pairbench.report.units import format_value
@@ -164,17 +163,21 @@ def test_sweep_table_shows_the_main_tables_statistic_of_the_same_values() -> Non
             slow = s.block in (0, 1)
             extra.append(replace(s, replicate=1, value=s.value * (9.0 if slow else 1.2)))
     run.samples += extra
+    from pairbench.analysis import analyze
+
+    run.comparisons, _ = analyze(run)
     run.sweeps = sweep_tables(run)
     out = io.StringIO()
     render_terminal(run, Console(file=out, width=220, color_system=None), sentences="none", after=[render_sweeps])
     text = out.getvalue()
     main, sweep = text.split("sweep: loop · time · py", 1)
-    median = spreads(run)[("loop", "time", "py/N=3")].median
-    shown = format_value(median, "s")
+    c = next(c for c in run.comparisons if c.metric == "time" and c.candidate == "py/N=1")
+    shown = format_value(c.baseline_value, "s")
     assert shown in main
     baseline_row = next(line for line in sweep.splitlines() if line.strip().startswith("3 "))
     assert shown in baseline_row
-    assert "median" in sweep.splitlines()[1]
+    assert format_value(c.candidate_value, "s") in main and format_value(c.candidate_value, "s") in sweep
+    assert "value" in sweep.splitlines()[1] and "geometric mean" in sweep
 
 
 def test_sweep_verdict_is_the_main_tables_for_a_shift_inside_the_band() -> None:

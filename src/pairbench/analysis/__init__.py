@@ -2,8 +2,9 @@
 
 Imports the model and stats only (stats lazily, so that `pairbench --help` and reporters stay
 light). Modules: `replicates` (samples -> one value per variant and block), `comparisons`
-(paired and unpaired comparisons, multiplicity, the adaptive-stopping rule), `sweep` (sweep tables
-made of those comparisons), `suite` (the suite summary). The session stores the results in the
+(paired and unpaired comparisons, multiplicity, the adaptive-stopping rule), `consistency`
+(the rules every comparison's numbers obey), `sweep` (sweep tables made of those comparisons),
+`suite` (the suite summary). The session stores the results in the
 Run; reports only render them.
 """
 
@@ -13,11 +14,11 @@ from pairbench.analysis.comparisons import (
     CORRECTIONS,
     HIGH_NOISE_CV,
     analyze,
-    check_consistent,
     compare_runs,
     settled,
     settled_report,
 )
+from pairbench.analysis.consistency import check_consistent
 from pairbench.analysis.replicates import replicate_values
 from pairbench.analysis.suite import SuiteSummary, suite_summary
 from pairbench.analysis.sweep import sweep_tables

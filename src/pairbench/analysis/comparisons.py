@@ -9,7 +9,7 @@ model and stats only.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # The stats modules (numpy, scipy) are imported inside the functions that compute, so that
 # reporters can import replicate_values without them (`pairbench --help` stays light).
 
-__all__ = ["CORRECTIONS", "HIGH_NOISE_CV", "analyze", "check_consistent", "compare_runs", "settled", "settled_report"]
+__all__ = ["CORRECTIONS", "HIGH_NOISE_CV", "analyze", "compare_runs", "located_values", "settled", "settled_report"]
 
 HIGH_NOISE_CV = 0.05
 """A variant whose replicate values vary by more than 5% (CV) gets a noise notice."""
@@ -55,23 +55,55 @@ def _looks_note(level: float, confidence: float, looks: int) -> str:
             "(Bonferroni, adaptive stopping)")
 
 
-def _from_result(r: PairedResult, bench: str, metric: str, baseline: str, candidate: str) -> Comparison:
+def _from_result(r: PairedResult, bench: str, metric: str, baseline: str, candidate: str,
+                 bv: Sequence[float] = (), cv: Sequence[float] = ()) -> Comparison:
+    base_value, cand_value = located_values(bv, cv, r.ratio)
     return Comparison(
         benchmark=bench, metric=metric, baseline=baseline, candidate=candidate, ratio=r.ratio, ci=r.ci,
         p_value=r.p_value, n=r.n, significant=r.significant, meaningful=r.meaningful,
         verdict=r.verdict,  # type: ignore[arg-type]
         more_runs=r.more_runs, threshold=r.threshold, confidence=r.confidence, method=r.method, paired=r.paired,
         mde=r.mde, notes=r.notes, achieved_confidence=r.achieved_confidence if r.ci is not None else None,
+        baseline_value=base_value, candidate_value=cand_value,
     )
 
 
-def _from_exact(r: ExactResult, bench: str, metric: str, baseline: str, candidate: str, n: int,
+def located_values(bv: Sequence[float], cv: Sequence[float], ratio: float | None) -> tuple[float, float]:
+    """The two figures shown beside a ratio, so that candidate ÷ baseline is the ratio itself.
+
+    The baseline's figure is its geometric mean over the compared values (the arithmetic mean when
+    a value is <= 0, as the additive comparison's ratio is relative to that mean); the candidate's
+    is that figure times the estimated ratio. With the mean of paired log-ratios this is the
+    candidate's own geometric mean over the same blocks; with Hodges-Lehmann it is the robust
+    estimate applied to the baseline's figure. Without a ratio (a zero baseline, no data) each
+    side's own location is given, and no percent is shown.
+    """
+    base = _location(bv, additive=any(v <= 0 for v in [*bv, *cv]))
+    if ratio is not None and math.isfinite(ratio) and base > 0:
+        return base, base * ratio
+    return base, _location(cv, additive=any(v <= 0 for v in [*bv, *cv]))
+
+
+def _location(values: Sequence[float], additive: bool) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return 0.0
+    if additive:
+        return math.fsum(finite) / len(finite)
+    return math.exp(math.fsum(math.log(v) for v in finite) / len(finite))
+
+
+def _from_exact(r: ExactResult, bench: str, metric: Metric, baseline: str, candidate: str, n: int,
                 threshold: float, confidence: float) -> Comparison:
-    meaningful = r.ratio is not None and abs(r.ratio - 1) > threshold
+    from pairbench.stats.verdict import judge_exact
+
+    j = judge_exact(r.baseline_value, r.candidate_value, threshold, metric.direction)
     return Comparison(
-        benchmark=bench, metric=metric, baseline=baseline, candidate=candidate, ratio=r.ratio, ci=None,
-        p_value=None, n=n, significant=r.delta != 0, meaningful=meaningful, verdict="exact", more_runs=None,
-        threshold=threshold, confidence=confidence, method=r.method, paired=True, notes=r.notes, delta=r.delta,
+        benchmark=bench, metric=metric.name, baseline=baseline, candidate=candidate, ratio=r.ratio, ci=None,
+        p_value=None, n=n, significant=r.delta != 0, meaningful=j.meaningful,
+        verdict=j.verdict,  # type: ignore[arg-type]
+        more_runs=None, threshold=threshold, confidence=confidence, method=r.method, paired=True, notes=r.notes,
+        delta=r.delta, exact=True, baseline_value=r.baseline_value, candidate_value=r.candidate_value,
     )
 
 
@@ -167,7 +199,7 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                     if not bv:
                         continue
                     er = compare_exact(bv, cv)
-                    comparisons.append(_from_exact(er, bench.name, metric.name, base, cand, len(common),
+                    comparisons.append(_from_exact(er, bench.name, metric, base, cand, len(common),
                                                    threshold, level))
                     continue
                 if len(common) < MIN_PAIRS:
@@ -184,13 +216,13 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
                 else:
                     r = compare_paired(bv, cv, direction=metric.direction, threshold=threshold, confidence=level,
                                        seed=seed)
-                comparisons.append(_with_looks(_from_result(r, bench.name, metric.name, base, cand),
+                comparisons.append(_with_looks(_from_result(r, bench.name, metric.name, base, cand, bv, cv),
                                                level, confidence, looks))
     fam = compare_family([(bv, cv, dirn) for *_, bv, cv, dirn in primary], threshold=threshold,
                          confidence=level, correction=correction, seed=seed)
     m = sum(1 for f in fam if f.adjusted is not None)
-    for (i, bname, mname, cand, *_), f in zip(primary, fam):
-        c = _from_result(f.result, bname, mname, base, cand)
+    for (i, bname, mname, cand, bv, cv, _), f in zip(primary, fam):
+        c = _from_result(f.result, bname, mname, base, cand, bv, cv)
         if f.adjusted is not None and f.adjusted_p is not None and f.adjusted_confidence is not None:
             a = f.adjusted
             c = replace(c, adjusted_ci=a.ci, significant=a.significant, meaningful=a.meaningful,
@@ -230,8 +262,13 @@ def settled(run: Run, secondary: Collection[str] = ()) -> bool:
     is not settled either: its CI still reaches into the band. A benchmark whose options name
     `settle` metrics (the demo: the time the program measures itself) waits for those only.
     """
-    judged = [c for c in run.comparisons if c.verdict != "exact" and _decides(run, c, secondary)]
+    judged = [c for c in run.comparisons if not _untested(c) and _decides(run, c, secondary)]
     return bool(judged) and all(_is_settled(c) for c in judged)
+
+
+def _untested(c: Comparison) -> bool:
+    """Exact counts settle nothing: they are the same in every block, so more blocks change nothing."""
+    return c.exact or c.verdict == "exact"
 
 
 def _decides(run: Run, c: Comparison, secondary: Collection[str]) -> bool:
@@ -264,7 +301,7 @@ def settled_report(run: Run, secondary: Collection[str] = ()) -> str:
         where = [x for x, show in ((c.benchmark, several_b), (c.candidate, several_c)) if show]
         return f"{c.metric} ({', '.join(where + [c.verdict])})"
 
-    tested = [c for c in run.comparisons if c.verdict != "exact"]
+    tested = [c for c in run.comparisons if not _untested(c)]
     deciding = [c for c in tested if _decides(run, c, secondary)]
     others = [c for c in tested if c not in deciding]
     done = [name(c) for c in deciding if _is_settled(c)]
@@ -279,61 +316,6 @@ def settled_report(run: Run, secondary: Collection[str] = ()) -> str:
         if unsettled:
             parts.append(f"not settled and not waited for: {', '.join(unsettled)}")
     return "; ".join(parts) if parts else "no comparison was judged"
-
-
-_TOL = 1e-9
-"""Slack for float rounding when a p-value or a CI end sits on its threshold."""
-
-
-def check_consistent(comparisons: Collection[Comparison]) -> list[str]:
-    """Every way a comparison's verdict, CI, CI level and (adjusted) p-value could disagree.
-
-    The rules (METHOD §4, §6; docs/statistics.md): the CI the verdict rests on (`adjusted_ci` when
-    set, else `ci`) achieved at least its level; `significant` is "that CI excludes 1"; it is also
-    "the p-value (`adjusted_p` when set, else `p_value`) is at most 1 - `confidence`"; faster and
-    slower are significant, inconclusive is not, same lies within ±threshold, and `meaningful`
-    is "the whole CI lies beyond ±threshold". Exact and insufficient comparisons have no test.
-
-    Args:
-        comparisons: any comparisons, e.g. a Run's.
-
-    Returns:
-        One line per disagreement, naming the comparison; empty when all agree.
-    """
-    problems: list[str] = []
-    for c in comparisons:
-        if c.verdict in ("exact", "insufficient") or c.ci is None:
-            continue
-        who = f"{c.benchmark} / {c.metric} / {c.candidate}"
-        ci = c.adjusted_ci if c.adjusted_ci is not None else c.ci
-        level = c.adjusted_confidence if c.adjusted_ci is not None and c.adjusted_confidence else c.confidence
-        if c.adjusted_ci is not None and (c.adjusted_p is None or c.adjusted_confidence is None):
-            problems.append(f"{who}: an adjusted CI without its adjusted p-value and level")
-            continue
-        if c.achieved_confidence is not None and c.achieved_confidence < level - _TOL:
-            problems.append(f"{who}: the CI covers {c.achieved_confidence:.4f}, below the {level:.4f} it is labelled")
-        excludes = ci[0] > 1.0 or ci[1] < 1.0
-        if excludes != c.significant:
-            problems.append(f"{who}: significant={c.significant} but the CI [{ci[0]:.6g}, {ci[1]:.6g}] "
-                            f"{'excludes' if excludes else 'contains'} 1")
-        p = c.adjusted_p if c.adjusted_ci is not None else c.p_value
-        if p is not None:
-            alpha = 1.0 - c.confidence
-            if (p <= alpha + _TOL) != c.significant and abs(p - alpha) > _TOL:
-                problems.append(f"{who}: significant={c.significant} but the {'adjusted ' if c.adjusted_ci else ''}"
-                                f"p-value {p:.4g} is {'at most' if p <= alpha else 'above'} {alpha:.4g}")
-        lo, hi, d = ci[0] - 1.0, ci[1] - 1.0, c.threshold
-        within = -d - _TOL <= lo and hi <= d + _TOL
-        beyond = hi < -d or lo > d
-        if c.verdict in ("faster", "slower") and not c.significant:
-            problems.append(f"{who}: {c.verdict} but not significant")
-        if c.verdict == "inconclusive" and (c.significant or within):
-            problems.append(f"{who}: inconclusive but the CI {'excludes 1' if c.significant else 'is within the band'}")
-        if c.verdict == "same" and not within:
-            problems.append(f"{who}: same but the CI [{lo:+.4%}, {hi:+.4%}] is not within ±{d:.4%}")
-        if c.meaningful != beyond:
-            problems.append(f"{who}: meaningful={c.meaningful} but the CI is {'' if beyond else 'not '}beyond the band")
-    return problems
 
 
 def _ordered_values(per_block: dict[int, float]) -> list[float]:
@@ -398,13 +380,13 @@ def compare_runs(base: Run, cand: Run, *, threshold: float = 0.01,
                     if not bv or not cv:
                         continue
                     er = compare_exact(bv, cv)
-                    c = _from_exact(er, bench.name, metric.name, blabel, clabel, min(len(bv), len(cv)),
+                    c = _from_exact(er, bench.name, metric, blabel, clabel, min(len(bv), len(cv)),
                                     threshold, confidence)
                     c = replace(c, paired=False)
                 else:  # values <= 0 (no log ratio) are compared on their difference, never dropped
                     unpaired = compare_unpaired if min(bv + cv, default=1.0) > 0 else compare_unpaired_differences
                     r = unpaired(bv, cv, direction=metric.direction, threshold=threshold, confidence=confidence)
-                    c = _from_result(r, bench.name, metric.name, blabel, clabel)
+                    c = _from_result(r, bench.name, metric.name, blabel, clabel, bv, cv)
                 comparisons.append(c)
     return comparisons, notices
 

@@ -106,9 +106,9 @@ def _best_pair(table: SweepTable, values: dict[str, dict[int, float]]) -> Compar
     if len(blocks) < 2:
         return None
     direction = table.metric.direction if table.metric.direction in ("lower", "higher") else "lower"
-    r = compare_paired([best[b] for b in blocks], [runner[b] for b in blocks], direction=direction,
-                       threshold=table.threshold, confidence=table.confidence)
-    return from_result(r, table.benchmark, table.metric.name, table.best, table.runner_up)
+    bv, cv = [best[b] for b in blocks], [runner[b] for b in blocks]
+    r = compare_paired(bv, cv, direction=direction, threshold=table.threshold, confidence=table.confidence)
+    return from_result(r, table.benchmark, table.metric.name, table.best, table.runner_up, bv, cv)
 
 
 def _trends(table: SweepTable, numeric: set[str]) -> tuple[SweepTrend, ...]:

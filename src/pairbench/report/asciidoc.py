@@ -1,6 +1,6 @@
 """An AsciiDoc report (hyperfine's --export-asciidoc): the rows of the Markdown table, per kind.
 
-The rows come from `summary_rows`, which builds the cells of the Markdown report's table (median,
+The rows come from `summary_rows`, which builds the cells of the Markdown report's table (the value,
 change, ratio, the CI the verdict rests on, n, verdict) as plain text; the org-mode exporter uses
 it too, so the markup formats never disagree about a figure.
 """
@@ -10,14 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pairbench.model import Comparison, Run
-from pairbench.report.format import format_change, format_delta, format_value
 from pairbench.report.kinds import kind_title, kinds_in_order
-from pairbench.report.summary import ci_header, ci_mixed, ci_text, ratio_text, spreads
+from pairbench.report.summary import FIGURES_CAPTION, change_text, ci_header, ci_mixed, ci_text, figures, ratio_text, spreads, value_text
 from pairbench.report.wording import verdict_word
 
 __all__ = ["SummaryTable", "summary_tables", "render_asciidoc"]
 
-COLUMNS = ("Benchmark", "Metric", "Variant", "Median", "Change", "Ratio", "{ci}", "n", "Verdict")
+COLUMNS = ("Benchmark", "Metric", "Variant", "Value", "Change", "Ratio", "{ci}", "n", "Verdict")
 """The Markdown report's columns; `{ci}` is the CI header (`95% CI`, `95% CI (adj.)`)."""
 
 
@@ -45,6 +44,7 @@ def summary_tables(run: Run) -> list[SummaryTable]:
 
 def _rows(run: Run, kind: str, comparisons: list[Comparison]) -> list[tuple[str, ...]]:
     spread = spreads(run)
+    shown = figures(run, comparisons)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
     mixed = ci_mixed(comparisons)
     rows: list[tuple[str, ...]] = []
@@ -55,18 +55,12 @@ def _rows(run: Run, kind: str, comparisons: list[Comparison]) -> list[tuple[str,
                 c = by_key.get((b.name, m.name, v.name))
                 if sp is None and c is None:
                     continue
-                if c is not None and c.ratio is not None:
-                    change = format_change(c.ratio)
-                elif c is not None and c.delta is not None:
-                    change = format_delta(c.delta, m.unit)
-                else:
-                    change = ""
                 rows.append((
                     b.name, m.name, v.name + (" (baseline)" if v.name == run.baseline.name else ""),
-                    format_value(sp.median, m.unit) if sp else "–", change,
+                    value_text(shown, spread, (b.name, m.name, v.name), m.unit), change_text(c, m.unit),
                     ratio_text(c) if c is not None else "", ci_text(c, mixed) if c is not None else "",
                     str(c.n) if c is not None else (str(sp.n) if sp else ""),
-                    verdict_word(c.verdict, m) if c is not None else "",
+                    verdict_word(c.verdict, m) + (" (exact)" if c.exact else "") if c is not None else "",
                 ))
     return rows
 
@@ -87,5 +81,5 @@ def render_asciidoc(run: Run, *, title: str = "pairbench report") -> str:
                 "|==="]
         out.append(" ".join(f"| {_cell(h)}" for h in table.header))
         out += [" ".join(f"| {_cell(c)}" for c in row) for row in table.rows]
-        out += ["|===", ""]
+        out += ["|===", "", _cell(FIGURES_CAPTION), ""]
     return "\n".join(out).rstrip() + "\n"

@@ -57,7 +57,10 @@ def _sig(x: float, digits: int = 4) -> str:
     """`digits` significant figures without scientific notation for everyday magnitudes."""
     if x == 0 or not math.isfinite(x):
         return f"{x:g}"
-    decimals = max(digits - 1 - int(math.floor(math.log10(abs(x)))), 0)
+    magnitude = int(math.floor(math.log10(abs(x))))
+    if abs(float(f"{x:.{max(digits - 1 - magnitude, 0)}f}")) >= 10.0 ** (magnitude + 1):
+        magnitude += 1  # 9.99996 rounds up to 10: four figures are `10.00`, not `10.000`
+    decimals = max(digits - 1 - magnitude, 0)
     return f"{x:.{decimals}f}"
 
 

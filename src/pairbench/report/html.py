@@ -27,18 +27,21 @@ from pairbench.report.plots import (
     sweep_plot,
     variant_labels,
 )
-from pairbench.report.format import format_change, format_delta, format_value
 from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
 from pairbench.report.sweep import BEST_MARK, sweep_cells, sweep_header, sweep_lines, sweep_title
 from pairbench.report.summary import (
+    FIGURES_CAPTION,
+    change_text,
     ci_header,
     ci_mixed,
     ci_text,
+    figures,
     metric_groups,
     metric_of,
     ratio_text,
     sentence_of,
     spreads,
+    value_text,
 )
 from pairbench.report.wording import verdict_word
 
@@ -74,6 +77,7 @@ def _kind_of(run: Run, name: str) -> str:
 def _rows(run: Run, metrics: Sequence[tuple[str, Metric]], comps: Sequence[Comparison]) -> list[str]:
     """One row per (benchmark, metric) and variant."""
     spread = spreads(run)
+    shown = figures(run, comps)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comps}
     mixed = ci_mixed(comps)
     rows = []
@@ -83,18 +87,16 @@ def _rows(run: Run, metrics: Sequence[tuple[str, Metric]], comps: Sequence[Compa
             c = by_key.get((bench, m.name, v.name))
             if sp is None and c is None:
                 continue
-            change = verdict = ""
-            if c is not None and c.ratio is not None:
-                change = format_change(c.ratio)
-            elif c is not None and c.delta is not None:
-                change = format_delta(c.delta, m.unit)
+            verdict = ""
+            change = change_text(c, m.unit)
             ratio, ci = (ratio_text(c), ci_text(c, mixed)) if c is not None else ("", "")
             if c is not None:
-                verdict = f'<span class="{esc(c.verdict)}">{esc(verdict_word(c.verdict, m))}</span>'
+                word = verdict_word(c.verdict, m) + (" (exact)" if c.exact else "")
+                verdict = f'<span class="{esc(c.verdict)}">{esc(word)}</span>'
             base = " (baseline)" if v.name == run.baseline.name else ""
             rows.append(
                 f"<tr><td>{esc(bench)}</td><td>{esc(m.name)}</td><td>{esc(v.name)}{base}</td>"
-                f'<td class="num">{esc(format_value(sp.median, m.unit)) if sp else "–"}</td>'
+                f'<td class="num">{esc(value_text(shown, spread, (bench, m.name, v.name), m.unit))}</td>'
                 f'<td class="num">{esc(change)}</td><td class="num">{esc(ratio)}</td><td>{esc(ci)}</td>'
                 f'<td class="num">{c.n if c is not None else (sp.n if sp else "")}</td><td>{verdict}</td></tr>'
             )
@@ -112,7 +114,8 @@ def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> tuple[str, str]:
         return "", ""
     head = (f"<tr><th>Benchmark</th><th>Metric</th><th>Variant</th><th>Median</th><th>Change</th><th>Ratio</th>"
             f"<th>{esc(ci_header(comps))}</th><th>n</th><th>Verdict</th></tr>")
-    main = f"<table>{head}{''.join(judged)}</table>" if judged else ""
+    main = (f"<table>{head.replace('<th>Median</th>', '<th>Value</th>')}{''.join(judged)}</table>"
+            f'<p class="caption">{esc(FIGURES_CAPTION)}</p>') if judged else ""
     parts = []
     if described:
         parts.append(f'<details class="figs"><summary>Measured, not judged ({len(described)} rows)</summary>'

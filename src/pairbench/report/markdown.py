@@ -14,16 +14,27 @@ import shlex
 from typing import Any, Iterable
 
 from pairbench.model import Comparison, Metric, Run
-from pairbench.report.format import format_change, format_delta, format_value
 from pairbench.report.kinds import kind_title, kinds_in_order
 from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
-from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_groups, ratio_text, sentence_of, spreads
+from pairbench.report.summary import (
+    FIGURES_CAPTION,
+    change_text,
+    ci_header,
+    ci_mixed,
+    ci_text,
+    figures,
+    metric_groups,
+    ratio_text,
+    sentence_of,
+    spreads,
+    value_text,
+)
 from pairbench.report.sweep import sweep_cells, sweep_header, sweep_lines, sweep_title
 from pairbench.report.wording import verdict_word
 
 __all__ = ["render_markdown", "md_escape", "UNPAIRED_LABEL"]
 
-UNPAIRED_LABEL = "not interleaved: drift between the two runs is not controlled"
+UNPAIRED_LABEL = "not interleaved: drift between the runs is not controlled"
 
 # Characters that start emphasis, code, links, tables or strike-through anywhere in a line; `_`
 # only at a word edge (GitHub ignores intra-word underscores, so `req_per_s` stays readable).
@@ -70,12 +81,14 @@ def command_line(run: Run) -> str | None:
 
 def _verdict_cell(c: Comparison, metric: Metric) -> str:
     word = verdict_word(c.verdict, metric)
-    return f"**{word}**" if c.verdict in ("faster", "slower") else word
+    word = f"**{word}**" if c.verdict in ("faster", "slower") else word
+    return f"{word} (exact)" if c.exact else word
 
 
 def _metric_rows(run: Run, metrics: list[tuple[str, Metric]], comparisons: list[Comparison]) -> list[str]:
     """One table row per (benchmark, metric) and variant."""
     spread = spreads(run)
+    shown = figures(run, comparisons)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
     mixed = ci_mixed(comparisons)
     baseline = run.baseline.name
@@ -86,14 +99,10 @@ def _metric_rows(run: Run, metrics: list[tuple[str, Metric]], comparisons: list[
             c = by_key.get((bench, m.name, v.name))
             if sp is None and c is None:
                 continue
-            median = format_value(sp.median, m.unit) if sp else "–"
+            median = value_text(shown, spread, (bench, m.name, v.name), m.unit)
             name = md_escape(v.name) + (" (baseline)" if v.name == baseline else "")
-            if c is not None and c.ratio is not None:
-                change = format_change(c.ratio)
-            elif c is not None and c.delta is not None:
-                change = md_escape(format_delta(c.delta, m.unit))
-            else:
-                change = ""
+            change = change_text(c, m.unit)
+            change = md_escape(change) if c is not None and c.delta is not None else change
             ratio, ci = (ratio_text(c), ci_text(c, mixed).replace("*", "\\*")) if c is not None else ("", "")
             n = str(c.n) if c is not None else (str(sp.n) if sp else "")
             verdict = _verdict_cell(c, m) if c is not None else ""
@@ -112,7 +121,9 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
     head = [f"| Benchmark | Metric | Variant | Median | Change | Ratio | {header} | n | Verdict |",
             "|---|---|---|--:|--:|--:|---|--:|---|"]
     lines = [f"## {md_escape(kind_title(kind))}", ""]
-    lines += head + _metric_rows(run, [(name, m) for name, g in groups for m in g.judged], comparisons) + [""]
+    lines += [head[0].replace("| Median |", "| Value |"), head[1]]
+    lines += _metric_rows(run, [(name, m) for name, g in groups for m in g.judged], comparisons) + [""]
+    lines += [f"_{md_escape(FIGURES_CAPTION)}_", ""]
     sentences: list[str] = []
     for b in benches:
         for m in b.metrics:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pairbench.model import Benchmark, Run
 from pairbench.analysis.processes import process_rates
+from pairbench.report.summary import exact_change
+from pairbench.report.wording import verdict_word
 
 __all__ = ["render_micro", "render_micro_figures", "format_rate", "format_time"]
 
@@ -59,7 +61,12 @@ def _alloc_text(run: Run, bench: Benchmark, variant: str, base: dict[str, float]
         text = f"{label} {_format_count(mid)}"
         if vs[0] != vs[-1]:
             text += f" (varies {_format_count(vs[0])}..{_format_count(vs[-1])})"
-        if base is not None and m.name in base and base[m.name] != mid:
+        c = next((c for c in run.comparisons if (c.benchmark, c.metric, c.candidate) == (bench.name, m.name, variant)),
+                 None)
+        if c is not None and c.exact and c.delta is not None:  # the comparison's own figures and verdict
+            if c.delta != 0 or c.verdict != "same":
+                text += f" [{exact_change(c, m.unit)}, {verdict_word(c.verdict, m)} (exact)]"
+        elif base is not None and m.name in base and base[m.name] != mid:
             text += f" [{mid - base[m.name]:+.4g}]"
         parts.append(text)
     return ", ".join(parts), typical
@@ -105,7 +112,8 @@ def render_micro(run: Run, confidence: float = 0.95) -> str:
                 base = typical
             alloc_lines.append(f"  {name:>{width}}  {text}")
     if alloc_lines:
-        lines.append("Allocations per op (exact counts from a separate pass; [±] = change from the first variant)")
+        lines.append("Allocations per op (exact counts from a separate pass; [±] = change from the baseline, its "
+                     "percent and verdict)")
         lines.extend(alloc_lines)
     return "\n".join(lines) + "\n"
 

@@ -20,7 +20,7 @@ from pairbench.model import Comparison, Run
 from pairbench.report.format import axis_formatter, change_percent, format_percent, format_value
 from pairbench.analysis.replicates import replicate_values
 from pairbench.report.labels import Labels, fit_width, shorten, text_width
-from pairbench.report.summary import metric_of, sample_order_key
+from pairbench.report.summary import metric_of, percent_shown, sample_order_key
 from pairbench.report.svg import PALETTE, Canvas, Scale
 
 __all__ = ["distribution_plot", "forest_plot", "sweep_plot", "latency_plot", "drift_plot", "LATENCY_METRIC", "sweep_parameter",
@@ -99,7 +99,7 @@ def distribution_plot(run: Run, benchmark: str, metric: str) -> str | None:
 def forest_plot(comparisons: Sequence[Comparison], labels: Labels | None = None) -> str | None:
     """Each comparison's change with its CI; rows labelled `benchmark · metric · candidate`, the
     candidate by `labels` (the part of the variant names that varies)."""
-    rows = [cmp for cmp in comparisons if cmp.ratio is not None]
+    rows = [cmp for cmp in comparisons if percent_shown(cmp)]  # no change in percent from a zero baseline
     if not rows:
         return None
     label_of = labels or shorten([r.candidate for r in rows])

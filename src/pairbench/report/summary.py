@@ -7,16 +7,22 @@ reduction (`analysis.replicates`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pairbench.analysis.replicates import Spread, spreads
 from pairbench.model import Benchmark, Comparison, Metric, Run, Sample
-from pairbench.report.format import format_ratio, format_value
+from pairbench.report.format import format_delta, format_percent, format_ratio, format_value
 from pairbench.report.wording import verdict_sentence
 
 __all__ = ["Spread", "spreads", "spread_text", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
-           "MetricGroups", "metric_groups"]
+           "MetricGroups", "metric_groups", "FIGURES_CAPTION", "figures", "figure_text", "percent_shown", "exact_change",
+           "change_text", "value_text"]
+
+FIGURES_CAPTION = ("values: the baseline's geometric mean over the compared blocks, and the candidate's as that "
+                   "times the ratio (exact counts: medians)")
+"""What the value beside a ratio is, in every table that shows one (`Comparison.baseline_value`)."""
 
 
 def spread_text(spread: Spread | None, unit: str) -> str:
@@ -33,6 +39,70 @@ def spread_text(spread: Spread | None, unit: str) -> str:
     return f"{format_value(mid, unit)} ±{half:.0f}%" if half >= 10 else f"{format_value(mid, unit)} ±{half:.1f}%"
 
 
+def figures(run: Run, comparisons: Sequence[Comparison] | None = None) -> dict[tuple[str, str, str], float]:
+    """(benchmark, metric, variant) -> the figure shown beside the ratio: each comparison's
+    `candidate_value`, and the baseline's `baseline_value` (from the first comparison that has one).
+
+    Variants without a comparison (a metric never judged, an old hand-made comparison) are absent;
+    tables fall back to the median of their per-block values there (`spread_text`).
+    """
+    out: dict[tuple[str, str, str], float] = {}
+    for c in run.comparisons if comparisons is None else comparisons:
+        if c.candidate_value is not None:
+            out[(c.benchmark, c.metric, c.candidate)] = c.candidate_value
+        if c.baseline_value is not None:
+            out.setdefault((c.benchmark, c.metric, c.baseline), c.baseline_value)
+    return out
+
+
+def figure_text(value: float | None, spread: Spread | None, unit: str) -> str:
+    """`12.3 ms ±1.4%`: a figure (from `figures`, else the median) and the relative half
+    interquartile range of the per-block values."""
+    if value is None:
+        return spread_text(spread, unit)
+    if spread is None or spread.n < 4 or spread.median == 0:
+        return format_value(value, unit)
+    half = abs(spread.q3 - spread.q1) / 2 / abs(spread.median) * 100
+    return f"{format_value(value, unit)} ±{half:.0f}%" if half >= 10 else f"{format_value(value, unit)} ±{half:.1f}%"
+
+
+def percent_shown(c: Comparison | None) -> bool:
+    """A percent (and a ratio) is shown only beside a positive baseline: from 0, no change is a percent."""
+    if c is None or c.ratio is None or not math.isfinite(c.ratio):
+        return False
+    return c.baseline_value is None or c.baseline_value > 0
+
+
+def exact_change(c: Comparison, unit: str) -> str:
+    """`+17.80M count (+39.0%)`: an exact count's difference, with its percent beside a positive baseline."""
+    text = format_delta(c.delta, unit)
+    if percent_shown(c):
+        assert c.ratio is not None
+        text += f" ({format_percent(c.ratio - 1.0)})"
+    return text
+
+
+def change_text(c: Comparison | None, unit: str) -> str:
+    """The change cell of the report tables: `−7.4%`, an exact count's `+20 count (+5.0%)`, or
+    the plain difference beside a zero baseline (no percent from 0)."""
+    if c is None:
+        return ""
+    if _exact(c) and c.delta is not None:
+        return exact_change(c, unit)
+    if percent_shown(c):
+        return format_percent((c.ratio or 1.0) - 1.0)
+    return format_delta(c.delta, unit) if c.delta is not None else ""
+
+
+def value_text(shown: dict[tuple[str, str, str], float], spread: dict[tuple[str, str, str], Spread],
+               key: tuple[str, str, str], unit: str) -> str:
+    """The value cell of the report tables: the figure beside the ratio (`figures`), else the median."""
+    if key in shown:
+        return format_value(shown[key], unit)
+    sp = spread.get(key)
+    return format_value(sp.median, unit) if sp else "–"
+
+
 def metric_of(run: Run, benchmark: str, metric: str) -> Metric:
     """The Metric declared by the benchmark, or a plain one when the run does not declare it."""
     try:
@@ -47,16 +117,20 @@ def sentence_of(c: Comparison, metric: Metric) -> str:
 
 
 def ratio_text(c: Comparison | None) -> str:
-    """The ratio cell, as every format shows it."""
+    """The ratio cell, as every format shows it (none beside a zero baseline)."""
     if c is None:
         return ""
-    if c.verdict == "exact" and c.delta is not None and c.ratio is None:
+    if not percent_shown(c):
         return "–"
     return format_ratio(c.ratio)
 
 
+def _exact(c: Comparison) -> bool:
+    return c.exact or (c.verdict == "exact" and c.delta is not None)
+
+
 def _interval_shown(c: Comparison) -> bool:
-    return c.verdict_ci is not None and not (c.verdict == "exact" and c.delta is not None)
+    return c.verdict_ci is not None and not _exact(c)
 
 
 def ci_mixed(comparisons: Sequence[Comparison]) -> bool:
@@ -74,7 +148,7 @@ def ci_text(c: Comparison | None, mixed: bool = False) -> str:
     """
     if c is None:
         return ""
-    if c.verdict == "exact" and c.delta is not None:
+    if _exact(c):
         return "exact"
     ci = c.verdict_ci
     if not ci:

@@ -1,8 +1,9 @@
 """The sweep report: per benchmark and metric, one row per sweep value, the best value, a trend.
 
-Renders the SweepTables the analysis made (analysis.sweep): each row's median is the main
-table's figure, and its ratio, CI and verdict are the run's Comparison of that point with the
-baseline, so a verdict here never differs from the same comparison in the main table.
+Renders the SweepTables the analysis made (analysis.sweep): each row's value is the main
+table's figure (the comparison's `candidate_value`, the baseline's `baseline_value`), and its
+ratio, CI and verdict are the run's Comparison of that point with the baseline, so a figure or a
+verdict here never differs from the same comparison in the main table.
 
 The cells and sentences are made here once (`sweep_title`, `sweep_header`, `sweep_cells`,
 `sweep_lines`); the terminal, Markdown and HTML only lay them out, so every format shows the
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 from pairbench.analysis.replicates import STATISTIC
 from pairbench.model import Run, SweepRow, SweepTable
 from pairbench.report.format import format_percent, format_ratio, format_value
-from pairbench.report.summary import spread_text
+from pairbench.report.summary import FIGURES_CAPTION, figure_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -47,16 +48,19 @@ def sweep_title(t: SweepTable) -> str:
 def sweep_header(t: SweepTable) -> list[str]:
     """The column heads: the sweep parameters, the value, the ratio, the CI, the verdict."""
     level = int(round(t.confidence * 100))
-    return [*t.params, f"{t.metric.name} ({STATISTIC})", f"ratio to {t.baseline}",
+    return [*t.params, f"{t.metric.name} (value)", f"ratio to {t.baseline}",
             f"{level}% CI" + (" (adj.)" if t.correction != "none" else ""), "verdict"]
 
 
 def sweep_cells(t: SweepTable) -> list[list[str]]:
     """One row of text cells per sweep point, in the order of `sweep_header`."""
     rows = []
+    base_value = next((r.comparison.baseline_value for r in t.rows if r.comparison is not None), None)
     for r in t.rows:
         cells = [r.params.get(p, "") for p in t.params]
-        cells.append(spread_text(r.spread, t.metric.unit))
+        value = r.comparison.candidate_value if r.comparison is not None else (
+            base_value if r.variant == t.baseline else None)
+        cells.append(figure_text(value, r.spread, t.metric.unit))
         cells.append(format_ratio(r.ratio))
         cells.append(f"[{format_ratio(r.ci[0])}, {format_ratio(r.ci[1])}]" if r.ci else "–")
         mark = BEST_MARK if r.variant == t.best else ""
@@ -68,7 +72,7 @@ def sweep_cells(t: SweepTable) -> list[list[str]]:
 def sweep_lines(t: SweepTable) -> list[str]:
     """The sentences under the table: the correction, the best point against the runner-up, the trends."""
     level = int(round(t.confidence * 100))
-    lines = [_correction_line(t), _best_sentence(t)]
+    lines = [_correction_line(t), f"{FIGURES_CAPTION}; ± half the interquartile range", _best_sentence(t)]
     for fit in t.trends:
         lo, hi = fit.ci if fit.ci else (float("nan"), float("nan"))
         where = f" ({fit.held})" if fit.held else ""

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 from pairbench.model import Comparison, Run
 from pairbench.report.format import format_ratio
 from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
-from pairbench.report.summary import metric_of, spreads
+from pairbench.report.summary import FIGURES_CAPTION, exact_change, figures, metric_of, percent_shown, spreads
 
 __all__ = ["format_table", "render_unpaired_table", "render_many_table", "geomean_rows", "stored_geomeans",
            "GEOMEANS_KEY", "render_history_runs", "render_trend", "format_when"]
@@ -36,20 +36,37 @@ def format_when(t: float) -> str:
 
 def render_unpaired_table(merged: Run, comparisons: Sequence[Comparison], labels: tuple[str, str],
                           confidence: float) -> str:
-    """`pairbench compare`: each benchmark and metric with both medians, the change, its CI and verdict."""
+    """`pairbench compare`: each benchmark and metric with the two figures the change compares
+    (`FIGURES_CAPTION`), the change, its CI and verdict."""
     spread = spreads(merged)
     rows = [("benchmark", "metric", labels[0], labels[1], "change", f"{round(confidence * 100)}% CI", "n", "verdict")]
     for c in comparisons:
         m = metric_of(merged, c.benchmark, c.metric)
         sa, sb = spread.get((c.benchmark, c.metric, labels[0])), spread.get((c.benchmark, c.metric, labels[1]))
-        if c.ratio is not None:
-            change = format_percent(change_percent(c.ratio))
-        else:
-            change = f"{c.delta:+g}" if c.delta is not None else "–"
-        rows.append((c.benchmark, c.metric, format_value(sa.median, m.unit) if sa else "–",
-                     format_value(sb.median, m.unit) if sb else "–", change, format_ci_percent(c.ci), str(c.n),
-                     c.verdict))
-    return format_table(rows)
+        a = c.baseline_value if c.baseline_value is not None else (sa.median if sa else None)
+        b = c.candidate_value if c.candidate_value is not None else (sb.median if sb else None)
+        rows.append((c.benchmark, c.metric, format_value(a, m.unit) if a is not None else "–",
+                     format_value(b, m.unit) if b is not None else "–", _change(c, m.unit),
+                     format_ci_percent(c.ci) if percent_shown(c) else "–", str(c.n), _verdict(c)))
+    return format_table(rows) + _caption(comparisons)
+
+
+def _caption(comparisons: Sequence[Comparison]) -> str:
+    return f"{FIGURES_CAPTION}\n" if comparisons else ""
+
+
+def _change(c: Comparison, unit: str) -> str:
+    """`+10.2%`; an exact count's difference beside its percent; `–` beside a zero baseline."""
+    if c.exact and c.delta is not None:
+        return exact_change(c, unit)
+    if percent_shown(c):
+        assert c.ratio is not None
+        return format_percent(change_percent(c.ratio))
+    return f"{c.delta:+g}" if c.delta is not None else "–"
+
+
+def _verdict(c: Comparison) -> str:
+    return f"{c.verdict} (exact)" if c.exact else c.verdict
 
 
 def render_many_table(merged: Run, comparisons: Sequence[Comparison], labels: Sequence[str],
@@ -63,6 +80,7 @@ def render_many_table(merged: Run, comparisons: Sequence[Comparison], labels: Se
         geomeans: metric -> (benchmarks, label -> geometric mean of the medians).
     """
     spread = spreads(merged)
+    shown = figures(merged, comparisons)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
     base = labels[0]
     header = ["benchmark", "metric", base]
@@ -73,15 +91,22 @@ def render_many_table(merged: Run, comparisons: Sequence[Comparison], labels: Se
         for m in bench.metrics:
             if m.direction == "none" or not any((bench.name, m.name, x) in by_key for x in labels[1:]):
                 continue
-            sb = spread.get((bench.name, m.name, base))
-            row = [bench.name, m.name, format_value(sb.median, m.unit) if sb else "–"]
+            row = [bench.name, m.name, _figure(shown, spread, (bench.name, m.name, base), m.unit)]
             for label in labels[1:]:
-                s, c = spread.get((bench.name, m.name, label)), by_key.get((bench.name, m.name, label))
-                row.append(format_value(s.median, m.unit) if s else "–")
-                row.append(_change_cell(c))
+                c = by_key.get((bench.name, m.name, label))
+                row.append(_figure(shown, spread, (bench.name, m.name, label), m.unit))
+                row.append(_change_cell(c, m.unit))
             rows.append(row)
     rows += geomean_rows(merged, labels, geomeans)
-    return format_table(rows)
+    return format_table(rows) + _caption(comparisons)
+
+
+def _figure(shown: Mapping[tuple[str, str, str], float], spread: Mapping[tuple[str, str, str], Any],
+            key: tuple[str, str, str], unit: str) -> str:
+    if key in shown:
+        return format_value(shown[key], unit)
+    s = spread.get(key)
+    return format_value(s.median, unit) if s else "–"
 
 
 def geomean_rows(merged: Run, labels: Sequence[str],
@@ -110,15 +135,11 @@ def stored_geomeans(run: Run) -> dict[str, tuple[int, dict[str, float]]]:
             for metric, g in stored.items()}
 
 
-def _change_cell(c: Comparison | None) -> str:
+def _change_cell(c: Comparison | None, unit: str = "") -> str:
     """`+10.2% slower`, `~ same`: the change and the comparison's verdict."""
     if c is None:
         return "–"
-    if c.ratio is not None:
-        change = format_percent(change_percent(c.ratio))
-    else:
-        change = f"{c.delta:+g}" if c.delta is not None else "–"
-    return f"{change} {c.verdict}"
+    return f"{_change(c, unit)} {_verdict(c)}"
 
 
 def render_history_runs(runs: Sequence[Any]) -> str:

@@ -1,5 +1,6 @@
-"""The terminal table: per benchmark, each variant's median and spread, the ratio to the baseline
-with its CI and the verdict, then the verdicts in words and the noise warnings."""
+"""The terminal table: per benchmark, each variant's figure (the values the ratio compares) and
+spread, the ratio to the baseline with its CI and the verdict, then the verdicts in words and the
+noise warnings."""
 
 from __future__ import annotations
 
@@ -13,14 +14,24 @@ from rich.text import Text
 from pairbench.analysis.replicates import replicate_values, spread_of
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
 from pairbench.report.escape import visible
-from pairbench.report.format import format_delta
-from pairbench.report.summary import ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spread_text
+from pairbench.report.summary import (
+    FIGURES_CAPTION,
+    ci_header,
+    ci_mixed,
+    ci_text,
+    exact_change,
+    figure_text,
+    metric_of,
+    ratio_text,
+    sentence_of,
+    spread_text,
+)
 from pairbench.report.wording import verdict_word
 
 __all__ = ["render_terminal", "variant_summary"]
 
-VALUES_CAPTION = "values: median of the per-block values ± half the interquartile range"
-"""Says which statistic the value columns are (the sweep tables show the same one)."""
+VALUES_CAPTION = FIGURES_CAPTION + "; ± half the interquartile range of the per-block values"
+"""Says which statistic the value columns are."""
 
 # Notices that explain what happened rather than warn about the results.
 INFO_KINDS = frozenset({"adaptive", "budget", "stop", "shim-resolved", "machines", "threshold-auto", "instructions"})
@@ -35,16 +46,21 @@ _VERDICT_STYLE = {
 }
 
 
-def variant_summary(run: Run, bench: Benchmark, metric: Metric, variant: str) -> str:
-    """`12.3 ms ± 1.4%`: median of the per-block values and half the interquartile range."""
+def variant_summary(run: Run, bench: Benchmark, metric: Metric, variant: str, value: float | None = None) -> str:
+    """`12.3 ms ± 1.4%`: the figure beside the ratio (`value`; the median of the per-block values
+    without one) and half the interquartile range."""
     values = list(replicate_values(run, bench.name, metric.name).get(variant, {}).values())
-    return spread_text(spread_of(bench.name, metric.name, variant, values), metric.unit)
+    spread = spread_of(bench.name, metric.name, variant, values)
+    return figure_text(value, spread, metric.unit) if value is not None else spread_text(spread, metric.unit)
 
 
 def _comparison_cells(c: Comparison, metric: Metric, mixed: bool = False) -> tuple[str, str, Text]:
-    if c.verdict == "exact" and c.delta is not None:
-        return ("Δ " + format_delta(c.delta, metric.unit), "exact", Text("exact", style=""))
+    if c.verdict == "exact" and c.delta is not None:  # a run file before version 3
+        return ("Δ " + exact_change(c, metric.unit), "exact", Text("exact", style=""))
     word: str = verdict_word(c.verdict, metric)
+    if c.exact:
+        return ("Δ " + exact_change(c, metric.unit), "exact",
+                Text(f"{word} (exact)", style=_VERDICT_STYLE.get(c.verdict, "")))
     if c.verdict in ("faster", "slower") and not c.meaningful:
         word += " (< δ?)"
     if c.verdict == "inconclusive" and c.more_runs:
@@ -107,16 +123,20 @@ def _rows(run: Run, bench: Benchmark, mixed: bool) -> list[_Row]:
     for metric in bench.metrics:
         if metric.direction == "none":
             continue
-        base_cell = variant_summary(run, bench, metric, baseline)
+        shown_base = None
         for v in run.variants:
             if v.name == baseline:
                 continue
             comp = by_key.get((bench.name, metric.name, v.name))
             ratio, ci, verdict = _comparison_cells(comp, metric, mixed) if comp else ("–", "–", Text("–"))
+            # The baseline's figure once per metric, again only where a candidate compared other blocks
+            base_text = variant_summary(run, bench, metric, baseline, comp.baseline_value if comp else None)
+            base_cell = base_text if base_text != shown_base else ""
+            shown_base = base_text
             # Names as Text: escaped, and never read as console markup ("[red]" is a valid name).
             rows.append((Text(visible(metric.name)), base_cell, Text(visible(v.name)),
-                         variant_summary(run, bench, metric, v.name), ratio, ci, verdict))
-            base_cell = ""
+                         variant_summary(run, bench, metric, v.name, comp.candidate_value if comp else None),
+                         ratio, ci, verdict))
     return rows
 
 

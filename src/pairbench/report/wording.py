@@ -24,8 +24,12 @@ def _band(threshold: float) -> str:
     return f"{text}%"
 
 
+_WORK_COUNTS = frozenset({"instructions", "instructions_per_op"})
+"""Counts of the work the CPU does, which read faster/slower as times do (allocations read higher/lower)."""
+
+
 def _kind(metric: Metric) -> str:
-    if metric.unit == "s":
+    if metric.unit == "s" or metric.name in _WORK_COUNTS:
         return "time"
     if metric.direction == "higher" and (metric.unit.endswith("/s") or metric.unit in ("op/s", "req/s")):
         return "rate"
@@ -108,10 +112,18 @@ def _pct_ci(ci: tuple[float, float]) -> str:
 
 
 def _exact_sentence(c: Comparison, metric: Metric) -> str:
+    """`B vs A: +17.80M count (+39.0%); slower (exact), beyond the ±1% noise band`."""
     parts = [f"{c.candidate} vs {c.baseline}: ", format_delta(c.delta, metric.unit)]
-    if c.ratio is not None:
+    zero_base = c.baseline_value is not None and c.baseline_value <= 0
+    if c.ratio is not None and not zero_base:
         parts.append(f" ({format_percent(c.ratio - 1)})")
-    parts.append("; exact, no test")
+    band = _band(c.threshold)
+    if c.verdict == "exact":  # a run file before version 3 judged no direction
+        parts.append("; exact, no test")
+    elif c.verdict == "same":
+        parts.append(f"; same (exact), within the ±{band} noise band")
+    else:
+        parts.append(f"; {verdict_word(c.verdict, metric)} (exact), beyond the ±{band} noise band")
     if any("vary" in note for note in c.notes):
         parts.append("; values vary between blocks, so medians are compared")
     return "".join(parts)
@@ -128,7 +140,7 @@ def verdict_sentence(comparison: Comparison, metric: Metric) -> str:
         The sentence, without a trailing period.
     """
     c = comparison
-    if c.verdict == "exact":
+    if c.exact or c.verdict == "exact":
         return _exact_sentence(c, metric)
     if c.verdict == "insufficient" or c.ratio is None or c.ci is None:
         need = c.n + (c.more_runs or 0)

@@ -25,6 +25,7 @@ __all__ = [
     "better_side",
     "blocks_needed",
     "judge",
+    "judge_exact",
     "min_detectable_effect",
 ]
 
@@ -81,6 +82,31 @@ def judge(ci_low: float, ci_high: float, threshold: float, direction: str = "low
         return Judgement(better_side(hi < 0, direction), True, False,
                          (f"significant, but may be below the {band} noise band",))
     return Judgement("inconclusive", False, False)
+
+
+def judge_exact(baseline: float, candidate: float, threshold: float, direction: str = "lower") -> Judgement:
+    """The verdict of an exact count (METHOD §7: no test, the change is the change).
+
+    A count that does not vary between identical runs has no sampling error, so its change is
+    judged as a CI of zero width would be: beyond ±δ it is faster/slower in the metric's
+    direction (meaningful), within it (edges included) `same`. From 0 to any other value is
+    beyond every band; 0 to 0 is `same`.
+
+    Args:
+        baseline: the baseline's count.
+        candidate: the candidate's count.
+        threshold: δ as a fraction.
+        direction: "lower" (a cost: more is slower) or "higher".
+    """
+    if baseline == 0:
+        if candidate == 0:
+            return Judgement("same", False, False)
+        return Judgement(better_side(candidate < 0, direction), True, True)
+    ratio = candidate / baseline
+    change = ratio - 1.0
+    if abs(change) <= threshold * (1 + 1e-9):  # 99/100 - 1 is -0.010000000000000009: on the edge is inside
+        return Judgement("same", ratio != 1.0, False)
+    return Judgement(better_side(ratio < 1.0, direction), True, True)
 
 
 def _pct(fraction: float) -> str:

@@ -8,6 +8,13 @@ History of the format:
         `summaries` (suite summaries) are new. Sentences are worded at render time; a
         comparison's `sentence` is kept only as version 1 wrote it. Migration: `adjusted_p` is
         read back from the note that held it; sweeps and summaries start empty.
+    version 3: every comparison gains `baseline_value` and `candidate_value` (the figures shown
+        beside its ratio, in the metric's unit: candidate ÷ baseline is the ratio) and `exact`;
+        an exact count's verdict is `faster`, `slower` or `same` (its change against ±threshold)
+        instead of `exact`. Migration: the baseline's figure is recomputed from the samples (its
+        geometric mean over blocks, the mean when a value is <= 0, the median of an exact count),
+        the candidate's is that times the ratio (plus `delta` for an exact count), and an `exact`
+        verdict is judged as version 3 judges it.
 
 While a run is measured, its samples are appended to the file as journal lines after the
 document (store/journal.py, written by store/runwriter.py); when it ends, the document is written
@@ -46,7 +53,7 @@ __all__ = ["SCHEMA", "VERSION", "run_to_dict", "run_from_dict", "write_run", "lo
            "sample_line"]
 
 SCHEMA = "pairbench.run"
-VERSION = 2
+VERSION = 3
 
 _ADJUSTED_P_NOTE = "adjusted p = "
 
@@ -68,8 +75,81 @@ def _v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
             "summaries": doc.get("summaries", [])}
 
 
+def _per_block(doc: dict[str, Any]) -> dict[tuple[str, str, str], list[float]]:
+    """(benchmark, metric, variant) -> one value per block (the mean of its samples), in block order."""
+    sums: dict[tuple[str, str, str], dict[int, list[float]]] = {}
+    for x in doc.get("samples", []):
+        if not isinstance(x, dict) or x.get("warmup"):
+            continue
+        value = x.get("value")
+        if not isinstance(value, (int, float)) or not math.isfinite(value):
+            continue
+        key = (str(x.get("benchmark")), str(x.get("metric")), str(x.get("variant")))
+        sums.setdefault(key, {}).setdefault(int(x.get("block", 0)), []).append(float(value))
+    return {k: [math.fsum(v) / len(v) for _, v in sorted(blocks.items())] for k, blocks in sums.items()}
+
+
+def _v2_location(values: list[float], exact: bool) -> float:
+    if not values:
+        return 0.0
+    if exact:
+        ordered = sorted(values)
+        mid = len(ordered) // 2
+        return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    if min(values) <= 0:
+        return math.fsum(values) / len(values)
+    return math.exp(math.fsum(math.log(v) for v in values) / len(values))
+
+
+def _v2_exact_verdict(base: float, cand: float, threshold: float, direction: str) -> tuple[str, bool]:
+    """The exact rule as version 3 introduced it (stats.verdict.judge_exact), frozen here."""
+    if base == 0:
+        if cand == 0:
+            return "same", False
+        up = cand > 0
+    else:
+        if abs(cand / base - 1.0) <= threshold * (1 + 1e-9):
+            return "same", False
+        up = cand > base
+    worse = up if direction != "higher" else not up
+    return ("slower" if worse else "faster"), True
+
+
+def _v2_to_v3(doc: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 showed medians beside ratios and stored none; exact counts had no direction."""
+    values = _per_block(doc)
+    metrics: dict[tuple[str, str], dict[str, Any]] = {}
+    for b in doc.get("benchmarks", []):
+        for m in b.get("metrics", []) if isinstance(b, dict) else ():
+            if isinstance(m, dict):
+                metrics[(str(b.get("name")), str(m.get("name")))] = m
+    comparisons = []
+    for c in doc.get("comparisons", []):
+        c = dict(c)
+        metric = metrics.get((str(c.get("benchmark")), str(c.get("metric"))), {})
+        exact = c.get("verdict") == "exact" or (bool(metric.get("exact")) and c.get("delta") is not None)
+        base = _v2_location(values.get((str(c.get("benchmark")), str(c.get("metric")), str(c.get("baseline"))),
+                                       []), exact)
+        ratio, delta = c.get("ratio"), c.get("delta")
+        if exact and isinstance(delta, (int, float)):
+            cand = base + delta
+        elif isinstance(ratio, (int, float)) and base > 0:
+            cand = base * ratio
+        else:
+            cand = _v2_location(values.get((str(c.get("benchmark")), str(c.get("metric")),
+                                            str(c.get("candidate"))), []), exact)
+        c.setdefault("baseline_value", base)
+        c.setdefault("candidate_value", cand)
+        c["exact"] = exact
+        if c.get("verdict") == "exact":
+            c["verdict"], c["meaningful"] = _v2_exact_verdict(base, cand, float(c.get("threshold", 0.01)),
+                                                              str(metric.get("direction", "lower")))
+        comparisons.append(c)
+    return {**doc, "version": 3, "comparisons": comparisons}
+
+
 # One function per version step: MIGRATIONS[v] turns a version-v document into version v+1.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def _variant_to_dict(v: Variant) -> dict[str, Any]:
