@@ -204,8 +204,8 @@ def test_micro_stopped_by_a_signal(tmp_path: Path, signals: list[int]) -> None:
 def test_signals_that_land_while_pairbench_exits_keep_its_exit_code(tmp_path: Path) -> None:
     """A Ctrl-C pressed again as the results come out lands while the process exits. The
     interpreter's exit puts back the default action of every signal with a Python handler, so one
-    landing then killed pairbench by SIGINT (-2 to its parent) instead of exit 130. Signals sent
-    without pause from the last line to the exit make that moment certain to be hit."""
+    landing then would kill pairbench by SIGINT (-2 to its parent) instead of exit 130. Signals
+    sent without pause from the last line to the exit make that moment certain to be hit."""
     starts, run_file = tmp_path / "starts", tmp_path / "run.json"
     setup = f"import os; open({str(starts)!r}, 'a').write(f'{{os.getpid()}}\\n')"
     proc, mark = _start(["micro", "-s", setup, "sum(range(50))", "--python", sys.executable, "--python",
