@@ -11,6 +11,8 @@ signal. `cli.main` installs the policy (`installed()`); below it:
   without a grace period from then on;
 - once the session starts saving (`shield()`), signals are only counted, so the analysis, the
   run file and the printed results are never cut off.
+- after a stop they stay counted, then ignored at exit, so a late one cannot turn the exit code
+  into death by that signal.
 
 Loops that must turn a signal into their own stop (an event loop swallows exceptions raised in
 its callbacks) install their own handlers for `SIGNALS` and call `record` from them.
@@ -88,10 +90,25 @@ class _Installed:
         for number, handler in self.previous.items():
             signal.signal(number, _absorb if stopping else handler)
         _state = self.outer
+        if stopping:
+            import atexit
+
+            atexit.unregister(_ignore_to_the_end)  # once, however many runs were stopped
+            atexit.register(_ignore_to_the_end)
 
 
 def _absorb(signum: int, frame: FrameType | None) -> None:
     _state.received.append(signum)
+
+
+def _ignore_to_the_end() -> None:
+    """At exit, the signals `_absorb` still counts are ignored instead. The interpreter's exit puts
+    back the default action of every signal with a Python handler (it leaves SIG_IGN alone), so
+    one landing then (Ctrl-C pressed again as the results come out) would kill the process: exit
+    130 would become death by SIGINT. A handler the program has set since is kept."""
+    for sig in SIGNALS:
+        if signal.getsignal(sig) is _absorb:
+            signal.signal(sig, signal.SIG_IGN)
 
 
 def record(signum: int) -> None:

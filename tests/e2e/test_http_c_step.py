@@ -5,6 +5,7 @@ and hands every other to the Python side; the load's counts stay exact either wa
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -163,14 +164,27 @@ def test_responses_that_change_their_framing_or_close_are_counted_exactly(
     assert count / 7 <= calls < 0.6 * count, calls
 
 
+def _clean_sources(dest: Path) -> Path:
+    """What the build reads, without what an earlier build left in the clone: `pip install .`
+    keeps the compiled extension in the (ignored) `build/`, and a later build copies it from there
+    instead of compiling, so a build from the clone itself would find the C step without a compiler."""
+    root = Path(__file__).resolve().parents[2]
+    dest.mkdir()
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy2(root / name, dest / name)
+    shutil.copytree(root / "src", dest / "src",
+                    ignore=shutil.ignore_patterns("*.so", "*.egg-info", "__pycache__"))
+    return dest
+
+
 def test_without_a_c_compiler_pairbench_installs_and_loads_on_its_python_step(tmp_path: Path) -> None:
     """The C step is an optional extension: a machine with no compiler (here `CC=false`) still
     installs pairbench, and the same load runs, exactly counted, on the loops it had before."""
-    root = Path(__file__).resolve().parents[2]
+    sources = _clean_sources(tmp_path / "sources")
     target = tmp_path / "site"
     build = subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-compile",
-         "--target", str(target), str(root)],
+         "--target", str(target), str(sources)],
         env={**os.environ, "CC": "false", "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
         capture_output=True, text=True, timeout=240, cwd=tmp_path)
     assert build.returncode == 0, build.stderr

@@ -83,11 +83,17 @@ def test_instructions_and_time_are_both_measured_and_a_python_benchmark_counts_a
     assert r.returncode == 0, r.stderr
     run = json.loads((tmp_path / "r.json").read_text())
     counts = _per_block(run, "instructions")
-    assert len({v for per in counts.values() for v in per.values()}) == 1  # six processes, one count
+    seen = {v for per in counts.values() for v in per.values()}
+    # Six processes, one count, up to the shell's own few instructions: the command goes through
+    # /bin/sh, which executes a few dozen more when its process id has five digits rather than four
+    # (227,029 and 227,067 here; pid_max is 32,768, so a busy machine's pids wrap within minutes and
+    # two runs straddle 10,000). A hash seed left random moves it by hundreds to tens of thousands.
+    assert max(seen) - min(seen) <= 1e-6 * min(seen), counts
     assert len(_per_block(run, "time")["A"]) == 3
     metrics = {c["metric"]: c for c in run["comparisons"]}
-    assert metrics["instructions"]["ratio"] == 1.0 and metrics["time"]["ci"] is not None
-    assert "instructions-vary" not in {n["kind"] for n in run["notices"]}
+    assert abs(metrics["instructions"]["ratio"] - 1.0) <= 1e-6 and metrics["time"]["ci"] is not None
+    notices = [n for n in run["notices"] if n["kind"] == "instructions-vary"]
+    assert all("process id" in n["hint"] for n in notices), notices  # the few-in-a-million kind, if any
 
 
 @pytest.mark.skipif(shutil.which("ruby") is None, reason="ruby is not installed")

@@ -199,3 +199,37 @@ def test_micro_stopped_by_a_signal(tmp_path: Path, signals: list[int]) -> None:
     _wait_lines(starts, 6, proc)
     out, err = _stop(proc, signals, mark)
     _assert_interrupted(proc, out, err, signals[0], run_file)
+
+
+def test_signals_that_land_while_pairbench_exits_keep_its_exit_code(tmp_path: Path) -> None:
+    """A Ctrl-C pressed again as the results come out lands while the process exits. The
+    interpreter's exit puts back the default action of every signal with a Python handler, so one
+    landing then would kill pairbench by SIGINT (-2 to its parent) instead of exit 130. Signals
+    sent without pause from the last line to the exit make that moment certain to be hit."""
+    starts, run_file = tmp_path / "starts", tmp_path / "run.json"
+    setup = f"import os; open({str(starts)!r}, 'a').write(f'{{os.getpid()}}\\n')"
+    proc, mark = _start(["micro", "-s", setup, "sum(range(50))", "--python", sys.executable, "--python",
+                         f"{sys.executable} -E", "--samples", "2", "--warmup-samples", "1", "--target-time", "0.02",
+                         "--no-alloc", "-r", "200", "--export-json", str(run_file), "--no-history"], tmp_path)
+    try:
+        _wait_lines(starts, 6, proc)
+        proc.send_signal(signal.SIGINT)
+        assert proc.stderr is not None and proc.stdout is not None
+        err = ""
+        while not err.splitlines() or not err.splitlines()[-1].startswith("interrupted by SIGINT after"):
+            line = proc.stderr.readline()  # the last line pairbench prints
+            assert line, err
+            err += line
+        sent = 0
+        while proc.poll() is None:  # not reaped until poll sees it: the pid stays pairbench's
+            proc.send_signal(signal.SIGINT)
+            sent += 1
+            time.sleep(0.0005)
+        out, rest = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert sent > 0
+    _assert_interrupted(proc, out, err + rest, signal.SIGINT, run_file)
+    assert _marked_processes(mark) == []

@@ -131,11 +131,14 @@ def test_cpython_debian_pypy_and_38_from_a_benchmark_file(run_cli: Any, tmp_path
             assert len(per_process(run, bench, v)) == 4, (bench, v)
     # The same loop count for every variant, recorded with the benchmark.
     assert all(isinstance(b.options.get("loops"), int) for b in run.benchmarks)
-    # 100x the work per op shows as a large ratio in every interpreter.
+    # 100x the work per op shows as a large ratio in every interpreter, in every process: each
+    # parameter reaches its benchmark (mixed up, they would read about 1). On CPython an op's own
+    # cost is small beside 1000 additions (56-70x measured); PyPy's JIT does the 1000 in about
+    # 1.7 us, beside an op's fixed 0.33 us, so there it reads about 5 (4.4-5.2 at a load of 7-10).
     for v in exes:
         assert geo_ratio(run, "total[1000]", v, v) == 1.0
         t10, t1000 = per_process(run, "total[10]", v), per_process(run, "total[1000]", v)
-        assert min(t1000) / max(t10) > 5, v
+        assert min(t1000) / max(t10) > (2.5 if v == "pypy" else 20), (v, t10, t1000)
     for v in cpythons:
         # Net live blocks per op: the list and its item array; the outer list's occasional
         # growth adds a few blocks per thousand ops.
