@@ -55,17 +55,7 @@ CASES: list[tuple[str, list[list[str]], str]] = [
 
 
 
-def _wrapped(words: str) -> str:
-    """A pattern for `words` however the terminal report wraps them (`#` stands for a number)."""
-    return r"\s+".join(re.escape(w).replace("\\#", r"[\d.]+") for w in words.split())
-
-
-_BUSY = ("load average # on # cores when the run started (other work competes with the benchmark; "
-         "interleaving keeps the comparison fair but widens the CI)")
 _MASKS: list[tuple[re.Pattern[str], str]] = [
-    # the machine's load when the run started: warned about on a busy machine only
-    (re.compile(_wrapped("warning: " + _BUSY) + r"\n"), ""),
-    (re.compile(r"- \*\*machine-busy\*\*: load average .*\n"), ""),
     (re.compile(r"(run file: )\S*(\n\S*\.json\b)?"), r"\1<RUNFILE>"),
     (re.compile(r"\d{8}-\d{6}-[\d\n]+\.json"), "<RUNID>.json"),  # a folded path wraps its id
     (re.compile(r"× \d+ ops"), "× <N> ops"),  # calibrated on the real clock
