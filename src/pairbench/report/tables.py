@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from pairbench.model import Comparison, Run
 from pairbench.report.format import format_ratio
-from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
+from pairbench.report.format import format_change, format_ci_percent, format_percent, format_value
 from pairbench.report.summary import metric_of, spreads
 
 __all__ = ["format_table", "render_unpaired_table", "render_many_table", "geomean_rows", "stored_geomeans",
@@ -43,7 +43,7 @@ def render_unpaired_table(merged: Run, comparisons: Sequence[Comparison], labels
         m = metric_of(merged, c.benchmark, c.metric)
         sa, sb = spread.get((c.benchmark, c.metric, labels[0])), spread.get((c.benchmark, c.metric, labels[1]))
         if c.ratio is not None:
-            change = format_percent(change_percent(c.ratio))
+            change = format_change(c.ratio)
         else:
             change = f"{c.delta:+g}" if c.delta is not None else "–"
         rows.append((c.benchmark, c.metric, format_value(sa.median, m.unit) if sa else "–",
@@ -98,7 +98,7 @@ def geomean_rows(merged: Run, labels: Sequence[str],
         for label in labels[1:]:
             ratio = values[label] / values[base]
             row += [format_ratio(ratio) if ratio_only else format_value(values[label], unit),
-                    format_percent(change_percent(ratio))]
+                    format_change(ratio)]
         rows.append(row)
     return rows
 
@@ -115,7 +115,7 @@ def _change_cell(c: Comparison | None) -> str:
     if c is None:
         return "–"
     if c.ratio is not None:
-        change = format_percent(change_percent(c.ratio))
+        change = format_change(c.ratio)
     else:
         change = f"{c.delta:+g}" if c.delta is not None else "–"
     return f"{change} {c.verdict}"
@@ -138,9 +138,9 @@ def render_trend(points: Sequence[Any], change_points: Mapping[int, Any], unit: 
     prev = None
     for i, p in enumerate(points):
         med = p.median
-        change = format_percent((med / prev - 1) * 100) if prev else ""
+        change = format_change(med / prev) if prev else ""
         cp = change_points.get(i)
-        mark = f"<- change point: {format_percent(cp.change * 100)} (z={cp.z:.1f})" if cp is not None else ""
+        mark = f"<- change point: {format_percent(cp.change)} (z={cp.z:.1f})" if cp is not None else ""
         commit = (p.variant_commit or p.git_commit)[:10]
         rows.append((str(p.run_id), format_when(p.recorded_at), commit, str(len(p.values)), format_value(med, unit),
                      change, mark))
