@@ -174,16 +174,44 @@ LONG_FUNCTIONS: set[str] = {
     "pairbench.report.terminal.render_terminal",  # the terminal report
 }
 
+MAX_MODULE_LINES = 450
 
-def test_no_module_over_500_lines_and_no_function_over_80() -> None:
+LONG_MODULES: set[str] = {
+    # modules over MAX_MODULE_LINES that the move of runners/ into one folder per kind splits; delete when split
+    "pairbench.runners.command",
+    "pairbench.runners.micro",
+    "pairbench.runners.http.http1",
+    "pairbench.runners.http.runner",
+}
+
+
+def _is_harness(path: Path) -> bool:
+    """The interpreter harnesses (a `harness` folder, wherever micro's harness lives) run inside the
+    measured interpreter, one file each, and are exempt from the module size."""
+    return "harness" in path.relative_to(SRC).parts[:-1]
+
+
+def _module_lines() -> dict[str, int]:
+    return {_module_name(SRC, path): len(path.read_text(encoding="utf-8").splitlines())
+            for path in sorted(SRC.rglob("*.py")) if not _is_harness(path)}
+
+
+def test_no_module_over_450_lines_and_no_function_over_80() -> None:
     long_modules, long_functions = [], []
     for path in sorted(SRC.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         module = _module_name(SRC, path)
-        if len(text.splitlines()) > 500:
+        if len(text.splitlines()) > MAX_MODULE_LINES and not _is_harness(path) and module not in LONG_MODULES:
             long_modules.append(module)
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 80:
                 if f"{module}.{node.name}" not in LONG_FUNCTIONS:
                     long_functions.append(f"{module}.{node.name}")
     assert long_modules == [] and long_functions == []
+
+
+def test_the_long_modules_are_still_long() -> None:
+    """A module split below the size is removed from LONG_MODULES, so it cannot grow back unseen."""
+    lines = _module_lines()
+    assert [m for m in LONG_MODULES if lines.get(m, 0) <= MAX_MODULE_LINES] == []
+    assert any(_is_harness(p) for p in SRC.rglob("*.py"))  # the exemption still names a folder that exists
