@@ -15,7 +15,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "pairbench"
 LAYERS: dict[str, tuple[str, ...]] = {
     # layer -> the module prefixes (under pairbench) that belong to it, the most specific first
     "base": ("model", "errors", "interrupts", "__init__"),
-    "helpers": ("budget", "plan", "machine", "builds", "importers"),
+    "helpers": ("budget", "plan", "machine", "builds", "importers", "run_settings"),
     "stats": ("stats",),
     "runners": ("runners", "harness"),
     "store": ("store",),
