@@ -1,5 +1,7 @@
 """The import rules of docs/architecture.md, read from the source with ast (no module is imported).
 
+The rules are the doc's own layers table, parsed here (`read_map`): there is one map, not a copy.
+
 Every `import` and `from ... import` counts, also the ones inside functions: a lazy import still
 ties the layers together. The checker is shown to fail on a tree with a planted violation.
 """
@@ -12,40 +14,28 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "pairbench"
 
-LAYERS: dict[str, tuple[str, ...]] = {
-    # layer -> the module prefixes (under pairbench) that belong to it, the most specific first
-    "base": ("model", "errors", "interrupts", "__init__"),
-    "helpers": ("budget", "plan", "machine", "builds", "importers", "run_settings"),
-    "stats": ("stats",),
-    "runners": ("runners", "harness"),
-    "store": ("store",),
-    "analysis": ("analysis",),
-    "suite": ("suite",),
-    "report": ("report",),
-    "session": ("session",),
-    "cluster": ("cluster",),
-    "flows": ("flows",),
-    "commands": ("commands", "cli", "__main__", "api"),
-    "data": ("data",),
-}
+MAP = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 
-ALLOWED: dict[str, set[str]] = {
-    "base": set(),
-    "helpers": {"base"},
-    "stats": {"base"},
-    "runners": {"base"},
-    "store": {"base"},
-    "analysis": {"base", "stats"},
-    "suite": {"base", "helpers", "runners"},
-    # store: the JSON exporter writes the run-file format (store.runfile) through the one writer
-    # (store.output); report reads no history and recomputes no statistics (no "stats").
-    "report": {"base", "analysis", "runners", "store"},
-    "session": {"base", "helpers", "stats", "runners", "store", "analysis", "suite"},
-    "cluster": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "session"},
-    "flows": {"base", "helpers", "stats", "runners", "store", "analysis", "suite", "report", "session", "cluster"},
-    "commands": set(LAYERS),
-    "data": set(),
-}
+
+def read_map(text: str) -> tuple[dict[str, tuple[str, ...]], dict[str, set[str]]]:
+    """The layers table of docs/architecture.md: layer -> its module prefixes (under pairbench),
+    and layer -> the layers it may import ("—": none, "all": every layer)."""
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip().strip("|").split("|") for line in section.splitlines() if line.startswith("|")]
+    layers: dict[str, tuple[str, ...]] = {}
+    may: dict[str, str] = {}
+    for cells in rows[2:]:  # after the header and its rule
+        layer, modules, imports = (c.strip() for c in cells[:3])
+        layers[layer] = tuple(re.findall(r"`(\w+)`", modules))
+        may[layer] = imports
+    allowed = {layer: set(layers) if imports == "all" else
+               {w.strip() for w in imports.split(",") if w.strip() not in ("", "—")}
+               for layer, imports in may.items()}
+    return layers, allowed
+
+
+LAYERS, ALLOWED = read_map(MAP.read_text(encoding="utf-8"))
+"""The one map: what docs/architecture.md says, read from it."""
 
 FACADE: set[tuple[str, str]] = {("pairbench", "pairbench.api")}
 """The package re-exports the Python API on first use (module __getattr__ in __init__.py); no other
@@ -119,6 +109,27 @@ def violations(root: Path, known: set[tuple[str, str]] = frozenset()) -> list[st
 def test_the_source_keeps_the_import_rules() -> None:
     assert violations(SRC, KNOWN_EXCEPTIONS | FACADE) == []
     assert violations(SRC, KNOWN_EXCEPTIONS) == ["pairbench -> pairbench.api (base -> commands)"]
+
+
+def test_the_map_names_every_module_and_only_layers() -> None:
+    assert {"base", "runners", "stats", "report", "commands"} <= set(LAYERS)
+    assert all(may <= set(LAYERS) for may in ALLOWED.values()), ALLOWED
+    assert ALLOWED["stats"] == {"base"} and ALLOWED["commands"] == set(LAYERS)
+    tops = {p.stem if p.is_file() else p.name for p in SRC.iterdir()
+            if (p.suffix == ".py") or (p.is_dir() and (p / "__init__.py").exists())}
+    assert [t for t in sorted(tops) if layer_of(f"pairbench.{t}") == "unknown"] == []
+    prefixes = [p for ps in LAYERS.values() for p in ps]
+    assert sorted(prefixes) == sorted(set(prefixes))  # a module sits in one layer
+
+
+def test_a_changed_map_changes_the_rules() -> None:
+    """The test's rules are the doc's: a row edited in the doc is a rule changed here."""
+    text = MAP.read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| stats |"))
+    layers, allowed = read_map(text.replace(row, row.replace("| base |", "| base, runners |")))
+    assert allowed["stats"] == {"base", "runners"} and layers == LAYERS
+    layers, _ = read_map(text.replace("`plan`, ", ""))
+    assert "plan" not in layers["helpers"]
 
 
 def test_the_known_exceptions_still_exist() -> None:
