@@ -287,3 +287,11 @@ def test_a_drifted_run_setting_is_found() -> None:
     assert setting_drift(moved) == ["--max-time: sets ['max_time'], not max_runs"]
     unsuited = [dataclasses.replace(s, in_suite=False) if s.name == "seed" else s for s in RUN_SETTINGS]
     assert "suite/validation.py _DEFAULT_KEYS: missing []; extra ['seed']" in setting_drift(unsuited)
+
+
+def test_the_api_measures_every_measuring_subcommand_it_names() -> None:
+    from pairbench import api
+    from pairbench.commands import COMMAND_MODULES
+
+    assert drift(api.MEASURING, {"api._MEASURES": api._MEASURES}) == []
+    assert set(api.MEASURING) <= set(COMMAND_MODULES)
