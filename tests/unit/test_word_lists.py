@@ -63,9 +63,9 @@ def _outside_parentheses(text: str) -> str:
 def _report_parser() -> argparse.ArgumentParser:
     from pairbench.commands import report
 
-    top = argparse.ArgumentParser()
-    report.register(top.add_subparsers())
-    return top._subparsers._group_actions[0].choices["report"]  # type: ignore[union-attr]
+    subparsers = argparse.ArgumentParser().add_subparsers()
+    report.register(subparsers)
+    return subparsers.choices["report"]
 
 
 def _measuring_parser() -> argparse.ArgumentParser:

@@ -32,6 +32,7 @@ CORRECTIONS = ("holm", "bh", "none")
 SHELL_TIMED_METRICS = ("time", "user", "sys")
 """The command kind's metrics in seconds, from which the shell's start-up is subtracted (checked
 against the kind's metrics by tests/unit/test_word_lists.py: analysis reads no runner)."""
+
 _STARTUP_NOTE = ("the command is shorter than the shell's start-up, which is subtracted from its times, so some "
                  "read <= 0; run it without the shell (-N) or make each run longer")
 

@@ -20,6 +20,7 @@ __all__ = ["add_run_options", "intermix_positionals", "options_from_args", "fake
 
 DEBUG_FAKE_ENV = "PAIRBENCH_DEBUG_FAKE"
 
+
 class _IntermixedParser(argparse.ArgumentParser):
     """A parser that takes its positionals from between its flags (`-n A cmd1 -n B cmd2`)."""
 
