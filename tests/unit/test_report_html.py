@@ -9,7 +9,7 @@ from tests.unit.runs_by_hand import make_run, make_sweep_run
 from pairbench.model import Comparison
 from pairbench.report.html import render_html
 from pairbench.report.markdown import UNPAIRED_LABEL
-from pairbench.report.quantities import axis_formatter, format_value
+from pairbench.report.format import axis_formatter, format_value
 from pairbench.report.svg import nice_ticks
 
 

@@ -152,7 +152,7 @@ def test_sweep_table_shows_the_main_tables_statistic_of_the_same_values() -> Non
 
     from pairbench.report.sweep import render_sweeps
     from pairbench.report.terminal import render_terminal
-    from pairbench.report.units import format_value
+    from pairbench.report.format import format_value
 
     run = make_run({"3": 1.0, "1": 0.8}, blocks=12)
     # Two slow blocks and a second process per block: a geometric mean of block means (the old

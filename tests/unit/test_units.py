@@ -24,9 +24,3 @@ def test_one_percent_rule_for_every_size_of_change():
     assert format_percent(1.5) == "+150%"
     assert format_percent(None) == "–"
 
-
-def test_old_module_names_give_the_same_text():
-    from pairbench.report import quantities, units
-
-    assert units.format_percent(0.0004) == quantities.format_percent(0.04) == format_percent(0.0004)
-    assert units.format_value(2.0, "count") == quantities.format_value(2.0, "count") == "2"

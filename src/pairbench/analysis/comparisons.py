@@ -29,6 +29,10 @@ HIGH_NOISE_CV = 0.05
 
 CORRECTIONS = ("holm", "bh", "none")
 
+SHELL_TIMED_METRICS = ("time", "user", "sys")
+"""The command kind's metrics in seconds, from which the shell's start-up is subtracted (checked
+against the kind's metrics by tests/unit/test_word_lists.py: analysis reads no runner)."""
+
 _STARTUP_NOTE = ("the command is shorter than the shell's start-up, which is subtracted from its times, so some "
                  "read <= 0; run it without the shell (-N) or make each run longer")
 
@@ -37,7 +41,7 @@ def _startup_hint(run: Run, c: Comparison) -> Comparison:
     """Times of a command at or below 0 mean the subtracted shell start-up dominates: say so and how to fix it."""
     from pairbench.stats.differences import ADDITIVE_NOTE
 
-    if ADDITIVE_NOTE not in c.notes or c.metric not in ("time", "user", "sys"):
+    if ADDITIVE_NOTE not in c.notes or c.metric not in SHELL_TIMED_METRICS:
         return c
     if run.benchmark(c.benchmark).kind != "command":
         return c

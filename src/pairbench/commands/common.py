@@ -7,6 +7,7 @@ import os
 import sys
 
 from pairbench.report.display import SORTS, STYLES, TIME_UNITS
+from pairbench.report.formats import EXPORTED, FORMATS
 
 TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
 if TYPE_CHECKING:
@@ -18,9 +19,6 @@ __all__ = ["add_run_options", "intermix_positionals", "options_from_args", "fake
            "positive_float", "DEBUG_FAKE_ENV"]
 
 DEBUG_FAKE_ENV = "PAIRBENCH_DEBUG_FAKE"
-
-MARKUP_EXPORTS = ("markdown", "html", "csv", "samples-csv", "asciidoc", "orgmode")
-"""The formats with an `--export-FORMAT FILE` flag on every measuring subcommand (JSON is the run file)."""
 
 
 class _IntermixedParser(argparse.ArgumentParser):
@@ -149,13 +147,8 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
                    help="exit with code 3 when a candidate is significantly slower beyond the noise band")
     o.add_argument("--history", metavar="PATH_OR_URL", help="history store (SQLite path or postgresql:// URL)")
     o.add_argument("--no-history", action="store_true", help="do not record this run in the history store")
-    o.add_argument("--export-markdown", metavar="FILE", help="also write a Markdown report ('-' for standard output)")
-    o.add_argument("--export-html", metavar="FILE", help="also write an HTML report with plots")
-    o.add_argument("--export-csv", metavar="FILE",
-                   help="also write hyperfine's summary CSV: one row per command, times in seconds")
-    o.add_argument("--export-samples-csv", metavar="FILE", help="also write every sample as CSV, one per row")
-    o.add_argument("--export-asciidoc", metavar="FILE", help="also write the results table as AsciiDoc")
-    o.add_argument("--export-orgmode", metavar="FILE", help="also write the results table as an Emacs org-mode table")
+    for fmt in EXPORTED:  # the format list of report/formats.py
+        o.add_argument(f"--export-{fmt}", metavar="FILE", help=FORMATS[fmt])
     o.add_argument("--no-progress", action="store_true", help="no live progress bar")
     o.add_argument("--style", choices=STYLES, default="auto",
                    help="output style, as hyperfine's: auto (colour and live bar on a terminal), basic (neither), "
@@ -238,10 +231,10 @@ def fake_from(args: argparse.Namespace) -> tuple[float, ...] | None:
 
 
 def reports_from(args: argparse.Namespace, **choices: Any) -> Reports:
-    """The report choices of the shared `--export-FORMAT` flags (MARKUP_EXPORTS)."""
+    """The report choices of the shared `--export-FORMAT` flags (report/formats.py EXPORTED)."""
     from pairbench.flows.settings import Reports as ReportsT
 
-    exports = tuple((fmt, getattr(args, "export_" + fmt.replace("-", "_"))) for fmt in MARKUP_EXPORTS
+    exports = tuple((fmt, getattr(args, "export_" + fmt.replace("-", "_"))) for fmt in EXPORTED
                     if getattr(args, "export_" + fmt.replace("-", "_"), None))
     shown = {"style": getattr(args, "style", "auto") or "auto", "time_unit": getattr(args, "time_unit", None),
              "sort": getattr(args, "sort", "auto") or "auto"}

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import argparse
 
+from pairbench.report.formats import FILE_FORMATS
+
 TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
 if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["register", "handle", "FILE_FORMATS"]
-
-FILE_FORMATS = ("markdown", "html", "csv", "samples-csv", "asciidoc", "orgmode", "json")
-"""The exporters a saved run can be written as (`--export-FORMAT FILE`, `--format FORMAT`); kept
-here rather than read from the exporter table so that `--help` imports no report code."""
 
 
 def register(subparsers: Any) -> None:

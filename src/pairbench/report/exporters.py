@@ -3,8 +3,9 @@ puts its text in a file or on standard output.
 
     exporter(run, out, options) -> None      writes the format of a finished Run to the text stream
 
-A new format is one function here and one line in `EXPORTERS` (docs/architecture.md). The
-writer is the only place that opens a report file, and it never writes over an input.
+A new format is one function here, one line in `EXPORTERS` and its name in report/formats.py
+`FORMATS` (the one list of names, which the commands' flags are made from; docs/architecture.md).
+The writer is the only place that opens a report file, and it never writes over an input.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ EXPORTERS: Mapping[str, Exporter] = {
     "asciidoc": _asciidoc,
     "orgmode": _orgmode,
 }
-"""Every output format by name."""
+"""Every output format by name, in the order of report/formats.py `FORMATS`."""
 
 
 def render_export(run: Run, fmt: str, options: ExportOptions = ExportOptions()) -> str:

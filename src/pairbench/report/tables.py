@@ -10,8 +10,7 @@ import time
 from typing import Any, Mapping, Sequence
 
 from pairbench.model import Comparison, Run
-from pairbench.report.format import format_ratio
-from pairbench.report.quantities import change_percent, format_ci_percent, format_percent, format_value
+from pairbench.report.format import change_percent, format_change, format_ci_percent, format_percent, format_ratio, format_value
 from pairbench.report.summary import FIGURES_CAPTION, exact_change, figures, metric_of, percent_shown, spreads
 
 __all__ = ["format_table", "render_unpaired_table", "render_many_table", "geomean_rows", "stored_geomeans",
@@ -123,7 +122,7 @@ def geomean_rows(merged: Run, labels: Sequence[str],
         for label in labels[1:]:
             ratio = values[label] / values[base]
             row += [format_ratio(ratio) if ratio_only else format_value(values[label], unit),
-                    format_percent(change_percent(ratio))]
+                    format_change(ratio)]
         rows.append(row)
     return rows
 
@@ -159,9 +158,9 @@ def render_trend(points: Sequence[Any], change_points: Mapping[int, Any], unit: 
     prev = None
     for i, p in enumerate(points):
         med = p.median
-        change = format_percent((med / prev - 1) * 100) if prev else ""
+        change = format_change(med / prev) if prev else ""
         cp = change_points.get(i)
-        mark = f"<- change point: {format_percent(cp.change * 100)} (z={cp.z:.1f})" if cp is not None else ""
+        mark = f"<- change point: {format_percent(cp.change)} (z={cp.z:.1f})" if cp is not None else ""
         commit = (p.variant_commit or p.git_commit)[:10]
         rows.append((str(p.run_id), format_when(p.recorded_at), commit, str(len(p.values)), format_value(med, unit),
                      change, mark))

@@ -33,6 +33,11 @@ __all__ = ["render_terminal", "variant_summary"]
 VALUES_CAPTION = FIGURES_CAPTION + "; ± half the interquartile range of the per-block values"
 """Says which statistic the value columns are."""
 
+SECONDARY_COMMAND_METRICS = frozenset({"user", "sys", "rss", "exit_code"})
+"""The command kind's metrics beside its primary `time` (its SECONDARY_METRICS: a report reads no
+runner; tests/unit/test_word_lists.py checks the two agree): with sentences for the primary metric
+only, theirs are left out."""
+
 # Notices that explain what happened rather than warn about the results.
 INFO_KINDS = frozenset({"adaptive", "budget", "stop", "shim-resolved", "machines", "threshold-auto", "instructions"})
 
@@ -194,11 +199,10 @@ def _fits(table: Table, rows: list[_Row], width: int) -> bool:
 
 def _print_sentences(run: Run, bench: Benchmark, console: Console, sentences: str) -> None:
     primary = bench.metrics[0].name if bench.metrics else ""
-    builtin = {"user", "sys", "rss", "exit_code"}
     for c in run.comparisons:
         if c.benchmark != bench.name:
             continue
-        if sentences == "primary" and c.metric != primary and c.metric in builtin:
+        if sentences == "primary" and c.metric != primary and c.metric in SECONDARY_COMMAND_METRICS:
             continue
         sentence = sentence_of(c, metric_of(run, c.benchmark, c.metric))
         console.print(Text(f"  {visible(c.metric)}: {visible(sentence)}", style=_VERDICT_STYLE.get(c.verdict, "")))

@@ -28,7 +28,7 @@ from typing import Any
 from pairbench.runners.http import HTTP_ALIASES
 from pairbench.runners.kinds import KINDS
 from pairbench.suite import load, validation
-from pairbench.suite.schema import SWEEP_AS
+from pairbench.suite.schema import RESERVED_METRICS, SWEEP_AS
 
 __all__ = ["suite_json_schema", "dumps_schema", "SCHEMA_ID"]
 
@@ -54,7 +54,7 @@ _METRIC: _Schema = {
     ],
 }
 _METRICS: _Schema = {"type": "object", "propertyNames": {"pattern": _NAME}, "additionalProperties": _METRIC,
-                     "description": "metric name -> regex (or a table); time, user, sys, rss, exit_code are taken"}
+                     "description": f"metric name -> regex (or a table); {', '.join(RESERVED_METRICS)} are taken"}
 
 # Every key the readers accept, with its JSON type and what it means. A key missing here makes
 # suite_json_schema() raise, so a new key cannot reach the readers without reaching the schema.

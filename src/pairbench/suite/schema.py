@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from pairbench.model import Benchmark, Metric, Variant
+from pairbench.runners.command import BUILTIN_METRICS
 
 __all__ = ["Defaults", "GitSource", "VariantSpec", "Sweep", "Suite", "SWEEP_AS", "MAX_MATRIX", "MAX_RANGE",
            "DEFAULT_COMMAND_METRIC", "RESERVED_METRICS"]
@@ -21,8 +22,8 @@ MAX_RANGE = 10000
 
 DEFAULT_COMMAND_METRIC = Metric("time", "s", "lower", description="wall-clock time of the command")
 """What every command benchmark measures; regex metrics are added after it."""
-RESERVED_METRICS: tuple[str, ...] = ("time", "user", "sys", "rss", "exit_code")
-"""Names the command runner measures by itself (runners/command/metric_spec.py BUILTIN_METRICS)."""
+RESERVED_METRICS: tuple[str, ...] = tuple(m.name for m in BUILTIN_METRICS)
+"""Names the command runner measures by itself (its BUILTIN_METRICS): not for a suite's regex metrics."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from typing import Any, Callable, Sequence
 
 from pairbench.flows.builders.common import new_run
 from pairbench.model import Run
+from pairbench.run_settings import SUITE_SETTINGS
 
 __all__ = ["DEFAULT_FILE", "load_suite", "filter_variants", "suite_run", "suite_defaults"]
 
@@ -17,7 +18,7 @@ DEFAULT_FILE = "pairbench.toml"
 def suite_defaults(suite: Any) -> dict[str, Any]:
     """The suite file's [defaults] that are set, by RunOptions field: flags left unset take them."""
     d = suite.defaults
-    out = {k: getattr(d, k) for k in ("runs", "warmup", "threshold", "max_time", "confidence", "seed")}
+    out = {k: getattr(d, k) for k in SUITE_SETTINGS}
     return {k: v for k, v in out.items() if v is not None}
 
 
