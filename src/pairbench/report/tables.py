@@ -10,7 +10,7 @@ import time
 from typing import Any, Mapping, Sequence
 
 from pairbench.model import Comparison, Run
-from pairbench.report.format import change_percent, format_change, format_ci_percent, format_percent, format_ratio, format_value
+from pairbench.report.format import format_change, format_ci_percent, format_percent, format_ratio, format_value
 from pairbench.report.summary import FIGURES_CAPTION, exact_change, figures, metric_of, percent_shown, spreads
 
 __all__ = ["format_table", "render_unpaired_table", "render_many_table", "geomean_rows", "stored_geomeans",
@@ -60,7 +60,7 @@ def _change(c: Comparison, unit: str) -> str:
         return exact_change(c, unit)
     if percent_shown(c):
         assert c.ratio is not None
-        return format_percent(change_percent(c.ratio))
+        return format_change(c.ratio)
     return f"{c.delta:+g}" if c.delta is not None else "–"
 
 
