@@ -240,3 +240,72 @@ def test_the_long_modules_are_still_long() -> None:
     lines = _module_lines()
     assert [m for m in LONG_MODULES if lines.get(m, 0) <= MAX_MODULE_LINES] == []
     assert any(_is_harness(p) for p in SRC.rglob("*.py"))  # the exemption still names a folder that exists
+
+
+def _runtime_imports(path: Path, module: str) -> set[str]:
+    """The pairbench modules `path` imports when it runs (lazy imports included, `if TYPE_CHECKING:` not)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            node.body = []
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else [])) if node.level else node.module or ""
+            out.add(target)
+            out.update(f"{target}.{a.name}" for a in node.names)
+    return {m for m in out if m.startswith("pairbench.")}
+
+
+def import_cycles(root: Path) -> list[list[str]]:
+    """Groups of modules that import one another at run time (Tarjan's strongly connected components).
+
+    A package importing its own modules (an `__init__` re-export) is not an edge: Python finishes
+    the package first."""
+    modules = {_module_name(root, p): p for p in root.rglob("*.py")}
+    graph = {m: sorted(t for t in _runtime_imports(p, m) if t in modules and t != m and not m.startswith(t + "."))
+             for m, p in modules.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_no_module_imports_itself_back_at_run_time(tmp_path: Path) -> None:
+    """A cycle (commands.common -> calibrate -> cmd -> common once) makes import order matter; none is left."""
+    assert import_cycles(SRC) == []
+    pkg = tmp_path / "pairbench"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("def f():\n    from pairbench.b import g\n")
+    (pkg / "b.py").write_text("from pairbench.a import f\n")
+    (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pairbench.a import f\n")
+    assert import_cycles(pkg) == [["pairbench.a", "pairbench.b"]]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pairbench.flows.calibrate import auto_threshold
+from pairbench.flows.threshold import auto_threshold
 from pairbench.errors import UserError
 from pairbench.model import Benchmark, Metric, Run, Variant
 from pairbench.session import RunOptions

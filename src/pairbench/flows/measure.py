@@ -159,7 +159,7 @@ def measure(run: Run, measuring: Measuring, *, runners: Mapping[str, Runner] | N
         runners = None
     options = measuring.options
     if measuring.auto_threshold:  # 1.0 until the stored calibration says otherwise
-        from pairbench.flows.calibrate import auto_threshold
+        from pairbench.flows.threshold import auto_threshold
 
         options = auto_threshold(run, options, options.history)
     return run_pipeline(run, options, measuring.reports, runners=runners, kind_options=kind_options, fake=fake,
