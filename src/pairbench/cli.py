@@ -209,12 +209,6 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def _drop_stdout() -> None:
     """The reader went away: what is still buffered goes to /dev/null, so exit does not complain."""
-    try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, fd)
-    finally:
-        os.close(devnull)
+    from pairbench.report.escape import drop_stream
+
+    drop_stream(sys.stdout)

@@ -24,7 +24,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairben
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
-__all__ = ["visible", "VisibleStream"]
+__all__ = ["visible", "VisibleStream", "drop_stream"]
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x07": "\\a", "\x08": "\\b", "\x1b": "\\x1b"}
 
@@ -113,12 +113,17 @@ class VisibleStream:
     def _drop(self) -> None:
         """The reader went away: this and everything still buffered go to /dev/null."""
         self.pipe_closed = True
-        try:
-            fd = self._stream.fileno()
-        except (AttributeError, OSError, ValueError):
-            return
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, fd)
-        finally:
-            os.close(devnull)
+        drop_stream(self._stream)
+
+
+def drop_stream(stream: Any) -> None:
+    """Point `stream`'s file descriptor at /dev/null (its reader went away), so exit does not complain."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
