@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._http_servers import FLAKY_APP, RUBY_APP, STUBBORN_APP, Nginx, free_port, processes_with
+from tests.e2e._http_servers import FLAKY_APP, RUBY_APP, STUBBORN_APP, Nginx, free_port, processes_with, wait_port
 
 pytestmark = pytest.mark.slow
 
@@ -318,3 +318,55 @@ def test_no_server_outlives_a_killed_pairbench(tmp_path: Path) -> None:
     while time.monotonic() < deadline and processes_with(str(app)):
         time.sleep(0.1)
     assert processes_with(str(app)) == []
+
+
+def _stdlib_http_server(directory: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """`python3 -m http.server` on a free port of 127.0.0.1: HTTP/1 only."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                             "--directory", str(directory)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_port(port)
+    except BaseException:
+        _stop_group(proc)
+        raise
+    return proc, port
+
+
+def _stop_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+def _says_no_h2c(r: subprocess.CompletedProcess[str], port: int) -> None:
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    line = r.stderr.strip().splitlines()[-1]  # after a warning of a busy machine, if any
+    assert r.stderr.count("error:") == 1 and line.startswith("error: --http2"), r.stderr
+    assert f"127.0.0.1:{port}" in line and "does not speak HTTP/2" in line, line
+    assert "nothing to compare" not in r.stdout
+
+
+def test_http2_to_a_python_http_server_says_it_does_not_speak_http2(run_cli, tmp_path: Path) -> None:
+    proc, port = _stdlib_http_server(tmp_path)
+    try:
+        r = run_cli("http", "--http2", "--url", f"http://127.0.0.1:{port}/", "-n", "50", "--runs", "1", timeout=60)
+        _says_no_h2c(r, port)
+    finally:
+        _stop_group(proc)
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
+def test_http2_to_an_nginx_without_http2_says_it_does_not_speak_http2(run_cli, tmp_path: Path) -> None:
+    nginx = Nginx(tmp_path)
+    try:
+        r = run_cli("http", "--http2", "--url", nginx.url, "-n", "50", "--runs", "1", timeout=60)
+        _says_no_h2c(r, nginx.port)
+    finally:
+        nginx.stop()
