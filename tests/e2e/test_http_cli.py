@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._http_servers import FLAKY_APP, RUBY_APP, STUBBORN_APP, Nginx, free_port, processes_with, wait_port
+from tests.e2e._http_servers import FLAKY_APP, RUBY_APP, SLOW_APP, STUBBORN_APP, Nginx, free_port, processes_with, wait_port
 
 pytestmark = pytest.mark.slow
 
@@ -105,6 +105,22 @@ def test_one_connection_to_a_server_that_never_answers_times_out_per_request() -
         took = time.monotonic() - t0
     assert r.completed == 0 and r.errors == {"timeout": 3}
     assert 0.8 < took < 10
+
+
+def test_an_open_loop_gives_requests_in_flight_a_bounded_grace_after_its_duration() -> None:
+    from pairbench.runners.http.engine import LoadSpec, RequestSpec, run_load
+
+    # Nothing ever answers: each connection's first request is in flight when the 1 s ends.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/"
+        t0 = time.monotonic()
+        r = run_load(LoadSpec(requests=(RequestSpec(url),), connections=2, rate=20, duration=1, timeout=10))
+        took = time.monotonic() - t0
+    assert r.completed == 0 and r.errors == {"timeout": 2}  # timed out after the grace, not the 10 s timeout
+    assert r.unsent == 18  # the schedule's other 18 requests were never sent
+    assert took < 5, took
 
 
 @pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
@@ -370,3 +386,29 @@ def test_http2_to_an_nginx_without_http2_says_it_does_not_speak_http2(run_cli, t
         _says_no_h2c(r, nginx.port)
     finally:
         nginx.stop()
+
+
+def test_an_open_loop_the_server_cannot_keep_up_with_ends_near_its_duration_and_says_so(
+        run_cli, tmp_path: Path) -> None:
+    # 200 requests/s asked of a server that serves about 25: the 400 requests of 2 s would take 16 s.
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_APP, str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_port(port)
+        out = tmp_path / "run.json"
+        started = time.monotonic()
+        r = run_cli("http", "--url", f"http://127.0.0.1:{port}/", "--rate", "200", "--duration", "2", "--runs", "1",
+                    "--no-history", "--export-json", str(out), timeout=120)
+        wall = time.monotonic() - started
+    finally:
+        _stop_group(proc)
+    assert r.returncode == 0, r.stderr
+    assert wall < 3 * 2, wall  # the duration, a bounded drain and the CLI's start; not 16 s
+    text = " ".join((r.stdout + r.stderr).split())
+    assert "asked 200 req/s" in text and "achieved" in text, text
+    doc = json.loads(out.read_text())
+    values = {s["metric"]: s["value"] for s in doc["samples"] if not s["warmup"]}
+    assert values["req_per_s"] < 100  # the server's ~25/s, far from the 200 asked
+    assert values["unsent"] > 100  # most of the schedule's 400 requests were never sent
+    assert "asked" in r.stdout and "200" in r.stdout  # the figures show the asked rate beside the achieved

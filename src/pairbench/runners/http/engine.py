@@ -239,4 +239,5 @@ def run_load(spec: LoadSpec, progress: Callable[[float], None] | None = None, lo
         client_cpu_s=cpu,
         aborted=load.aborted,
         server_closes=load.server_closes,
+        unsent=load.unsent if spec.rate is not None else None,
     )
