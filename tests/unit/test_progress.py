@@ -91,6 +91,9 @@ def test_off_a_terminal_a_line_at_most_every_30_s_and_none_for_a_shorter_run() -
     clock = Clock()
     lines: list[str] = []
     observer = ProgressLines(lines.append, clock=clock)
+    clock.now += 3600.0
+    observer.status("preparing bench")  # before the run starts (a runner's prepare): no line
+    assert lines == []
     observer.started(RUN, 10, 2)
     for done in range(1, 6):  # 25 s: no line yet
         _block(observer, clock, done, 10, seconds=5.0)

@@ -117,7 +117,8 @@ class ProgressLines(_Pace):
         super().__init__(max_time=max_time, max_runs=max_runs, clock=clock)
         self._write = write or (lambda text: print(text, file=sys.stderr, flush=True))
         self._every = every
-        self._last = 0.0
+        self._last: float | None = None
+        """When the last line was printed (or the run started); None before it starts."""
         self._status = ""
 
     def started(self, run: Run, planned_blocks: int, steps_per_block: int) -> None:
@@ -145,7 +146,7 @@ class ProgressLines(_Pace):
 
     def _maybe(self) -> None:
         now = self._clock()
-        if now - self._last < self._every:
+        if self._last is None or now - self._last < self._every:
             return
         self._last = now
         parts = [self.description(), f"{_duration(now - self._start)} elapsed", self.eta()]
