@@ -177,6 +177,7 @@ class HttpRunner:
         self._servers: list[Server] = []
         self._started_ok: set[str] = set()
         self._told_closes: set[str] = set()
+        self._told_rate: set[tuple[str, str]] = set()
         """Variants already told that their server does not keep connections alive (said once)."""
         self._told_targets = False
         """Whether the warning that --target servers are not restarted was given (once per run)."""
@@ -297,11 +298,12 @@ class HttpRunner:
                 figures["server_rss"] = float(rss)
             notices = self._error_notices(benchmark, variant, block, result, float(opts["error_rate_warning"]))
             short = rate_shortfall(result, spec.rate)
-            if short is not None:
+            if short is not None and (benchmark.name, variant.name) not in self._told_rate:  # once per variant
+                self._told_rate.add((benchmark.name, variant.name))
                 notices.append(Notice(
                     "http-rate-short", f"{benchmark.name}, variant {variant.name!r}, {_round(block)}: {short}",
-                    "the server (or this client) cannot keep up with --rate: its latencies are those of an "
-                    "overloaded server; lower --rate, or find its capacity with a closed loop (no --rate)",
+                    "the server, or this client, cannot keep up with --rate, so the latencies are an overloaded "
+                    "server's: lower --rate, or find its capacity with a closed loop (no --rate)",
                     benchmark.name, variant.name))
             if keepalive:
                 notices += self._closes_notice(benchmark, variant, result)
