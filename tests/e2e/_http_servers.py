@@ -65,6 +65,23 @@ print("flaky start", n, flush=True)
 HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 """
 
+# Serves one request at a time, 40 ms each (about 25 requests/s at most), on any number of connections.
+SLOW_APP = r"""
+import sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+one_at_a_time = threading.Lock()
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    def do_GET(self):
+        with one_at_a_time:
+            time.sleep(0.04)
+        self.send_response(200); self.send_header("Content-Length", "3"); self.end_headers(); self.wfile.write(b"ok\n")
+    def log_message(self, *a): pass
+ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+"""
+
 
 def free_port() -> int:
     with socket.socket() as s:

@@ -151,6 +151,19 @@ def test_input_that_is_missing_is_one_clear_error(run_cli) -> None:
     assert r.stderr.strip() == "error: --input nope.txt: no readable file there; give the file the commands read as stdin"
 
 
+@pytest.mark.parametrize("per_command", [False, True])
+def test_an_output_file_that_cannot_be_written_is_one_clear_error_before_anything_runs(
+        run_cli, tmp_path: Path, per_command: bool) -> None:
+    outputs = ["--output", "/nonexistent/x.log"] + (["--output", "null"] if per_command else [])
+    r = run_cli("cmd", *outputs, "echo hi > ran.txt", "echo ho > ran.txt", "-r", "2", "-w", "0", "--no-history",
+                "--no-progress")
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --output /nonexistent/x.log:"), r.stderr
+    assert "/nonexistent" in lines[0] and "Traceback" not in r.stderr
+    assert not (tmp_path / "ran.txt").exists()  # nothing ran
+
+
 @pytest.mark.slow
 def test_any_shell_runs_the_commands_and_its_start_up_is_subtracted(run_cli, tmp_path: Path) -> None:
     # hyperfine --help: -S/--shell SHELL, e.g. hyperfine -S bash ...; here a shell that takes 0.5 s to start

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._http_servers import FLAKY_APP, RUBY_APP, STUBBORN_APP, Nginx, free_port, processes_with
+from tests.e2e._http_servers import FLAKY_APP, RUBY_APP, SLOW_APP, STUBBORN_APP, Nginx, free_port, processes_with, wait_port
 
 pytestmark = pytest.mark.slow
 
@@ -105,6 +105,22 @@ def test_one_connection_to_a_server_that_never_answers_times_out_per_request() -
         took = time.monotonic() - t0
     assert r.completed == 0 and r.errors == {"timeout": 3}
     assert 0.8 < took < 10
+
+
+def test_an_open_loop_gives_requests_in_flight_a_bounded_grace_after_its_duration() -> None:
+    from pairbench.runners.http.engine import LoadSpec, RequestSpec, run_load
+
+    # Nothing ever answers: each connection's first request is in flight when the 1 s ends.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/"
+        t0 = time.monotonic()
+        r = run_load(LoadSpec(requests=(RequestSpec(url),), connections=2, rate=20, duration=1, timeout=10))
+        took = time.monotonic() - t0
+    assert r.completed == 0 and r.errors == {"timeout": 2}  # timed out after the grace, not the 10 s timeout
+    assert r.unsent == 18  # the schedule's other 18 requests were never sent
+    assert took < 5, took
 
 
 @pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
@@ -318,3 +334,81 @@ def test_no_server_outlives_a_killed_pairbench(tmp_path: Path) -> None:
     while time.monotonic() < deadline and processes_with(str(app)):
         time.sleep(0.1)
     assert processes_with(str(app)) == []
+
+
+def _stdlib_http_server(directory: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """`python3 -m http.server` on a free port of 127.0.0.1: HTTP/1 only."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                             "--directory", str(directory)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_port(port)
+    except BaseException:
+        _stop_group(proc)
+        raise
+    return proc, port
+
+
+def _stop_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+def _says_no_h2c(r: subprocess.CompletedProcess[str], port: int) -> None:
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    line = r.stderr.strip().splitlines()[-1]  # after a warning of a busy machine, if any
+    assert r.stderr.count("error:") == 1 and line.startswith("error: --http2"), r.stderr
+    assert f"127.0.0.1:{port}" in line and "does not speak HTTP/2" in line, line
+    assert "nothing to compare" not in r.stdout
+
+
+def test_http2_to_a_python_http_server_says_it_does_not_speak_http2(run_cli, tmp_path: Path) -> None:
+    proc, port = _stdlib_http_server(tmp_path)
+    try:
+        r = run_cli("http", "--http2", "--url", f"http://127.0.0.1:{port}/", "-n", "50", "--runs", "1", timeout=60)
+        _says_no_h2c(r, port)
+    finally:
+        _stop_group(proc)
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
+def test_http2_to_an_nginx_without_http2_says_it_does_not_speak_http2(run_cli, tmp_path: Path) -> None:
+    nginx = Nginx(tmp_path)
+    try:
+        r = run_cli("http", "--http2", "--url", nginx.url, "-n", "50", "--runs", "1", timeout=60)
+        _says_no_h2c(r, nginx.port)
+    finally:
+        nginx.stop()
+
+
+def test_an_open_loop_the_server_cannot_keep_up_with_ends_near_its_duration_and_says_so(
+        run_cli, tmp_path: Path) -> None:
+    # 200 requests/s asked of a server that serves about 25: the 400 requests of 2 s would take 16 s.
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_APP, str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_port(port)
+        out = tmp_path / "run.json"
+        started = time.monotonic()
+        r = run_cli("http", "--url", f"http://127.0.0.1:{port}/", "--rate", "200", "--duration", "2", "--runs", "1",
+                    "--no-history", "--export-json", str(out), timeout=120)
+        wall = time.monotonic() - started
+    finally:
+        _stop_group(proc)
+    assert r.returncode == 0, r.stderr
+    assert wall < 3 * 2, wall  # the duration, a bounded drain and the CLI's start; not 16 s
+    text = " ".join((r.stdout + r.stderr).split())
+    assert "asked 200 req/s" in text and "achieved" in text, text
+    doc = json.loads(out.read_text())
+    values = {s["metric"]: s["value"] for s in doc["samples"] if not s["warmup"]}
+    assert values["req_per_s"] < 100  # the server's ~25/s, far from the 200 asked
+    assert values["unsent"] > 100  # most of the schedule's 400 requests were never sent
+    assert "asked" in r.stdout and "200" in r.stdout  # the figures show the asked rate beside the achieved

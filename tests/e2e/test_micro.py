@@ -236,3 +236,26 @@ def test_usage_errors(run_cli: Any, tmp_path: Path) -> None:
     assert proc.returncode == 1 and "either --python or --ruby" in proc.stderr
     proc = run_cli("micro")
     assert proc.returncode == 1 and "nothing to time" in proc.stderr
+
+
+@pytest.mark.slow
+def test_an_op_that_sleeps_timed_by_cpu_time_is_warned_about_and_the_wall_clock_is_not(
+        run_cli: Any, tmp_path: Path) -> None:
+    # time.sleep(0.001) spends ~1 ms of wall time per op and some µs of CPU time: 40x and more.
+    args = ["-s", "import time", "time.sleep(0.001)", "--python", PY, "--samples", "2", "--warmup-samples", "0",
+            "--target-time", "0.005"]
+    proc, run = run_micro(run_cli, tmp_path, *args, runs=2)
+    text = flat(proc)
+    assert "timed by CPU time" in text and "--clock wall" in text, text
+    per_op = [s.value for s in run.samples if s.metric == "time_per_op" and not s.warmup]
+    assert max(per_op) < 0.5e-3  # CPU time: far below the 1 ms slept (what the warning is for)
+    proc, run = run_micro(run_cli, tmp_path, *args, "--clock", "wall", runs=2)
+    assert "timed by CPU time" not in flat(proc)
+    per_op = [s.value for s in run.samples if s.metric == "time_per_op" and not s.warmup]
+    assert min(per_op) > 0.8e-3  # the wall clock sees the sleep
+
+
+@pytest.mark.slow
+def test_a_cpu_bound_op_timed_by_cpu_time_is_not_warned_about(run_cli: Any, tmp_path: Path) -> None:
+    proc, _ = run_micro(run_cli, tmp_path, "-s", "d = {}", "d['a'] = 1", "--python", PY, runs=2)
+    assert "timed by CPU time" not in flat(proc)

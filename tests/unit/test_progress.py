@@ -83,3 +83,43 @@ def test_max_runs_alone_counts_up_to_the_bound_from_the_start() -> None:
     assert first == bar.total == 80.0 and bar.description() == "block 1 of ≤40"
     assert bar.eta() == "≤ 39 s left"
     bar.close()
+
+
+def test_off_a_terminal_a_line_at_most_every_30_s_and_none_for_a_shorter_run() -> None:
+    from pairbench.flows.progress import ProgressLines
+
+    clock = Clock()
+    lines: list[str] = []
+    observer = ProgressLines(lines.append, clock=clock)
+    clock.now += 3600.0
+    observer.status("preparing bench")  # before the run starts (a runner's prepare): no line
+    assert lines == []
+    observer.started(RUN, 10, 2)
+    for done in range(1, 6):  # 25 s: no line yet
+        _block(observer, clock, done, 10, seconds=5.0)
+    assert lines == []
+    for done in range(6, 21):  # 75 s more, a step every 2.5 s
+        _block(observer, clock, done, 20, seconds=5.0)
+        observer.status(f"bench · b · block {done + 1}")
+    assert len(lines) == 3  # at 30, 60 and 90 s: never two within 30 s
+    assert lines[0].startswith("pairbench: block ") and "30 s elapsed" in lines[0], lines[0]
+    assert "ETA" in lines[-1] and "bench · b" in lines[-1], lines[-1]
+    observer.finished(RUN)
+    observer.close()
+    assert len(lines) == 3
+
+
+def test_observer_for_draws_the_bar_on_a_terminal_and_lines_off_one(monkeypatch) -> None:
+    import sys
+
+    from pairbench.flows.measure import observer_for
+    from pairbench.flows.progress import ProgressLines
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    assert isinstance(observer_for("auto", True), ProgressLines)
+    assert observer_for("auto", False) is None  # --no-progress
+    assert observer_for("none", True) is None  # --style none: nothing but the results
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    bar = observer_for("auto", True)
+    assert isinstance(bar, ProgressBar)
+    bar.close()

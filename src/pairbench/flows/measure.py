@@ -132,16 +132,24 @@ def _close(observer: Any) -> None:
 
 
 def observer_for(style: str, progress: bool, options: RunOptions | None = None) -> Observer | None:
-    """The live progress bar on a terminal's stderr, unless turned off (its bounds from `options`)."""
+    """The live progress bar on a terminal's stderr, a line at most every 30 s on any other stderr
+    (a CI log, a file), unless turned off (its bounds from `options`)."""
     from pairbench.report.display import console_for, shows_progress
 
-    if not progress or not shows_progress(style or "auto", sys.stderr.isatty()):
+    style = style or "auto"
+    if not progress:
         return None
-    from pairbench.flows.progress import ProgressBar
-
     max_time = options.max_time if options is not None else None
     max_runs = options.max_runs if options is not None else None
-    return ProgressBar(console_for(style or "auto", stderr=True), max_time=max_time, max_runs=max_runs)
+    if not shows_progress(style, sys.stderr.isatty()):
+        if style not in ("auto", "nocolor") or sys.stderr.isatty():  # basic, color, none: no progress at all
+            return None
+        from pairbench.flows.progress import ProgressLines
+
+        return ProgressLines(max_time=max_time, max_runs=max_runs)
+    from pairbench.flows.progress import ProgressBar
+
+    return ProgressBar(console_for(style, stderr=True), max_time=max_time, max_runs=max_runs)
 
 
 def measure(run: Run, measuring: Measuring, *, runners: Mapping[str, Runner] | None = None,

@@ -1,12 +1,15 @@
-"""The live progress bar: blocks done, time left, and the current estimate for each candidate.
+"""Progress while a run measures: the live bar on a terminal (blocks done, time left, the current
+estimate for each candidate), and a quiet line at most every 30 s elsewhere (a CI log, a file),
+so that a long run off a terminal is not minutes of silence.
 
-An observer of the session, so it lives with the measuring flow: it follows the plan's steps and the
-runners' replicates as they come, where reports only read a finished Run.
+Observers of the session, so they live with the measuring flow: they follow the plan's steps and
+the runners' replicates as they come, where reports only read a finished Run.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import time
 from typing import Callable
 
@@ -17,7 +20,10 @@ from pairbench.model import Run
 from pairbench.plan import Step
 from pairbench.runners.base import Replicate
 
-__all__ = ["ProgressBar", "quick_estimates"]
+__all__ = ["ProgressBar", "ProgressLines", "quick_estimates", "LINE_EVERY_S"]
+
+LINE_EVERY_S = 30.0
+"""Off a terminal: seconds between progress lines (a run shorter than that prints none)."""
 
 
 def quick_estimates(run: Run) -> str:
@@ -45,34 +51,15 @@ def quick_estimates(run: Run) -> str:
     return f"{bench.name}/{metric.name}: " + ", ".join(parts) if parts else ""
 
 
-class ProgressBar:
-    """An Observer that draws a rich progress bar on stderr while the session runs.
+class _Pace:
+    """The run's pace as the session reports it: blocks done of those planned, the time they
+    took and what is left (shared by the bar and the lines)."""
 
-    The total never moves: a fixed run counts its -r blocks; with --max-runs alone, the blocks up
-    to that bound; under --max-time, the bar is the time budget itself (adaptive stopping fixes
-    its most blocks only after the first block, and the count used to jump from -r to that). The
-    ETA is the blocks left at the mean block's cost, and never past the budget; `≤` says that an
-    adaptive run may stop sooner.
-    """
-
-    def __init__(self, console: Console | None = None, *, max_time: float | None = None,
-                 max_runs: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
-        self._console = console or Console(stderr=True)
+    def __init__(self, *, max_time: float | None = None, max_runs: int | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._max_time = max_time
         self._max_runs = max_runs
-        self._progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(bar_width=16),
-            TimeElapsedColumn(),
-            TextColumn("{task.fields[eta]}"),
-            TextColumn("{task.fields[estimate]}"),
-            TextColumn("[dim]{task.fields[status]}"),
-            console=self._console,
-            transient=True,
-            get_time=clock,
-        )
-        self._task: TaskID | None = None
         self._steps_per_block = 1
         self._start = 0.0
         self._measuring_start: float | None = None
@@ -84,14 +71,6 @@ class ProgressBar:
     @property
     def adaptive(self) -> bool:
         return self._max_time is not None or self._max_runs is not None
-
-    @property
-    def total(self) -> float:
-        """The bar's total: seconds of the budget under --max-time, else replicates."""
-        if self._max_time is not None:
-            return self._max_time
-        blocks = self._max_runs if self._max_runs is not None else self._planned
-        return float(max(blocks, 1) * self._steps_per_block)
 
     def eta(self) -> str:
         """`ETA 12 s`, or `≤ 12 s left` when adaptive stopping may end the run sooner; '' before a block."""
@@ -114,22 +93,113 @@ class ProgressBar:
             return f"block {self._blocks} of ≤{self._max_runs}"
         return f"block {self._blocks}/{self._planned}"
 
-    def started(self, run: Run, planned_blocks: int, steps_per_block: int) -> None:
+    def _begin(self, planned_blocks: int, steps_per_block: int) -> None:
         self._steps_per_block = max(steps_per_block, 1)
         self._start = self._warmed = self._clock()
         self._minimum = planned_blocks
         self._planned = max(planned_blocks, self._max_runs or 0)
+
+    def _stepped(self, warmup: bool) -> None:
+        if warmup:  # the blocks' pace is measured from the end of the warm-ups
+            self._warmed = self._clock()
+        elif self._measuring_start is None:
+            self._measuring_start = self._warmed
+
+
+class ProgressLines(_Pace):
+    """An Observer for a stderr that is no terminal: `pairbench: block 3/10, 1 min 00 s elapsed,
+    ETA 2 min 20 s`, at most every `every` seconds and only as the session reports (so a run
+    shorter than `every` prints nothing, and nothing is drawn over)."""
+
+    def __init__(self, write: Callable[[str], None] | None = None, *, every: float = LINE_EVERY_S,
+                 max_time: float | None = None, max_runs: int | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(max_time=max_time, max_runs=max_runs, clock=clock)
+        self._write = write or (lambda text: print(text, file=sys.stderr, flush=True))
+        self._every = every
+        self._last: float | None = None
+        """When the last line was printed (or the run started); None before it starts."""
+        self._status = ""
+
+    def started(self, run: Run, planned_blocks: int, steps_per_block: int) -> None:
+        self._begin(planned_blocks, steps_per_block)
+        self._last = self._start
+
+    def step_done(self, step: Step, replicate: Replicate, warmup: bool) -> None:
+        self._stepped(warmup)
+        self._maybe()
+
+    def block_done(self, run: Run, blocks_done: int, planned_blocks: int) -> None:
+        self._blocks = blocks_done
+        self._planned = planned_blocks
+        self._maybe()
+
+    def status(self, text: str) -> None:
+        self._status = text
+        self._maybe()
+
+    def finished(self, run: Run) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def _maybe(self) -> None:
+        now = self._clock()
+        if self._last is None or now - self._last < self._every:
+            return
+        self._last = now
+        parts = [self.description(), f"{_duration(now - self._start)} elapsed", self.eta()]
+        line = "pairbench: " + ", ".join(p for p in parts if p)
+        self._write(line + (f" · {self._status}" if self._status else ""))
+
+
+class ProgressBar(_Pace):
+    """An Observer that draws a rich progress bar on stderr while the session runs.
+
+    The total never moves: a fixed run counts its -r blocks; with --max-runs alone, the blocks up
+    to that bound; under --max-time, the bar is the time budget itself (adaptive stopping fixes
+    its most blocks only after the first block, and the count used to jump from -r to that). The
+    ETA is the blocks left at the mean block's cost, and never past the budget; `≤` says that an
+    adaptive run may stop sooner.
+    """
+
+    def __init__(self, console: Console | None = None, *, max_time: float | None = None,
+                 max_runs: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(max_time=max_time, max_runs=max_runs, clock=clock)
+        self._console = console or Console(stderr=True)
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(bar_width=16),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[eta]}"),
+            TextColumn("{task.fields[estimate]}"),
+            TextColumn("[dim]{task.fields[status]}"),
+            console=self._console,
+            transient=True,
+            get_time=clock,
+        )
+        self._task: TaskID | None = None
+
+    @property
+    def total(self) -> float:
+        """The bar's total: seconds of the budget under --max-time, else replicates."""
+        if self._max_time is not None:
+            return self._max_time
+        blocks = self._max_runs if self._max_runs is not None else self._planned
+        return float(max(blocks, 1) * self._steps_per_block)
+
+    def started(self, run: Run, planned_blocks: int, steps_per_block: int) -> None:
+        self._begin(planned_blocks, steps_per_block)
         self._progress.start()
         self._task = self._progress.add_task(self.description(), total=self.total, estimate="", status="", eta="")
 
     def step_done(self, step: Step, replicate: Replicate, warmup: bool) -> None:
         if self._task is None:
             return
-        if warmup:  # the blocks' pace is measured from the end of the warm-ups
-            self._warmed = self._clock()
+        self._stepped(warmup)
+        if warmup:
             return
-        if self._measuring_start is None:
-            self._measuring_start = self._warmed
         if self._max_time is not None:
             self._progress.update(self._task, completed=min(self._clock() - self._start, self._max_time))
         else:

@@ -16,7 +16,7 @@ from pairbench.model import Comparison, Run
 __all__ = ["http_figures", "render_http_figures", "render_http_comparisons", "TABLE_PERCENTILES"]
 
 TABLE_PERCENTILES: tuple[int, ...] = (50, 66, 75, 80, 90, 95, 98, 99, 100)
-_SUMMED = ("requests", "failed", "non_2xx", "bytes", "errors_connect", "errors_reset", "errors_timeout",
+_SUMMED = ("requests", "failed", "non_2xx", "unsent", "bytes", "errors_connect", "errors_reset", "errors_timeout",
            "errors_protocol")
 
 
@@ -87,6 +87,11 @@ def render_http_figures(run: Run) -> str:
             ["Failed requests"] + [f"{get(v, 'failed') or 0:.0f}" for v in names],
             ["Non-2xx responses"] + [f"{get(v, 'non_2xx') or 0:.0f}" for v in names],
             ["Requests per second [#/s]"] + [f"{get(v, 'req_per_s') or 0:,.2f}" for v in names],
+        ]
+        if b.options.get("rate"):  # an open loop: the rate asked beside the one achieved
+            rows.append(["  asked (--rate) [#/s]"] + [f"{float(b.options['rate']):,.2f}" for _ in names])
+            rows.append(["  not sent in the duration"] + [f"{get(v, 'unsent') or 0:.0f}" for v in names])
+        rows += [
             ["Time per request, mean [ms]"] + [_ms(get(v, "latency_mean")) for v in names],
             ["Time per request, median [ms]"] + [_ms(get(v, "latency_median")) for v in names],
             ["Transfer rate [KB/s]"] + [f"{(get(v, 'transfer_rate') or 0) / 1024:,.2f}" for v in names],

@@ -345,3 +345,24 @@ def test_the_insecure_context_reads_no_trust_store_and_each_context_is_built_onc
     assert client_context(insecure=True).cert_store_stats()["x509"] == 0
     assert client_context(insecure=False) is client_context(insecure=False)
     assert client_context(insecure=True, http2=True) is not client_context(insecure=True)
+
+
+def test_an_open_loop_short_of_its_rate_is_said_once_per_variant_and_its_unsent_requests_stored() -> None:
+    def engine(spec: LoadSpec, progress: Any, achieved: int = 20) -> LoadResult:
+        r = _result([1.0] * achieved, elapsed=1.0)
+        r.unsent = 200 - achieved
+        return r
+
+    bench = Benchmark("/", "http", http_metrics(open_loop=True),
+                      {"url": "http://127.0.0.1:9/", "rate": 200, "duration": 1})
+    runner = HttpRunner(engine=engine)
+    reps = [runner.measure(bench, Variant("a"), block, False, lambda s: None) for block in range(3)]
+    (notice,) = [n for rep in reps for n in rep.notices]
+    assert notice.kind == "http-rate-short" and "asked 200 req/s, achieved 20.0 req/s" in notice.message
+    assert "180 requests" in notice.message and "--rate" in notice.hint
+    assert [s.value for s in reps[0].samples if s.metric == "unsent"] == [180.0]
+    # At the rate asked (a round's figures end just after the duration): nothing to say.
+    met = HttpRunner(engine=lambda spec, p: engine(spec, p, achieved=195))
+    assert met.measure(bench, Variant("a"), 0, False, lambda s: None).notices == []
+    # A closed loop records no `unsent`.
+    assert "unsent" not in {m.name for m in http_metrics()}

@@ -155,10 +155,14 @@ def _command_hooks(s: CommandSettings, count: int) -> list[dict[str, str]]:
 
 def _output_target(output: str | None) -> str | None:
     """--output as the runner takes it: a mode, or the file's absolute path (runs may change directory)."""
-    from pairbench.runners.command import OUTPUT_MODES
+    from pairbench.errors import UserError
+    from pairbench.runners.command import OUTPUT_MODES, unwritable
 
     if output is None or output in OUTPUT_MODES:
         return output
+    problem = unwritable(output)
+    if problem is not None:
+        raise UserError(f"--output {output}: {problem}")
     return os.path.abspath(output)
 
 

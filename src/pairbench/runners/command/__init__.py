@@ -29,6 +29,7 @@ from pairbench.runners.command.metric_spec import (
     parse_metric_spec as parse_metric,
 )
 from pairbench.runners.command.options import OUTPUT_MODES, CommandOptions, parse_command_options
+from pairbench.runners.command.output import unwritable
 
 if TYPE_CHECKING:
     from pairbench.runners.command.runner import CommandRunner
@@ -38,6 +39,7 @@ __all__ = [
     "CommandOptions",
     "parse_command_options",
     "OUTPUT_MODES",
+    "unwritable",
     "BUILTIN_METRICS",
     "SECONDARY_METRICS",
     "compile_metric",

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import BinaryIO, Sequence
 
-__all__ = ["OutputScan", "scan_output", "JSON_PREFIX", "CHUNK_BYTES", "UNITS", "unit_scale", "to_base_unit"]
+__all__ = ["OutputScan", "scan_output", "unwritable", "JSON_PREFIX", "CHUNK_BYTES", "UNITS", "unit_scale", "to_base_unit"]
 
 JSON_PREFIX = '{"pairbench"'
 CHUNK_BYTES = 1 << 20
@@ -95,6 +95,21 @@ def scan_output(path: str | None, regexes: Sequence[tuple[str, re.Pattern[str]]]
         fh.seek(max(scan.size - TAIL_BYTES, 0))
         scan.tail = fh.read(TAIL_BYTES).decode("utf-8", "replace")
     return scan
+
+
+def unwritable(path: str) -> str | None:
+    """Why each run could not write its stdout to the file at `path` (None: it can), said before any
+    run so that a bad --output is one line and not a failure of the first run."""
+    if os.path.isdir(path):
+        return "that is a directory; give a file's path"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"no directory {folder}; create it or give a path in an existing directory"
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return "the file is not writable; give a file you may write"
+    if not os.path.exists(path) and not os.access(folder, os.W_OK | os.X_OK):
+        return f"directory {folder} is not writable; give a path in a directory you may write"
+    return None
 
 
 def _scan_chunks(fh: BinaryIO, scan: OutputScan, pending: list[tuple[str, re.Pattern[str]]], want_json: bool) -> None:

@@ -33,7 +33,7 @@ from pairbench.runners.command.invocation import PLACEHOLDER, expand_command, ki
 from pairbench.runners.command.metric_json import METRIC_JSON_ENV, fresh_metric_json, read_metric_json
 from pairbench.runners.command.metric_spec import compile_metric, metric_value
 from pairbench.runners.command.options import OUTPUT_MODES
-from pairbench.runners.command.output import OutputScan, scan_output
+from pairbench.runners.command.output import OutputScan, scan_output, unwritable
 from pairbench.runners.command.rss import LAUNCHER, rss_method
 from pairbench.runners.command.shells import (
     SHELL_SYNTAX as _SHELL_SYNTAX,
@@ -55,6 +55,14 @@ OUTPUT_TAIL_CHARS = 600
 ENV_OFFSET_MAX = 4096
 _DISCARDING = ("null", "pipe", "inherit")
 """--output modes whose stdout pairbench never reads."""
+
+
+def _check_output_file(benchmark: Benchmark, variant: Variant) -> None:
+    """A variant's output file (a suite's `output`) that no run could write: one error before any runs."""
+    output = str(variant.meta.get("output") or benchmark.options.get("output") or "auto")
+    problem = None if output in OUTPUT_MODES else unwritable(output)
+    if problem is not None:
+        raise UserError(f"benchmark {benchmark.name!r}, variant {variant.name!r}: output {output}: {problem}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +125,7 @@ class CommandRunner:
                 )
             if shell is None or shell == ["sh"]:  # another shell may define functions of its own (-S bash f)
                 self._check_executable(command, variant, shell=shell is not None)
+            _check_output_file(benchmark, variant)
             notice = self._resolve_shim(benchmark, variant, command)
             if notice is not None:
                 notices.append(notice)

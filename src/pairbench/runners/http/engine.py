@@ -16,7 +16,9 @@ Two modes:
   answer, send the next; for `count` requests in all or for `duration` seconds;
 - **open loop** (wrk2): `rate` requests/s on a fixed schedule spread over the connections; a
   request's latency runs from its *intended* send time, so a stalled server is charged for the
-  requests it delayed (coordinated omission corrected).
+  requests it delayed (coordinated omission corrected). It ends with its duration: requests not
+  sent by then are counted (`unsent`), not sent late, and those in flight get a bounded grace
+  (scheduler.py), so a server that cannot keep up does not stretch the load to many times it.
 
 Every loop is bounded: by `count` or `duration`, by a per-request `timeout`, by `max_time` for
 the whole load, and by giving up when the target refuses connections again and again.
@@ -239,4 +241,5 @@ def run_load(spec: LoadSpec, progress: Callable[[float], None] | None = None, lo
         client_cpu_s=cpu,
         aborted=load.aborted,
         server_closes=load.server_closes,
+        unsent=load.unsent if spec.rate is not None else None,
     )

@@ -26,6 +26,8 @@ __all__ = ["run_h2_load", "h2_available", "H2_MISSING", "Http2Refused"]
 
 _now = time.perf_counter_ns
 _MAX_CONNECT_FAILURES = 50
+_SETTINGS = 0x4
+"""The type of an HTTP/2 SETTINGS frame: the fourth byte of the first frame a server sends."""
 H2_MISSING = "--http2 needs an HTTP/2 library: pip install 'pairbench[http]' (ngh2, or h2)"
 
 
@@ -67,6 +69,15 @@ class _H2Load:
     def may_start(self) -> bool:
         return not self.stopping and self.started < self.count_limit and _now() < self.deadline
 
+    def refuse(self, why: str) -> None:
+        """The server does not speak HTTP/2: the load stops, and the run with it (Http2Refused)."""
+        host, port = self.spec.requests[0].host_port()
+        tls = self.spec.requests[0].url.startswith("https:")
+        self.aborted = (f"--http2: the server at {host}:{port} does not speak HTTP/2: {why}; drop --http2 or "
+                        f"enable HTTP/2 in the server ({'h2 in its TLS' if tls else 'h2c, cleartext HTTP/2'})")
+        self.stopping = True
+        self.refused = True
+
     def fail(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
@@ -90,16 +101,15 @@ class _H2Connection(asyncio.Protocol):
         self.opened_at = _now()
         self.going_away = False
         """GOAWAY received (a server's limit of requests per connection): no new streams here."""
+        self.received = 0
+        """Bytes the server sent on this connection."""
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
         ssl_object = transport.get_extra_info("ssl_object")
         if ssl_object is not None and ssl_object.selected_alpn_protocol() != "h2":
-            self.load.aborted = ("--http2: the server did not agree to HTTP/2 in the TLS handshake (ALPN "
-                                 f"{ssl_object.selected_alpn_protocol() or 'none'}); drop --http2 or enable "
-                                 "HTTP/2 in the server")
-            self.load.stopping = True
-            self.load.refused = True
+            self.load.refuse(f"it did not agree to HTTP/2 in the TLS handshake (ALPN "
+                             f"{ssl_object.selected_alpn_protocol() or 'none'})")
             transport.close()
             return
         self.load.connect_failures = 0
@@ -128,6 +138,15 @@ class _H2Connection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         load = self.load
+        if not self.received and len(data) >= 4 and data[3] != _SETTINGS:
+            # An HTTP/2 server's first frame is SETTINGS (RFC 9113 §3.4); an HTTP/1 server answers the
+            # preface (`PRI * HTTP/2.0`) with an HTTP/1 error, or bare HTML (python -m http.server).
+            first = data.strip().split(b"\n", 1)[0].strip()[:60].decode("latin-1", "replace")
+            said = "in HTTP/1" if data.startswith(b"HTTP/") else "with no HTTP/2 SETTINGS frame"
+            load.refuse(f"it answered the HTTP/2 preface (h2c with prior knowledge) {said}: {first!r}")
+            self._drop()
+            return
+        self.received += len(data)
         load.bytes += len(data)
         try:
             events = self.h2.feed(data)
@@ -191,7 +210,25 @@ class _H2Connection(asyncio.Protocol):
             transport.abort()
         load.conns.discard(self)
 
+    def _drop(self) -> None:
+        """Give up the connection without counting its streams as failed (the run stops)."""
+        load = self.load
+        load.busy -= len(self.open_streams)
+        load.started -= len(self.open_streams)
+        self.open_streams.clear()
+        transport, self.transport = self.transport, None
+        if transport is not None:
+            transport.abort()
+        load.conns.discard(self)
+        load.check_done()
+
     def connection_lost(self, exc: Exception | None) -> None:
+        if self.transport is not None and not self.received and not self.load.completed and not self.load.refused:
+            # Closed or reset before a single byte: no server that speaks HTTP/2 does that to the preface.
+            self.load.refuse("it closed the connection on the HTTP/2 preface (h2c with prior knowledge) "
+                             "without a word of HTTP/2")
+            self._drop()
+            return
         if self.going_away and not self.open_streams:
             self.transport = None
             self.load.conns.discard(self)
@@ -221,9 +258,7 @@ async def _connect(load: _H2Load, aio: asyncio.AbstractEventLoop, make: Callable
             if isinstance(exc, ssl.SSLError) and "no application protocol" in str(exc).lower():
                 # The server's TLS refused ALPN h2 outright (alert 120); the TLS transports of asyncio
                 # and uvloop leave `reason` unset, so OpenSSL's alert text is what tells it.
-                load.aborted = ("--http2: the server did not agree to HTTP/2 in the TLS handshake (ALPN none: "
-                                "it offers no h2); drop --http2 or enable HTTP/2 in the server")
-                load.refused = True
+                load.refuse("it did not agree to HTTP/2 in the TLS handshake (ALPN none: it offers no h2)")
                 break
             await asyncio.sleep(0.01)
             continue

@@ -13,7 +13,7 @@ def http_kind_metrics(options: HttpOptions, declared: tuple[Metric, ...]) -> tup
     """The same metrics for every load: throughput and latency judged, the rest recorded."""
     from pairbench.runners.http.metrics import http_metrics
 
-    return http_metrics()
+    return http_metrics(open_loop=options.rate is not None)
 
 
 def make_http(seed: int | None, options: HttpOptions | None) -> Runner:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pairbench.model import Metric
 from pairbench.runners.http.spec import LoadResult
 
-__all__ = ["PERCENTILES", "http_metrics", "figures_from_result"]
+__all__ = ["PERCENTILES", "http_metrics", "figures_from_result", "rate_shortfall"]
 
 PERCENTILES: tuple[int, ...] = (50, 66, 75, 80, 90, 95, 98, 99, 100)
 """The percentile table `ab` prints."""
@@ -15,8 +15,9 @@ _OWN_PERCENTILES: tuple[int, ...] = tuple(q for q in PERCENTILES if q not in (50
 and each figure is stored once (a second copy doubled it in run files, CSV and history)."""
 
 
-def http_metrics() -> tuple[Metric, ...]:
-    """Metrics of one HTTP benchmark: the first three are judged, the rest are recorded."""
+def http_metrics(open_loop: bool = False) -> tuple[Metric, ...]:
+    """Metrics of one HTTP benchmark: the first three are judged, the rest are recorded; an open
+    loop (`rate`) also records the requests of its schedule it did not send."""
     ms = [
         Metric("req_per_s", "req/s", "higher", description="completed requests per second"),
         Metric("latency_median", "s", "lower", description="median latency"),
@@ -37,6 +38,9 @@ def http_metrics() -> tuple[Metric, ...]:
         Metric("status_3xx", "count", "none", exact=True),
         Metric("status_4xx", "count", "none", exact=True),
         Metric("status_5xx", "count", "none", exact=True),
+        *([Metric("unsent", "count", "none", exact=True,
+                  description="open loop: requests of the schedule not sent before the duration ended")]
+          if open_loop else []),
         Metric("bytes", "B", "none", description="bytes received, headers included"),
         Metric("transfer_rate", "B/s", "none", description="bytes received per second"),
         Metric("elapsed", "s", "none", description="duration of the measured load"),
@@ -46,6 +50,19 @@ def http_metrics() -> tuple[Metric, ...]:
         Metric("client_cpu_per_req", "s", "none", description="load generator CPU time per request"),
     ]
     return tuple(ms)
+
+
+SHORTFALL = 0.9
+"""An open loop that completes less than this share of the rate asked is said to fall short."""
+
+
+def rate_shortfall(result: LoadResult, rate: float | None) -> str | None:
+    """The open loop's rate asked and achieved, when it achieved less than SHORTFALL of it, else None."""
+    if rate is None or result.req_per_s >= SHORTFALL * rate:
+        return None
+    unsent = f"; {result.unsent} requests of the schedule were not sent in the duration" if result.unsent else ""
+    return (f"asked {rate:,.6g} req/s, achieved {result.req_per_s:,.1f} req/s "
+            f"({result.req_per_s / rate:.0%}){unsent}")
 
 
 def figures_from_result(result: LoadResult) -> dict[str, float]:
@@ -73,4 +90,6 @@ def figures_from_result(result: LoadResult) -> dict[str, float]:
         "elapsed": result.elapsed_s,
         "client_cpu_per_req": result.client_cpu_s / result.completed if result.completed else 0.0,
     }
+    if result.unsent is not None:
+        figures["unsent"] = float(result.unsent)
     return figures

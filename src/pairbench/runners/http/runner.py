@@ -24,7 +24,7 @@ from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.http.engine import run_load
 from pairbench.runners.http.http2 import Http2Refused
-from pairbench.runners.http.metrics import figures_from_result, http_metrics
+from pairbench.runners.http.metrics import figures_from_result, http_metrics, rate_shortfall
 from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec
 from pairbench.runners.http.server import Server, ServerFailed, ServerSpec, port_in_use
 from pairbench.runners.http.wrk import WrkFailed, run_wrk, wrk_available, wrk_command
@@ -177,6 +177,7 @@ class HttpRunner:
         self._servers: list[Server] = []
         self._started_ok: set[str] = set()
         self._told_closes: set[str] = set()
+        self._told_rate: set[tuple[str, str]] = set()
         """Variants already told that their server does not keep connections alive (said once)."""
         self._told_targets = False
         """Whether the warning that --target servers are not restarted was given (once per run)."""
@@ -296,6 +297,14 @@ class HttpRunner:
                 figures["server_cpu_per_req"] = figures["server_cpu"] / result.completed
                 figures["server_rss"] = float(rss)
             notices = self._error_notices(benchmark, variant, block, result, float(opts["error_rate_warning"]))
+            short = rate_shortfall(result, spec.rate)
+            if short is not None and (benchmark.name, variant.name) not in self._told_rate:  # once per variant
+                self._told_rate.add((benchmark.name, variant.name))
+                notices.append(Notice(
+                    "http-rate-short", f"{benchmark.name}, variant {variant.name!r}, {_round(block)}: {short}",
+                    "the server, or this client, cannot keep up with --rate, so the latencies are an overloaded "
+                    "server's: lower --rate, or find its capacity with a closed loop (no --rate)",
+                    benchmark.name, variant.name))
             if keepalive:
                 notices += self._closes_notice(benchmark, variant, result)
             return Replicate(samples=self._samples(benchmark, variant, block, warmup, figures), notices=notices)
@@ -389,7 +398,7 @@ class HttpRunner:
                  figures: Mapping[str, float]) -> list[Sample]:
         now = time.time()
         # A suite file's http benchmark may come without metrics: it yields the standard ones.
-        metrics = benchmark.metrics or http_metrics()
+        metrics = benchmark.metrics or http_metrics(open_loop=bool(benchmark.options.get("rate")))
         return [
             Sample(benchmark.name, variant.name, m.name, float(figures[m.name]), block, warmup=warmup, time=now,
                    machine=self._machine)

@@ -24,6 +24,10 @@ _now = time.perf_counter_ns
 # Consecutive failed connects (no response in between) after which the target is declared down.
 _MAX_CONNECT_FAILURES = 50
 _CONNECT_BACKOFF_S = 0.01
+_DRAIN_GRACE_S = 1.0
+_DRAIN_GRACE_SHARE = 0.1
+"""Open loop: requests in flight when the duration ends may finish within max(1 s, 10% of the
+duration) (never beyond the per-request timeout); then they count as timed out."""
 _FOLD_AT = 1 << 20
 """Booked latencies (8 bytes each) the watchdog folds into the histogram: memory stays bounded."""
 
@@ -62,7 +66,7 @@ class Load:
 
     __slots__ = ("spec", "loop", "host", "port", "sequence", "seq_i", "hist", "latencies", "book", "n200", "fast", "count_limit", "single", "again", "status_counts", "errors", "bytes",
                  "completed", "server_closes", "started", "busy", "connect_failures", "conns", "done", "aborted", "stopping",
-                 "interrupted", "t0", "t_end", "deadline_ns", "end_ns", "interval_ns", "progress")
+                 "interrupted", "t0", "t_end", "deadline_ns", "end_ns", "interval_ns", "progress", "unsent", "grace_ns")
 
     def __init__(self, spec: LoadSpec, loop: EngineLoop, progress: Callable[[float], None] | None):
         self.spec = spec
@@ -103,6 +107,11 @@ class Load:
         comparison on the hot path says whether a next request may go at once."""
         self.interval_ns = 0
         self.progress = progress
+        self.unsent = 0
+        """Open loop: requests the schedule had before the deadline that were not sent by then
+        (the server, or the client, could not keep up); they are not sent after it."""
+        self.grace_ns = 0
+        """Open loop: how long after the deadline requests in flight may still finish."""
 
     def fold_latencies(self) -> None:
         """Move the booked latencies into the histogram (same counts, sum, min and max)."""
@@ -191,6 +200,10 @@ class Load:
             return
         # Open loop: the connection's next slot on the fixed schedule.
         intended = conn.next_slot
+        if self.deadline_ns and now >= self.deadline_ns > intended and not self.interrupted:
+            self._give_up_slots(conn, intended)
+            self.check_done()
+            return
         if not self.may_start(intended):
             self.check_done()
             return
@@ -201,6 +214,15 @@ class Load:
             self.loop.call_later(delay, self._send_scheduled, conn, intended)
         else:
             self._send_scheduled(conn, intended)
+
+    def _give_up_slots(self, conn: Connection, intended: int) -> None:
+        """The duration is over with this connection's slots from `intended` on still due: they are
+        counted as not sent, and not sent late (which would stretch the load far past its duration)."""
+        slots = -(-(self.deadline_ns - intended) // self.interval_ns)
+        if self.spec.count is not None:
+            slots = max(0, min(slots, self.spec.count - self.started - self.unsent))
+        self.unsent += slots
+        conn.next_slot = self.deadline_ns
 
     def _send_scheduled(self, conn: Connection, intended: int) -> None:
         conn.waiting = False
@@ -236,6 +258,14 @@ class Load:
             if conn.state not in (IDLE, DEAD) and now - conn.sent_at > limit and conn.transport is not None:
                 conn.timed_out = True
                 conn.transport.abort()
+        if self.grace_ns and now > self.deadline_ns + self.grace_ns and not self.stopping:
+            # Open loop: the drain after the duration is over; what is still in flight timed out.
+            self.stopping = True
+            self.end_ns = 0
+            for conn in list(self.conns):
+                if conn.transport is not None and conn.state not in (IDLE, DEAD):
+                    conn.timed_out = True
+                    conn.transport.abort()
         if (now - self.t0) / 1e9 > self.spec.max_time and not self.stopping:
             self.aborted = f"stopped at the time limit of {self.spec.max_time:g} s"
             self.stopping = True
@@ -262,7 +292,10 @@ def start_load(load: Load) -> None:
     if load.deadline_ns:
         load.end_ns = load.deadline_ns
     if spec.rate is not None:
-        load.interval_ns = int(spec.connections / spec.rate * 1e9)
+        load.interval_ns = max(1, int(spec.connections / spec.rate * 1e9))
+        if load.deadline_ns:
+            span = (load.deadline_ns - load.t0) / 1e9
+            load.grace_ns = int(min(spec.timeout, max(_DRAIN_GRACE_S, _DRAIN_GRACE_SHARE * span)) * 1e9)
     n_conns = spec.connections if spec.count is None else min(spec.connections, spec.count)
     for i in range(n_conns):
         conn = Connection(load)

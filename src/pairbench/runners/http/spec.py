@@ -119,6 +119,9 @@ class LoadResult:
     """Why the load stopped early (target unreachable, time limit), or ""."""
     fixed_percentiles: dict[float, float] | None = None
     """Percentiles (s) as an external engine reported them, when there is no full histogram."""
+    unsent: int | None = None
+    """Open loop: requests of the schedule not sent before the duration ended, because the server
+    (or the client) could not keep up; None for a closed loop."""
     server_closes: int = 0
     """Complete responses after which the server ended the connection (`Connection: close`,
     HTTP/1.0 without keep-alive, a body ended by closing, or a close without a word, after which

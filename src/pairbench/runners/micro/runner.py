@@ -44,6 +44,7 @@ from typing import Any, Callable, Sequence
 from pairbench.errors import UserError
 from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.micro.clocks import clock_notice
 from pairbench.runners.micro.python_spec import skip_reason
 from pairbench.runners.micro.ruby_batch import RunDirectory, batch_requests
 from pairbench.runners.micro.worker import (
@@ -260,6 +261,7 @@ class MicroRunner:
                 self._loops[benchmark.name] = int(result.data["loops"])
                 self._sample_s[benchmark.name] = float(result.data.get("time") or 0.0)
                 self._setup_s[benchmark.name] = float(result.data.get("setup") or 0.0)
+                notices.extend(self._clock_notices(benchmark, result.data))
                 if v is not baseline:
                     notices.append(Notice(
                         "calibration", f"micro benchmark {benchmark.name!r}: loop count calibrated on "
@@ -364,6 +366,7 @@ class MicroRunner:
                 f"falling across the measured samples ({times[0] / loops:.3g} s -> {times[-1] / loops:.3g} s); "
                 f"in {counts[1]} of {counts[0]} processes; the JIT may not have reached a steady state",
                 "raise --warmup-samples so warm-up samples absorb it", benchmark.name, variant.name))
+        rep.notices.extend(self._clock_notices(benchmark, data))
         alloc = data.get("alloc")
         if isinstance(alloc, dict) and not warmup:
             if "unavailable" in alloc:
@@ -377,6 +380,14 @@ class MicroRunner:
                     if metric in names and isinstance(value, (int, float)):
                         add(metric, float(value), 0, False)
         return rep
+
+    def _clock_notices(self, benchmark: Benchmark, data: dict[str, Any]) -> list[Notice]:
+        """Once per benchmark: timed by CPU time, its op spends far more wall time (clocks.py)."""
+        notice = clock_notice(benchmark, data.get("clocks"))
+        if notice is None or (benchmark.name, "", "clock") in self._warned:
+            return []
+        self._warned.add((benchmark.name, "", "clock"))
+        return [notice]
 
     def _once(self, benchmark: Benchmark, variant: Variant, kind: str) -> bool:
         key = (benchmark.name, variant.name, kind)

@@ -144,6 +144,7 @@ def _argcount(func):
 # snippet; "wall" (perf_counter) when the operation sleeps, waits or uses other threads.
 CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
 _clock = CLOCKS["cpu"]
+_clock_name = "cpu"
 
 
 def _func_timer(func, with_arg, arg):
@@ -250,13 +251,23 @@ def _build(request):
 def _set_clock(request, natural):
     """The request's clock; "auto" picks `natural`: wall time where an op waits (coroutines, pyperf
     benchmarks, which pyperf times with perf_counter), CPU time otherwise."""
-    global _clock
+    global _clock, _clock_name
     clock = request.get("clock") or "cpu"
     if clock == "auto":
         clock = natural
     if clock not in CLOCKS:
         raise BenchError("request", "unknown clock %r; valid: auto, cpu, wall" % (clock,))
     _clock = CLOCKS[clock]
+    _clock_name = clock
+
+
+def _both_clocks(run_all):
+    """run_all() under both clocks: (its value, {"clock": the one timing, "wall": s, "cpu": s}),
+    so that an op timed by CPU time that mostly waits (time.sleep) can be told; four reads."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    value = run_all()
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    return value, {"clock": _clock_name, "wall": wall, "cpu": cpu}
 
 
 def _run(timed, loops):
@@ -289,9 +300,10 @@ def _calibrate(timed, request):
     # One pass at the scaled count, then a final scale: JITs speed up during the first passes.
     for _ in range(2):
         loops = max(1, int(round(loops * target / max(t, 1e-9))))
-        t = _run(timed, loops)
+        t, clocks = _both_clocks(lambda: _run(timed, loops))
+    clocks["loops"] = loops
     loops = max(1, int(round(loops * target / max(t, 1e-9))))
-    return {"loops": _round2(loops), "time": t}
+    return {"loops": _round2(loops), "time": t, "clocks": clocks}
 
 
 def _round2(n):
@@ -322,8 +334,9 @@ def _time(parts, request):
     loops = int(request["loops"])
     warm = [_run(timed, loops) for _ in range(int(request.get("warmup", 1)))]
     overhead = _overhead(empty, loops)
-    samples = [_run(timed, loops) for _ in range(int(request.get("samples", 5)))]
-    out = {"loops": loops, "warmup": warm, "samples": samples, "overhead": overhead}
+    samples, clocks = _both_clocks(lambda: [_run(timed, loops) for _ in range(int(request.get("samples", 5)))])
+    clocks["loops"] = loops * len(samples)
+    out = {"loops": loops, "warmup": warm, "samples": samples, "overhead": overhead, "clocks": clocks}
     if inner != 1:
         out["inner_loops"] = inner  # each loop iteration is `inner` operations (pyperf's inner_loops)
     if request.get("alloc", True) and no_alloc:
