@@ -149,7 +149,7 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     o.add_argument("--no-history", action="store_true", help="do not record this run in the history store")
     for fmt in EXPORTED:  # the format list of report/formats.py
         o.add_argument(f"--export-{fmt}", metavar="FILE", help=FORMATS[fmt])
-    o.add_argument("--no-progress", action="store_true", help="no live progress bar")
+    o.add_argument("--no-progress", action="store_true", help="no live progress bar (and, off a terminal, no progress line every 30 s)")
     o.add_argument("--style", choices=STYLES, default="auto",
                    help="output style, as hyperfine's: auto (colour and live bar on a terminal), basic (neither), "
                         "full (both, even off a terminal), nocolor, color (colour, no bar), none (no output)")
