@@ -23,7 +23,8 @@ VALUES_CAPTION = "values: median of the per-block values ± half the interquarti
 """Says which statistic the value columns are (the sweep tables show the same one)."""
 
 # Notices that explain what happened rather than warn about the results.
-INFO_KINDS = frozenset({"adaptive", "budget", "stop", "shim-resolved", "machines", "threshold-auto", "instructions"})
+INFO_KINDS = frozenset({"adaptive", "budget", "stop", "shim-resolved", "machines", "threshold-auto", "instructions",
+                        "shell", "no-shell"})
 
 _VERDICT_STYLE = {
     "faster": "bold green",

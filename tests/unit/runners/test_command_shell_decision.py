@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from pairbench.runners.command.shells import execs_directly, needs_shell
+from pairbench.runners.command.shells import execs_directly, needs_shell, program_finder
 from pairbench.runners.command.options import parse_command_options
 from pairbench.runners.options import Flags
 
@@ -117,7 +117,10 @@ def test_only_programs_the_kernel_can_exec_run_without_a_shell(tmp_path) -> None
         path.chmod(0o755)
     assert execs_directly(str(script)) and execs_directly(str(binary))
     assert not execs_directly(str(bare)) and not execs_directly(str(tmp_path / "missing"))
-    assert needs_shell(str(bare), lambda w: w) and not needs_shell(str(script), lambda w: w)
+    on_path = program_finder(path=str(tmp_path))
+    assert needs_shell("bare", on_path) and not needs_shell("script x", on_path) and not needs_shell("binary", on_path)
+    in_cwd = program_finder(path="", cwd=str(tmp_path))
+    assert needs_shell("./bare", in_cwd) and not needs_shell("./script", in_cwd) and needs_shell("script", in_cwd)
 
 
 def test_a_shell_given_by_name_is_kept_and_the_default_is_not() -> None:

@@ -67,7 +67,8 @@ class DuetPair:
         for v in variants:
             runner = self.runners.get(v.name) or self._make()
             self.runners[v.name] = runner
-            notices.extend(runner.prepare(self._solo, [v]))  # type: ignore[attr-defined]
+            # each runner knows one variant: a notice both give (the same shell, say) is kept once
+            notices.extend(n for n in runner.prepare(self._solo, [v]) if n not in notices)  # type: ignore[attr-defined]
         return notices
 
     def plan(self, block: int) -> tuple[tuple[str, str], dict[str, int]]:
