@@ -72,6 +72,7 @@ def test_a_command_line_without_shell_syntax_runs_directly(command: str) -> None
     "! prog",
     "prog {a,b}",
     "FOO=1",
+    "PATH=/opt/bin prog",
     ":",
     "cd /tmp",
     "export X=1",

@@ -135,7 +135,8 @@ def needs_shell(command: str, find: Callable[[str], str | None] | None = None) -
     except ValueError:
         return True
     while words and ASSIGNMENT.match(words[0]):
-        words.pop(0)
+        if words.pop(0).startswith("PATH="):  # where sh then looks for the program: left to it
+            return True
     if not words or words[0] in SHELL_ONLY:
         return True
     if words[0] in _PLAIN_TWINS and any(w.startswith("-") or "\\" in w for w in words[1:]):
