@@ -124,8 +124,8 @@ class CommandRunner:
                 )
             if shell is None or shell == ["sh"]:  # another shell may define functions of its own (-S bash f)
                 self._check_executable(command, variant, shell=shell is not None)
-            env = variant_environment(variant)
-            if opts.get("shell", True) is True and not needs_shell(command, program_finder(env.get("PATH"), variant.cwd)):
+            find = program_finder(variant_environment(variant).get("PATH"), variant.cwd)
+            if opts.get("shell", True) is True and not needs_shell(command, find):
                 self._direct.add((benchmark.name, variant.name))
             notice = self._resolve_shim(benchmark, variant, command)
             if notice is not None:
