@@ -54,6 +54,8 @@ class DuetPair:
         self.order: list[str] = []
         self._pending: dict[tuple[int, bool, str], Replicate] = {}
         self._threaded: set[str] = set()
+        self._startup_said = False
+        """A side's runner said its runs are shorter than the shell's start-up spread (said once for both)."""
         self._solo: Benchmark | None = None
         """The benchmark as each side's own runner sees it (without duet)."""
 
@@ -112,6 +114,10 @@ class DuetPair:
         for name, r in results.items():
             assert isinstance(r, Replicate)
             self._add_cpu(benchmark, name, r)
+            if any(n.kind == "shell-startup" for n in r.notices):
+                if self._startup_said:
+                    r.notices[:] = [n for n in r.notices if n.kind != "shell-startup"]
+                self._startup_said = True
             if name != variant.name:
                 self._pending[(block, warmup, name)] = r
         progress(f"duet block {block}: {first} and {second}")
