@@ -42,6 +42,22 @@ def test_command_time_below_the_shell_start_up_is_tested_and_called_slower():
     assert "slower" in sentence and "exact" not in sentence
 
 
+def test_zeros_of_a_command_run_without_a_shell_are_not_blamed_on_the_shell():
+    """user time at 0 in some blocks of a command run directly: no shell start-up to point at."""
+    from pairbench.model import Notice
+
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 3, 10) * 0.0004
+    b = 0.0074 + rng.normal(0, 0.0004, 10)
+    run = _run("command", (Metric("user"),), {"user": (a, b)})
+    run.notices.append(Notice("no-shell", "ran directly, without a shell (no shell syntax)", "", "w"))
+    c = analyze(run)["user"]
+    assert c.method.startswith("paired differences") and c.verdict == "slower"
+    assert not any("shell's start-up" in n for n in c.notes)
+    run.notices.append(Notice("shell", "ran through `sh -c` (shell syntax): A", "", "w"))  # one variant did
+    assert any("-N" in n and "shell's start-up" in n for n in analyze(run)["user"].notes)
+
+
 def test_user_and_sys_with_clock_quantized_zeros_are_tested():
     """CPU times tick in 1 ms steps and read 0 in many blocks: still a test, not an exact delta."""
     rng = np.random.default_rng(2)

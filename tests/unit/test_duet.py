@@ -90,3 +90,24 @@ def test_duet_takes_exactly_two_variants_and_adds_cpu_time() -> None:
     kind = get_kind("command")
     typed = kind.parse_options({"command": "{variant}", "duet": True}, Flags({"duet": "--duet"}))
     assert [m.name for m in kind.metrics(typed, ())][:2] == ["time", "cpu"]
+
+
+def test_runs_shorter_than_the_shells_start_up_are_said_once_for_both_sides() -> None:
+    """Each side's runner says it once; the pair, measuring one benchmark, says it once in all."""
+    from pairbench.model import Notice
+
+    pair, _, _ = _pair()
+    for side in pair.runners.values():
+        measure = side.measure
+
+        def noisy(benchmark, variant, block, warmup, progress, measure=measure, said=[]):
+            r = measure(benchmark, variant, block, warmup, progress)
+            if not said:  # as CommandRunner: once per runner
+                said.append(True)
+                r.notices.append(Notice("shell-startup", f"`{variant.command}` is shorter than ...", "", "loop"))
+            return r
+
+        side.measure = noisy
+    variants = {"A": A, "B": B}
+    got = [pair.measure(BENCH, v, block, False, lambda _t: None, variants) for block in (0, 1) for v in (A, B)]
+    assert sum(n.kind == "shell-startup" for r in got for n in r.notices) == 1

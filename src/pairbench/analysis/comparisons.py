@@ -33,8 +33,8 @@ SHELL_TIMED_METRICS = ("time", "user", "sys")
 """The command kind's metrics in seconds, from which the shell's start-up is subtracted (checked
 against the kind's metrics by tests/unit/test_word_lists.py: analysis reads no runner)."""
 
-_STARTUP_NOTE = ("the command is shorter than the shell's start-up, which is subtracted from its times, so some "
-                 "read <= 0; run it without the shell (-N) or make each run longer")
+_STARTUP_NOTE = ("the command is shorter than the spread of the shell's start-up, which is subtracted from its "
+                 "times, so some read 0; run it without the shell (-N) or make each run longer")
 
 
 def _startup_hint(run: Run, c: Comparison) -> Comparison:
@@ -43,9 +43,19 @@ def _startup_hint(run: Run, c: Comparison) -> Comparison:
 
     if ADDITIVE_NOTE not in c.notes or c.metric not in SHELL_TIMED_METRICS:
         return c
-    if run.benchmark(c.benchmark).kind != "command":
+    if run.benchmark(c.benchmark).kind != "command" or not _shell_subtracted(run, c.benchmark):
         return c
     return replace(c, notes=c.notes + (_STARTUP_NOTE,))
+
+
+def _shell_subtracted(run: Run, benchmark: str) -> bool:
+    """Whether a shell's start-up was taken off this benchmark's times: the runner says which
+    commands ran directly (a `no-shell` notice) and which through a shell (`shell`); a run file
+    from before says neither, and its commands went through the shell unless `shell` was false."""
+    kinds = {n.kind for n in run.notices if n.benchmark == benchmark}
+    if "shell" in kinds:
+        return True
+    return "no-shell" not in kinds and run.benchmark(benchmark).options.get("shell", True) is not False
 
 
 def confidence_label(confidence: float) -> str:

@@ -46,7 +46,7 @@ def register(sub: Any) -> None:
     p.add_argument("--max-time", type=positive_float, default=DEFAULT_BUDGET, metavar="SECONDS",
                    help=f"the budget: measured for this long, and the band is set for it (default {DEFAULT_BUDGET:g})")
     p.add_argument("-w", "--warmup", type=int, default=1, metavar="N", help="warm-up runs per copy (default 1)")
-    p.add_argument("-S", "--shell", default="sh", metavar="SHELL", help="'none' runs the command without a shell")
+    p.add_argument("-S", "--shell", default="default", metavar="SHELL", help="'none' runs the command without a shell")
     p.add_argument("-N", dest="shell", action="store_const", const="none", help="same as --shell=none")
     p.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX",
                    help="a number the command prints (as in `cmd`); calibrated too")

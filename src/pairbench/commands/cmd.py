@@ -56,9 +56,10 @@ def register(sub: Any) -> None:
     p.add_argument("-C", "--conclude", metavar="CMD", action="append", default=[],
                    help="run after every measured run (not timed); once for all commands, or once per command")
     p.add_argument("-c", "--cleanup", metavar="CMD", help="run once per variant after all measurements")
-    p.add_argument("-S", "--shell", default="sh", metavar="SHELL",
-                   help="the shell that runs each command: a name, path or command line (bash, zsh, 'bash --norc'); "
-                        "its start-up is measured and subtracted; 'none' runs commands without a shell (default: sh)")
+    p.add_argument("-S", "--shell", default="default", metavar="SHELL",
+                   help="the shell that runs each command: a name, path or command line (sh, bash, 'bash --norc'); "
+                        "its fastest start-up is measured and subtracted; 'none' runs commands without a shell "
+                        "(default: sh for a command with shell syntax, none for a plain program and its arguments)")
     p.add_argument("-N", dest="shell", action="store_const", const="none", help="same as --shell=none")
     p.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="kill a run that takes longer")
     p.add_argument("-i", "--ignore-failure", action="store_true", help="measure commands that exit non-zero")

@@ -36,7 +36,7 @@ class Calibration:
     benchmark: str = "command"
     """The name the calibration is stored under (`cmd --benchmark NAME` finds it)."""
     warmup: int = 1
-    shell: str = "sh"
+    shell: str = "default"
     metrics: tuple[str, ...] = ()
     """--metric NAME=REGEX specs of numbers the command prints, calibrated too."""
     seed: int | None = None

@@ -39,7 +39,8 @@ runner; tests/unit/test_word_lists.py checks the two agree): with sentences for 
 only, theirs are left out."""
 
 # Notices that explain what happened rather than warn about the results.
-INFO_KINDS = frozenset({"adaptive", "budget", "stop", "shim-resolved", "machines", "threshold-auto", "instructions"})
+INFO_KINDS = frozenset({"adaptive", "budget", "stop", "shim-resolved", "machines", "threshold-auto", "instructions",
+                        "shell", "no-shell"})
 
 _VERDICT_STYLE = {
     "faster": "bold green",

@@ -37,8 +37,9 @@ class CommandSettings:
     conclude: tuple[str, ...] = ()
     """--conclude: once for all commands, or once per command."""
     cleanup: str | None = None
-    shell: str = "sh"
-    """A shell name, path or command line; 'none' runs commands without one."""
+    shell: str = "default"
+    """A shell name, path or command line; 'none' runs commands without one; 'default' takes sh only
+    for a command with shell syntax."""
     timeout: float | None = None
     ignore_failure: bool = False
     output: tuple[str, ...] = ()

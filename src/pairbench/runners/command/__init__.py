@@ -7,6 +7,7 @@
     spawner.py      the lean launcher process (run as a script)
     rss.py          the C exec helper (exec_helper.c) or the launcher's rusage
     shells.py       which shell runs a command; a command line's words without one
+    startup.py      a shell's start-up: what is taken off a command's times, and the notices
     output.py       a command's output read as a stream: metric lines, units, tail
     metric_spec.py  the built-in metrics and `--metric NAME[:UNIT]=REGEX`
     metric_json.py  metrics a command writes as a JSON file (`--metric-json pyperf`)

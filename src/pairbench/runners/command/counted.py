@@ -96,7 +96,7 @@ class CountingCommandRunner(CommandRunner):
         command = expand_command(str(opts.get("command", "{variant}")), variant)
         run_command, path_first = self._shims.get((benchmark.name, variant.name), (command, ""))
         timeout = opts.get("timeout")
-        outcome = self._run(run_command, variant, shell=self._shell_of(benchmark),
+        outcome = self._run(run_command, variant, shell=self._shell_for(benchmark, variant),
                             timeout=float(timeout) * COUNTED_TIMEOUT_FACTOR if timeout else None,
                             path_first=path_first, keep_stdout=False, counter=self._counter)
         if outcome.timed_out or (outcome.exit_code != 0 and not opts.get("ignore_failure", False)):

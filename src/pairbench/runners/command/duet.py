@@ -54,6 +54,8 @@ class DuetPair:
         self.order: list[str] = []
         self._pending: dict[tuple[int, bool, str], Replicate] = {}
         self._threaded: set[str] = set()
+        self._startup_said = False
+        """A side's runner said its runs are shorter than the shell's start-up spread (said once for both)."""
         self._solo: Benchmark | None = None
         """The benchmark as each side's own runner sees it (without duet)."""
 
@@ -67,7 +69,8 @@ class DuetPair:
         for v in variants:
             runner = self.runners.get(v.name) or self._make()
             self.runners[v.name] = runner
-            notices.extend(runner.prepare(self._solo, [v]))  # type: ignore[attr-defined]
+            # each runner knows one variant: a notice both give (the same shell, say) is kept once
+            notices.extend(n for n in runner.prepare(self._solo, [v]) if n not in notices)  # type: ignore[attr-defined]
         return notices
 
     def plan(self, block: int) -> tuple[tuple[str, str], dict[str, int]]:
@@ -111,6 +114,10 @@ class DuetPair:
         for name, r in results.items():
             assert isinstance(r, Replicate)
             self._add_cpu(benchmark, name, r)
+            if any(n.kind == "shell-startup" for n in r.notices):
+                if self._startup_said:
+                    r.notices[:] = [n for n in r.notices if n.kind != "shell-startup"]
+                self._startup_said = True
             if name != variant.name:
                 self._pending[(block, warmup, name)] = r
         progress(f"duet block {block}: {first} and {second}")

@@ -38,8 +38,9 @@ class CommandOptions:
     """Run after every measured run, not timed (hyperfine's --conclude)."""
     cleanup: str | None = None
     shell: bool | str = True
-    """Through `sh -c` (True), no shell (False), or this shell's command line (`bash --norc`); the
-    shell's start-up is measured and subtracted."""
+    """True: through `sh -c` when the command line has shell syntax, else run directly; False: no
+    shell; or the command line of a shell that runs every command (`sh`, `bash --norc`). A shell's
+    fastest start-up is taken off each run, never below 0."""
     timeout: float | None = None
     """Seconds per run before it is killed."""
     ignore_failure: bool = False
@@ -94,7 +95,7 @@ def _shell(m: Mapping[str, Any], where: Where) -> bool | str:
         raise where.fail("shell", f"cannot read the shell's command line {text!r}: {exc}") from None
     if text.strip() == "none":
         return False
-    if text.strip() in ("sh", "default") or not words:
+    if text.strip() == "default" or not words:
         return True
     return text
 

@@ -4,8 +4,11 @@ Each run records wall time, user and system CPU time and peak RSS from the kerne
 of the finished child (wait4 rusage), its exit code, and the metrics it printed about itself
 (`--metric NAME=REGEX`, or JSON lines `{"pairbench": {"NAME": VALUE}}` on stdout).
 
-Commands go through `sh -c` by default, or any shell given (`-S bash`, shells.py); that
-shell's own start-up is measured once in `prepare` and subtracted, as hyperfine does. The environment is padded by a random amount per run
+By default a command runs directly when its line needs no shell (no shell syntax, a program first:
+shells.py `needs_shell`), so nothing is subtracted; otherwise, or with any shell given (`-S bash`),
+it goes through `SHELL -c`. That shell's start-up is measured once in `prepare`, and its fastest
+run is taken off each run, never more than the run took, so no time reads below 0 (startup.py).
+The environment is padded by a random amount per run
 (PAIRBENCH_ENV_OFFSET) so that the stack's alignment varies between runs instead of biasing one
 variant (Mytkowicz et al., ASPLOS 2009; hyperfine does the same).
 """
@@ -23,7 +26,6 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from statistics import median
 from typing import Any
 
 from pairbench.errors import BenchmarkFailed, UserError
@@ -35,11 +37,14 @@ from pairbench.runners.command.metric_spec import compile_metric, metric_value
 from pairbench.runners.command.options import OUTPUT_MODES
 from pairbench.runners.command.output import OutputScan, scan_output, unwritable
 from pairbench.runners.command.rss import LAUNCHER, rss_method
+from pairbench.runners.command.startup import CALIBRATION_RUNS, ShellCost, shell_cost, shell_notices, spread_notice
 from pairbench.runners.command.shells import (
     SHELL_SYNTAX as _SHELL_SYNTAX,
     executable_word as _executable_word,
     found_shell,
     is_shell_builtin as _is_shell_builtin,
+    needs_shell,
+    program_finder,
     shell_words,
     take_assignments as _take_assignments,
 )
@@ -47,8 +52,6 @@ from pairbench.runners.shims import command_word, resolve_shim
 
 __all__ = ["CommandRunner"]
 
-# Runs of `sh -c ''` used to estimate the shell's start-up cost (hyperfine uses 50).
-SHELL_CALIBRATION_RUNS = 30
 # How much of a failing command's output an error message shows.
 OUTPUT_TAIL_CHARS = 600
 # Largest random padding of the environment, in bytes (hyperfine varies it up to 4 KiB).
@@ -83,7 +86,11 @@ class CommandRunner:
 
     def __init__(self, rng: random.Random | None = None) -> None:
         self._rng = rng or random.Random()
-        self._shell_overhead: dict[str, tuple[float, float, float]] = {}
+        self._shell_cost: dict[str, ShellCost] = {}
+        self._direct: set[tuple[str, str]] = set()
+        """(benchmark, variant) pairs run without a shell under the default `shell` (no shell syntax)."""
+        self._spread_said: set[str] = set()
+        """Benchmarks whose runs shorter than the shell's start-up spread were already pointed out."""
         self._setup_done: set[tuple[str, str]] = set()
         self._cleanups: list[tuple[str, Variant, Benchmark]] = []
         self._metrics: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
@@ -126,6 +133,9 @@ class CommandRunner:
             if shell is None or shell == ["sh"]:  # another shell may define functions of its own (-S bash f)
                 self._check_executable(command, variant, shell=shell is not None)
             _check_output_file(benchmark, variant)
+            find = program_finder(variant_environment(variant).get("PATH"), variant.cwd)
+            if opts.get("shell", True) is True and not needs_shell(command, find):
+                self._direct.add((benchmark.name, variant.name))
             notice = self._resolve_shim(benchmark, variant, command)
             if notice is not None:
                 notices.append(notice)
@@ -134,8 +144,12 @@ class CommandRunner:
             notices.append(Notice(
                 "rss-floor", f"rss includes the launcher's own ~8-10 MiB: {method.reason}",
                 "install a C compiler (or set CC) so that each command's own peak is measured", benchmark.name))
-        if shell is not None:
-            self._shell_overhead[benchmark.name] = self._measure_shell_overhead(shell)
+        shelled = [v.name for v in variants if self._shell_for(benchmark, v) is not None]
+        if shell is not None and shelled:
+            self._shell_cost[benchmark.name] = self._measure_shell_overhead(shell)
+        notices.extend(shell_notices(benchmark.name, [v.name for v in variants], shelled, " ".join(shell or []),
+                                     self._shell_cost.get(benchmark.name), chosen=opts.get("shell", True) is not True)
+                       if shell is not None else [])
         for variant in variants:
             setup = opts.get("setup")
             if setup:
@@ -153,7 +167,7 @@ class CommandRunner:
         prepare = variant.meta.get("prepare") or opts.get("prepare")
         if prepare:
             self._run_hook("prepare", expand_command(str(prepare), variant), variant, benchmark)
-        shell = self._shell_of(benchmark)
+        shell = self._shell_for(benchmark, variant)
         timeout = opts.get("timeout")
         run_command, path_first = self._shims.get((benchmark.name, variant.name), (command, ""))
         output = str(variant.meta.get("output") or opts.get("output", "auto"))
@@ -189,15 +203,19 @@ class CommandRunner:
             replicate.notices.append(
                 Notice("nonzero-exit", f"`{command}` exited with code {outcome.exit_code}", "", benchmark.name, variant.name)
             )
-        over = self._shell_overhead.get(benchmark.name, (0.0, 0.0, 0.0))
+        cost = self._shell_cost.get(benchmark.name) if shell is not None else None
+        if cost is not None and cost.within_spread(outcome.wall) and benchmark.name not in self._spread_said:
+            self._spread_said.add(benchmark.name)
+            replicate.notices.append(spread_notice(benchmark.name, command, " ".join(shell or []), cost))
         now = time.time()
-        # Not clamped at 0: a command shorter than the shell's start-up reads below 0, and clamping
-        # erased its differences (a 24x slower `sleep 0.005` read 0 like `true` under load); the
-        # analysis tests values <= 0 on their paired differences.
+        # the shell's fastest start-up, never more than the run took (startup.py says why); values
+        # that reach 0 are tested on their paired differences
+        wall, user, sys_time = cost.net(outcome.wall, outcome.user, outcome.sys) if cost else (
+            outcome.wall, outcome.user, outcome.sys)
         values: dict[str, float] = {
-            "time": outcome.wall - over[0],
-            "user": outcome.user - over[1],
-            "sys": outcome.sys - over[2],
+            "time": wall,
+            "user": user,
+            "sys": sys_time,
             "rss": outcome.rss,
             "exit_code": float(outcome.exit_code),
         }
@@ -281,12 +299,19 @@ class CommandRunner:
         return not self._variants.get(benchmark, set()) <= self._stdout_seen.get(benchmark, set())
 
     def _shell_of(self, benchmark: Benchmark) -> list[str] | None:
+        """The benchmark's shell (None: `--shell none`); a variant may still run without it (`_shell_for`)."""
         return found_shell(benchmark.options.get("shell", True), f"benchmark {benchmark.name!r}")
 
-    def _measure_shell_overhead(self, shell: list[str]) -> tuple[float, float, float]:
+    def _shell_for(self, benchmark: Benchmark, variant: Variant) -> list[str] | None:
+        """The shell that runs this variant's command, or None when it runs directly."""
+        if (benchmark.name, variant.name) in self._direct:
+            return None
+        return self._shell_of(benchmark)
+
+    def _measure_shell_overhead(self, shell: list[str]) -> ShellCost:
         runs = [self._run("", Variant("shell"), shell=shell, timeout=10.0, keep_stdout=False)
-                for _ in range(SHELL_CALIBRATION_RUNS)]
-        return (median(r.wall for r in runs), median(r.user for r in runs), median(r.sys for r in runs))
+                for _ in range(CALIBRATION_RUNS)]
+        return shell_cost([(r.wall, r.user, r.sys) for r in runs])
 
     def _run_hook(self, what: str, command: str, variant: Variant, benchmark: Benchmark) -> None:
         outcome = self._run(command, variant, shell=self._shell_of(benchmark) or True, timeout=None)
