@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from pairbench.model import Run
+from pairbench.model import Benchmark, Metric, Run
 from pairbench.report.command import TIME_METRICS, CommandStats, command_column, command_stats
 from pairbench.report.format import current_time_unit
 from pairbench.report.markdown import md_escape
@@ -75,25 +75,29 @@ def table_rows(entries: Sequence[tuple[str, CommandStats]]) -> list[str]:
     return lines
 
 
+def _verdict_lines(run: Run, bench: Benchmark, metric: Metric) -> list[str]:
+    return [f"- **{verdict_word(c.verdict, metric)}**: {md_escape(sentence_of(c, metric))}"
+            for c in run.comparisons if c.benchmark == bench.name and c.metric == metric.name]
+
+
 def render_markdown_table(run: Run) -> str:
     """One table per benchmark that has a time per run (a heading each when there are several),
-    each followed by the verdict of its time comparisons, one line each."""
+    each followed by the verdict of its time comparisons, one line each; a benchmark with no time
+    per run (HTTP) gets the verdicts of its primary metric alone."""
     out: list[str] = []
-    timed = [b for b in run.benchmarks if any(m.name in TIME_METRICS for m in b.metrics)]
-    for bench in timed:
+    for bench in run.benchmarks:
+        metric = next((m for m in bench.metrics if m.name in TIME_METRICS), None)
         entries = [(command_column(v, bench, False), s) for v in run.variants
-                   if (s := command_stats(run, bench, v.name)) is not None]
-        if not entries:
+                   if metric is not None and (s := command_stats(run, bench, v.name)) is not None]
+        verdicts = _verdict_lines(run, bench, metric or bench.metrics[0]) if bench.metrics else []
+        if not entries and not verdicts:
             continue
-        if len(timed) > 1:
+        if len(run.benchmarks) > 1:
             out += [f"### {md_escape(bench.name)}", ""]
-        out += table_rows(entries)
-        metric = next(m for m in bench.metrics if m.name in TIME_METRICS)
-        verdicts = [c for c in run.comparisons if c.benchmark == bench.name and c.metric == metric.name]
-        if verdicts:
-            out += ["", CAPTION]
-            out += [f"- **{verdict_word(c.verdict, metric)}**: {md_escape(sentence_of(c, metric))}" for c in verdicts]
-        out.append("")
+        if entries:
+            out += table_rows(entries) + ([""] if verdicts else [])
+            out += [CAPTION] if verdicts else []
+        out += verdicts + [""]
     if not out:
-        out = ["_No command was timed: the table has no row._", ""]
+        out = ["_Nothing was measured._", ""]
     return "\n".join(out).rstrip() + "\n"
