@@ -198,9 +198,10 @@ def tagged(target: str, tag: str) -> str:
 def export(run: Run, fmt: str, target: str, options: ExportOptions = ExportOptions(),
            inputs: Sequence[str] = ()) -> None:
     """Write one format of `run` to `target` ('-' for standard output), never over one of `inputs`;
-    a format of `SPLITS` to one file per part (standard output gets the whole run's text)."""
+    a format of `SPLITS` to one file per part (a stream, such as standard output, gets the whole text)."""
     split = SPLITS.get(fmt)
-    if split is None or target == "-":
+    if split is None or target == "-" or (os.path.exists(target) and not os.path.isfile(target)):
+        # standard output, a FIFO or a device: the one stream gets the whole run's text
         write_text(target, render_export(run, fmt, options), inputs)
         return
     for tag, part in split(run):
