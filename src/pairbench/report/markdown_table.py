@@ -76,8 +76,14 @@ def table_rows(entries: Sequence[tuple[str, CommandStats]]) -> list[str]:
 
 
 def _verdict_lines(run: Run, bench: Benchmark, metric: Metric) -> list[str]:
-    return [f"- **{verdict_word(c.verdict, metric)}**: {md_escape(sentence_of(c, metric))}"
-            for c in run.comparisons if c.benchmark == bench.name and c.metric == metric.name]
+    """`- **word**: sentence` per comparison (a sentence that starts with its word says it once)."""
+    lines = []
+    for c in run.comparisons:
+        if c.benchmark == bench.name and c.metric == metric.name:
+            word, sentence = verdict_word(c.verdict, metric), sentence_of(c, metric)
+            sentence = sentence.removeprefix(f"{word}: ")
+            lines.append(f"- **{word}**: {md_escape(sentence)}")
+    return lines
 
 
 def render_markdown_table(run: Run) -> str:

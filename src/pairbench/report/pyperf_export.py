@@ -55,4 +55,6 @@ def render_pyperf(run: Run) -> str:
     host = run.metadata.get("hostname") or run.metadata.get("host")
     if isinstance(host, str) and host:
         metadata["hostname"] = host
-    return json.dumps({"version": PYPERF_VERSION, "metadata": metadata, "benchmarks": benchmarks}, indent=1) + "\n"
+    # compact, as pyperf writes its own files: a run of many values stays small
+    return json.dumps({"version": PYPERF_VERSION, "metadata": metadata, "benchmarks": benchmarks},
+                      separators=(",", ":")) + "\n"

@@ -67,3 +67,9 @@ def test_two_commands_fit_in_twelve_lines() -> None:
     text = render_export(run, "markdown-table")
     assert len(text.splitlines()) <= 12, text
     assert text.startswith(HEADER.format(u="ms")), text
+
+
+def test_a_verdict_is_named_once_per_line() -> None:
+    run = make_run()
+    lines = [line for line in render_export(run, "markdown-table").splitlines() if line.startswith("- ")]
+    assert lines and all(not re.match(r"- \*\*(\w+)\*\*: \1\b", line) for line in lines), lines
