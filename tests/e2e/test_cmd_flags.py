@@ -39,8 +39,13 @@ EXPORTS = ("--export-markdown", "r.md", "--export-csv", "r.csv", "--export-ascii
            "--export-orgmode", "r.org", "--export-samples-csv", "s.csv")
 
 
-def _check_exports(tmp_path: Path, variant: str) -> None:
-    assert "| Benchmark | Metric | Variant |" in (tmp_path / "r.md").read_text()
+def _check_exports(tmp_path: Path, variant: str, timed: bool = True) -> None:
+    markdown = (tmp_path / "r.md").read_text()  # hyperfine's table, then the verdicts
+    if timed:
+        assert "| Command | Mean [" in markdown and f"`{variant}`" in markdown, markdown
+    else:  # no time per run (HTTP): the verdicts alone
+        assert "| Command |" not in markdown, markdown
+    assert "- **" in markdown
     assert (tmp_path / "r.csv").read_text().startswith("command,mean,stddev,median,user,system,min,max")
     assert (tmp_path / "s.csv").read_text().startswith("benchmark,variant,metric,value")
     adoc = (tmp_path / "r.adoc").read_text()
@@ -68,7 +73,7 @@ def test_hyperfine_exports_on_http(run_cli, tmp_path: Path) -> None:
     r = run_cli("http", "--server", "python3 -m http.server {port}", "--server", "python3 -m http.server {port} ",
                 "--requests", "10", *EXPORTS, "-r", "6", *FAST)
     assert r.returncode == 0, r.stderr
-    _check_exports(tmp_path, "server2")
+    _check_exports(tmp_path, "server2", timed=False)
 
 
 @pytest.mark.slow
@@ -206,8 +211,8 @@ def test_time_unit_sort_and_style_none(run_cli, tmp_path: Path) -> None:
     r = run_cli("cmd", "-u", "microsecond", "sleep 0.1", "sleep 0.2", *fast)
     assert r.returncode == 0 and "µs" in r.stdout and " ms " not in r.stdout, r.stdout
     r = run_cli("cmd", "--sort", "mean-time", "sleep 0.1", "sleep 0.2", *fast, "--export-markdown", "r.md")
-    rows = [line for line in (tmp_path / "r.md").read_text().splitlines() if line.startswith("| command | time |")]
-    assert [row.split(" | ")[2] for row in rows] == ["sleep 0.2", "sleep 0.1 (baseline)"]
+    rows = [line for line in (tmp_path / "r.md").read_text().splitlines() if line.startswith("| `")]
+    assert [row.split(" | ")[0] for row in rows] == ["| `sleep 0.2`", "| `sleep 0.1`"]
     r = run_cli("cmd", "--style", "none", "sleep 0.1", "sleep 0.2", *fast, "--export-orgmode", "r.org")
     assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
     assert "| sleep 0.2 |" in (tmp_path / "r.org").read_text()

@@ -34,8 +34,10 @@ SUITE = textwrap.dedent("""\
 def _run_sweep(run_cli, tmp_path: Path):
     (tmp_path / "s.toml").write_text(SUITE)
     proc = run_cli("run", "s.toml", "--no-history", "--no-progress", "--debug-fake=1,0.5,2",
-                   "--export-markdown", "r.md", "--export-html", "r.html")
+                   "--export-json", "r.json", "--export-html", "r.html")
     assert proc.returncode == 0, proc.stderr
+    report = run_cli("report", "r.json", "--markdown", "r.md")  # the full report (--export-markdown: the table)
+    assert report.returncode == 0, report.stderr
     return proc.stdout, (tmp_path / "r.md").read_text(), html.unescape((tmp_path / "r.html").read_text())
 
 

@@ -80,20 +80,20 @@ def format_drift(formats: Mapping[str, str | None], exporters: Sequence[str], me
                  report_flags: Iterable[str], report_choices: Iterable[str], api: Sequence[str], docs: str,
                  readme: str) -> list[str]:
     """Where the format names differ from `formats` (the home)."""
-    from pairbench.report.formats import RUN_FILE
+    from pairbench.report.formats import RUN_FILE, export_flag
 
     exported = [f for f, help in formats.items() if help]
-    files = [*exported, RUN_FILE]
+    flags = [export_flag(f) for f in exported]
+    files = [f for f in formats if f != "terminal"]
     found = drift(formats, {"EXPORTERS": exporters, "pairbench.formats()": api})
     if list(exporters) != list(formats):
         found.append(f"EXPORTERS is not in the order of FORMATS: {list(exporters)}")
     sentence = docs.split("FORMAT is any of", 1)[-1].split("--export-FORMAT", 1)[0]
-    found += drift([f"--export-{f}" for f in exported] + ["--export-json"],
-                   {"measuring flags": [f for f in measuring if f.startswith("--export-")]})
-    found += drift([f"--export-{f}" for f in files],
-                   {"report flags": [f for f in report_flags if f.startswith("--export-")]})
+    found += drift(flags + [export_flag(RUN_FILE)],
+                   {"measuring flags": [f for f in measuring if f.startswith("--export-")],
+                    "report flags": [f for f in report_flags if f.startswith("--export-")]})
     found += drift(files, {"report --format": report_choices, "docs/reports.md": _backticked(sentence)})
-    found += [f"README.md: no --export-{f}" for f in exported if f"--export-{f}" not in readme]
+    found += [f"README.md: no {flag}" for flag in flags if flag not in readme]
     return found
 
 
@@ -121,6 +121,7 @@ def test_a_drifted_format_list_is_found() -> None:
     found = format_drift(planted, **_format_lists())  # type: ignore[arg-type]
     assert "EXPORTERS: missing ['pdf']; extra []" in found
     assert "measuring flags: missing ['--export-pdf']; extra []" in found
+    assert "report flags: missing ['--export-pdf']; extra []" in found
     assert "report --format: missing ['pdf']; extra []" in found
     assert "README.md: no --export-pdf" in found
     lists = _format_lists()

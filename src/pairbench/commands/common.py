@@ -7,7 +7,7 @@ import os
 import sys
 
 from pairbench.report.display import SORTS, STYLES, TIME_UNITS
-from pairbench.report.formats import EXPORTED, FORMATS
+from pairbench.report.formats import EXPORTED, FORMATS, export_flag
 
 TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     o.add_argument("--history", metavar="PATH_OR_URL", help="history store (SQLite path or postgresql:// URL)")
     o.add_argument("--no-history", action="store_true", help="do not record this run in the history store")
     for fmt in EXPORTED:  # the format list of report/formats.py
-        o.add_argument(f"--export-{fmt}", metavar="FILE", help=FORMATS[fmt])
+        o.add_argument(export_flag(fmt), metavar="FILE", dest="export_" + fmt.replace("-", "_"), help=FORMATS[fmt])
     o.add_argument("--no-progress", action="store_true", help="no live progress bar (and, off a terminal, no progress line every 30 s)")
     o.add_argument("--style", choices=STYLES, default="auto",
                    help="output style, as hyperfine's: auto (colour and live bar on a terminal), basic (neither), "

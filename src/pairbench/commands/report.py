@@ -1,14 +1,15 @@
 """`pairbench report RUN [--format F] [--export-F FILE ...]`: render a saved run in any report format.
 
-The formats are the exporter table's (report/exporters.py), spelled as on the measuring commands
-(`--export-csv`, hyperfine's), so what a run printed or exported can be made again from its file.
+The formats are the exporter table's (report/exporters.py); the `--export-FLAG FILE` flags are the
+measuring commands' (`--export-csv`, `--export-markdown`: hyperfine's), so what a run exported can be
+made again from its file; `--markdown` and `--format markdown` give the full Markdown report.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from pairbench.report.formats import FILE_FORMATS
+from pairbench.report.formats import EXPORTED, FILE_FORMATS, FORMATS, RUN_FILE, export_flag
 
 TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
 if TYPE_CHECKING:
@@ -29,9 +30,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML page with plots to FILE")
     p.add_argument("--format", choices=FILE_FORMATS, metavar="FORMAT",
                    help=f"print the report in FORMAT on standard output: {', '.join(FILE_FORMATS)}")
-    for fmt in FILE_FORMATS:
-        p.add_argument(f"--export-{fmt}", metavar="FILE", dest=f"export_{fmt.replace('-', '_')}",
-                       help=f"write the {fmt} report to FILE ('-': standard output)")
+    for fmt in (*EXPORTED, RUN_FILE):  # the measuring commands' flags, with their meaning
+        p.add_argument(export_flag(fmt), metavar="FILE", dest=f"export_{fmt.replace('-', '_')}",
+                       help=(FORMATS[fmt] or "write the run file").replace("also write", "write"))
     p.add_argument("--title", default="pairbench report", help="heading of the report")
     p.set_defaults(handler=handle, plain_text=True)  # no styling of its own: every control in a name escaped
 
@@ -39,7 +40,7 @@ def register(subparsers: Any) -> None:
 def _targets(args: argparse.Namespace) -> list[tuple[str, str]]:
     """(format, target) for every report asked for; Markdown on standard output when none is."""
     asked = [("markdown", args.markdown), ("html", args.html), (args.format, "-" if args.format else None)]
-    asked += [(fmt, getattr(args, f"export_{fmt.replace('-', '_')}")) for fmt in FILE_FORMATS]
+    asked += [(fmt, getattr(args, f"export_{fmt.replace('-', '_')}")) for fmt in (*EXPORTED, RUN_FILE)]
     chosen = [(fmt, target) for fmt, target in asked if fmt and target]
     return chosen or [("markdown", "-")]
 

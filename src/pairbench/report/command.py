@@ -15,7 +15,7 @@ from typing import Sequence, TextIO
 from pairbench.model import Benchmark, Run, Variant
 from pairbench.report.format import format_value
 
-__all__ = ["CommandStats", "command_stats", "render_command_figures", "write_summary_csv", "CSV_HEADER"]
+__all__ = ["CommandStats", "command_stats", "command_column", "render_command_figures", "write_summary_csv", "CSV_HEADER"]
 
 CSV_HEADER: tuple[str, ...] = ("command", "mean", "stddev", "median", "user", "system", "min", "max")
 """hyperfine's CSV columns (src/export/csv.rs), then one `parameter_NAME` column per -L/-P parameter."""
@@ -92,7 +92,7 @@ def render_command_figures(run: Run) -> str:
     return "\n".join(lines)
 
 
-def _command_column(variant: Variant, bench: Benchmark, several: bool) -> str:
+def command_column(variant: Variant, bench: Benchmark, several: bool) -> str:
     """hyperfine's `command`: the name given with -n, else the command line with its parameters filled."""
     label = " ".join(f"{k}={v}" for k, v in variant.params.items())
     text = variant.name
@@ -120,7 +120,7 @@ def write_summary_csv(run: Run, out: TextIO, benchmarks: Sequence[Benchmark] | N
             stats = command_stats(run, bench, variant.name)
             if stats is None:
                 continue
-            writer.writerow([_command_column(variant, bench, len(benches) > 1), repr(stats.mean),
+            writer.writerow([command_column(variant, bench, len(benches) > 1), repr(stats.mean),
                              _number(stats.stddev), repr(stats.median), _number(stats.user),
                              _number(stats.system), repr(stats.low), repr(stats.high),
                              *(str(variant.params.get(p, "")) for p in params)])

@@ -26,6 +26,7 @@ __all__ = [
     "format_percent",
     "format_ratio",
     "format_value",
+    "current_time_unit",
 ]
 
 MINUS = "\u2212"
@@ -47,6 +48,11 @@ def fixed_time_unit(unit: str | None) -> Iterator[None]:
         yield
     finally:
         _time_unit.reset(token)
+
+
+def current_time_unit() -> str | None:
+    """The unit `fixed_time_unit` set for this block (None: chosen per value)."""
+    return _time_unit.get()
 
 
 _BYTE_STEPS = ((2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"), (1.0, "B"))

@@ -39,7 +39,7 @@ def test_one_writer_for_file_or_stdout_that_never_overwrites_an_input(tmp_path: 
     with pytest.raises(UserError, match="is the input file"):
         export(run, "html", str(source), inputs=[str(source)])
     assert source.read_text() == "{}"
-    with pytest.raises(UserError, match=r"unknown report format 'pdf'; valid: terminal, markdown, html, json, csv"):
+    with pytest.raises(UserError, match=r"unknown report format 'pdf'; valid: terminal, markdown, markdown-table, html, json, csv"):
         render_export(run, "pdf")
 
 
