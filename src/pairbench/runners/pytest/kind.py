@@ -1,0 +1,26 @@
+"""What the kinds table knows of kind "pytest": the metrics a test yields and its runner."""
+
+from __future__ import annotations
+
+from pairbench.model import Metric
+from pairbench.runners.base import Runner
+from pairbench.runners.pytest.options import PytestOptions
+
+__all__ = ["pytest_kind_metrics", "make_pytest", "PYTEST_METRICS"]
+
+PYTEST_METRICS = (
+    Metric("time_per_op", "s", "lower", description="time per call of the benchmarked function"),
+    Metric("ops_per_s", "op/s", "higher", description="calls per second"),
+)
+
+
+def pytest_kind_metrics(options: PytestOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
+    """Time per call first, then calls per second."""
+    return PYTEST_METRICS
+
+
+def make_pytest(seed: int | None, options: PytestOptions | None) -> Runner:
+    """One runner for every pytest benchmark of a run (the sample plan is in each benchmark's options)."""
+    from pairbench.runners.pytest.runner import PytestRunner
+
+    return PytestRunner(seed=seed)
