@@ -246,6 +246,7 @@ def pytest_configure(config):
     _request = _load_request()
 
 
+@pytest.hookimpl(trylast=True)  # after -k, -m and other plugins have deselected
 def pytest_collection_modifyitems(session, config, items):
     req = _request
     if req is None:
