@@ -166,3 +166,85 @@ def test_a_virtual_environment_with_pytest_only_runs_the_suite(run_cli: Any, tmp
     assert [b.name for b in run.benchmarks] == ["test_bench.py::test_fast"]
     assert time_verdict(run, "test_bench.py::test_fast") == "slower"
     assert all(v.command.endswith("/bin/python") for v in run.variants)
+
+
+ASV_COMMON = '''
+import os
+FACTOR = 2 if os.environ.get("PB_SLOW") == "1" else 1
+DATA = [None] * 2000
+'''
+
+ASV_BENCH = '''
+from .common import DATA, FACTOR
+
+
+class TimeSuite:
+    params = [[1, 3], ["a"]]
+    param_names = ["times", "s"]
+
+    def setup(self, times, s):
+        self.data = DATA * times * FACTOR
+
+    def teardown(self, times, s):
+        del self.data
+
+    def time_loop(self, times, s):
+        for _ in self.data:
+            pass
+
+    def track_size(self, times, s):
+        return len(self.data)
+
+
+class Cached:
+    number = 10
+    repeat = 3
+
+    def setup_cache(self):
+        return DATA
+
+    def time_cached(self, data):
+        for _ in range(FACTOR):
+            for _ in data:
+                pass
+
+
+def time_plain():
+    for _ in range(FACTOR):
+        for _ in DATA:
+            pass
+
+
+class NotForSlow:
+    def setup(self):
+        if FACTOR == 2:
+            raise NotImplementedError("not on this variant")
+
+    def time_nothing(self):
+        pass
+'''
+
+
+@pytest.mark.slow
+def test_an_asv_suite_runs_unchanged_across_two_environments(run_cli: Any, tmp_path: Path) -> None:
+    bench = tmp_path / "proj" / "benchmarks"
+    bench.mkdir(parents=True)
+    (bench / "__init__.py").write_text("", encoding="utf-8")
+    (bench / "common.py").write_text(ASV_COMMON, encoding="utf-8")
+    (bench / "bench_loops.py").write_text(ASV_BENCH, encoding="utf-8")
+    out = tmp_path / "run.json"
+    proc = run_cli("asv", "benchmarks", "--env", "", "--env", "PB_SLOW=1", "-n", "base", "-n", "slow",
+                   "--runs", "6", *FAST, "--export-json", str(out), cwd=bench.parent, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = load_run(out)
+    names = [b.name for b in run.benchmarks]
+    assert names == ["bench_loops.Cached.time_cached", "bench_loops.NotForSlow.time_nothing",
+                     "bench_loops.TimeSuite.time_loop(1, 'a')", "bench_loops.TimeSuite.time_loop(3, 'a')",
+                     "bench_loops.time_plain"]
+    assert {b.kind for b in run.benchmarks} == {"asv"}
+    for name in ("bench_loops.Cached.time_cached", "bench_loops.TimeSuite.time_loop(3, 'a')", "bench_loops.time_plain"):
+        assert time_verdict(run, name) == "slower", name
+    failed = [(n.benchmark, n.variant) for n in run.notices if n.kind == "benchmark-failed"]
+    assert failed == [("bench_loops.NotForSlow.time_nothing", "slow")]
+    assert "setup raised NotImplementedError" in flat(proc)
+    assert run.metadata["asv"]["skipped"] == 2  # track_size, one per combination of params

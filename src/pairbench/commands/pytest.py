@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 from pairbench.commands.common import add_run_options, positive_float, reports_from
 
-__all__ = ["register", "pytest_settings", "run_pytest"]
+__all__ = ["register", "add_variant_flags", "pytest_settings", "run_pytest"]
 
 EPILOG = """examples:
   pairbench pytest tests/benchmarks --python venv-main --python venv-branch -n main -n branch
@@ -57,6 +57,13 @@ def register(subparsers: Any) -> None:
     p.__class__ = _DashArgsParser
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="test files or directories, as given to pytest; pytest's own arguments go after --")
+    add_variant_flags(p)
+    add_run_options(p, warmup=0)
+    p.set_defaults(handler=run_pytest, pytest_args=[])
+
+
+def add_variant_flags(p: argparse.ArgumentParser) -> None:
+    """The variant and sample-plan flags `pytest` and `asv` share."""
     p.add_argument("--python", action="append", default=[], metavar="EXE|VENV",
                    help="an interpreter with its flags, or a virtual environment's directory (repeatable: one "
                    "per variant, or once for all; the first is the baseline; default python3)")
@@ -65,7 +72,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("-n", "--name", action="append", default=[], metavar="NAME",
                    help="names of the variants, in order (default: the interpreter or environment that differs)")
     p.add_argument("-b", "--bench", action="append", default=[], metavar="PATTERN",
-                   help="only tests whose node id matches this glob or substring (repeatable)")
+                   help="only tests whose node id (asv: name) matches this glob or substring (repeatable)")
     p.add_argument("--samples", type=int, default=5, help="measured samples per process (default 5)")
     p.add_argument("--warmup-samples", type=int, default=1, help="warm-up samples per process, discarded (default 1)")
     p.add_argument("--target-time", type=positive_float, default=0.1,
@@ -75,11 +82,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="wall (default, as pytest-benchmark: tests may wait or use threads) or cpu (the worker's "
                    "CPU time, blind to other processes on a shared machine)")
-    add_run_options(p, warmup=0)
-    p.set_defaults(handler=run_pytest, pytest_args=[])
 
 
-def pytest_settings(args: argparse.Namespace) -> Any:
+def pytest_settings(args: argparse.Namespace, harness: str = "pytest") -> Any:
     """`pytest`'s flags as the builder's typed settings (flows.builders.pytest.PytestSettings)."""
     from pairbench.errors import UserError
     from pairbench.flows.builders.pytest import PytestSettings
@@ -88,19 +93,19 @@ def pytest_settings(args: argparse.Namespace) -> Any:
         raise UserError(f"--samples {args.samples}: need at least 2 samples per process")
     if args.loops is not None and args.loops < 1:
         raise UserError(f"--loops {args.loops}: give a whole number >= 1")
-    return PytestSettings(paths=tuple(args.paths), args=tuple(args.pytest_args), python=tuple(args.python),
+    return PytestSettings(harness=harness, paths=tuple(args.paths), args=tuple(getattr(args, "pytest_args", ())), python=tuple(args.python),
                           env=tuple(args.env), names=tuple(args.name), bench=tuple(args.bench), samples=args.samples,
                           warmup_samples=max(args.warmup_samples, 0), target_time=args.target_time, loops=args.loops,
                           clock=args.clock)
 
 
-def run_pytest(args: argparse.Namespace) -> int:
+def run_pytest(args: argparse.Namespace, harness: str = "pytest") -> int:
     from pairbench.commands.common import measuring_from
     from pairbench.flows.builders.pytest import pytest_run, pytest_runner
     from pairbench.flows.measure import measure
 
-    settings = pytest_settings(args)
+    settings = pytest_settings(args, harness)
     with pytest_runner(settings, args.seed) as runner:
         run = pytest_run(settings, runner)
         measuring = measuring_from(args, reports=reports_from(args, suite_summary=len(run.benchmarks) > 1))
-        return measure(run, measuring, runners={"pytest": runner})
+        return measure(run, measuring, runners={harness: runner})

@@ -25,7 +25,7 @@ from pairbench.runners.http.options import parse_http_options
 from pairbench.runners.micro.kind import make_micro, micro_kind_metrics
 from pairbench.runners.micro.options import parse_micro_options
 from pairbench.runners.options import FakeOptions, Where, parse_fake_options
-from pairbench.runners.pytest.kind import make_pytest, pytest_kind_metrics
+from pairbench.runners.pytest.kind import make_asv, make_pytest, pytest_kind_metrics
 from pairbench.runners.pytest.options import parse_pytest_options
 
 __all__ = ["KindSpec", "KINDS", "get_kind", "kind_names", "secondary_metrics", "make_runners"]
@@ -71,6 +71,7 @@ KINDS: Mapping[str, KindSpec] = {
         KindSpec("http", http_kind_metrics, parse_http_options, make_http),
         KindSpec("micro", micro_kind_metrics, parse_micro_options, make_micro),
         KindSpec("pytest", pytest_kind_metrics, parse_pytest_options, make_pytest),
+        KindSpec("asv", pytest_kind_metrics, parse_pytest_options, make_asv),
         KindSpec("fake", _fake_metrics, parse_fake_options, _make_fake),
     )
 }

@@ -4,7 +4,9 @@ each variant's interpreter or virtual environment.
 `pytest_run(PytestSettings(...), runner)` collects the suite once per variant, makes one benchmark
 per test that uses the `benchmark` fixture (or carries pytest-codspeed's `@pytest.mark.benchmark`),
 named by its node id, and calibrates their loop counts on the baseline; tests without it are
-counted and skipped, problems become notices, and what cannot run at all a UserError.
+counted and skipped, problems become notices, and what cannot run at all a UserError. With
+`harness="asv"` (`pairbench asv`) the same for asv benchmark directories: one benchmark per
+`time_*` function or method and combination of its params, named as asv names it.
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ from typing import Any, Iterator
 from pairbench.flows.builders.common import new_run
 from pairbench.model import Run
 
-__all__ = ["PytestSettings", "pytest_run", "pytest_runner", "FLAG_NAMES"]
+__all__ = ["PytestSettings", "pytest_run", "pytest_runner", "FLAG_NAMES", "SKIPPED"]
 
 FLAG_NAMES = {"samples": "--samples", "warmup": "--warmup-samples", "target_time": "--target-time",
               "loops": "--loops", "clock": "--clock", "paths": "PATH", "args": "-- ARGS"}
 """The flag that sets each pytest option, for error messages."""
+SKIPPED = {"pytest": "tests collected do not use the benchmark fixture: not benchmarks, skipped",
+           "asv": "benchmarks collected are not timing ones (track_, mem_, peakmem_, timeraw_): not run"}
+"""What the collected items that are not timed benchmarks are, by harness."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +52,8 @@ class PytestSettings:
     target_time: float = 0.1
     loops: int | None = None
     clock: str = "wall"
+    harness: str = "pytest"
+    """pytest (a pytest-benchmark suite; the kind "pytest") or asv (asv benchmark directories; kind "asv")."""
 
 
 @contextlib.contextmanager
@@ -54,7 +61,7 @@ def pytest_runner(settings: PytestSettings, seed: int | None) -> Iterator[Any]:
     """The pytest runner these settings measure with, closed on the way out."""
     from pairbench.runners.kinds import get_kind
 
-    runner = get_kind("pytest").make(seed, None)
+    runner = get_kind(settings.harness).make(seed, None)
     try:
         yield runner
     finally:
@@ -135,11 +142,11 @@ def pytest_run(settings: PytestSettings, runner: Any) -> Run:
 
     s = settings
     if not s.paths:
-        raise UserError("nothing to run: give the pytest-benchmark tests to run (a file or directory), "
-                        "e.g. pairbench pytest tests/benchmarks --python venv-old --python venv-new")
+        raise UserError(f"nothing to run: give the {s.harness} benchmarks to run (a file or directory), "
+                        f"e.g. pairbench {s.harness} benchmarks --python venv-old --python venv-new")
     for path in s.paths:
         if not os.path.exists(path.split("::")[0]):
-            raise UserError(f"pytest path {path!r} not found")
+            raise UserError(f"{s.harness} path {path!r} not found")
     variants = _variants(s)
     suite = (tuple(s.paths), tuple(s.args), None)
     notices: list[Notice] = []
@@ -148,13 +155,13 @@ def pytest_run(settings: PytestSettings, runner: Any) -> Run:
         items, error = runner.collect(v, suite)
         if error:
             if v.baseline:
-                raise UserError(f"pytest cannot collect {' '.join(s.paths)} under the baseline {v.name!r}: {error}")
-            notices.append(Notice("benchmark-failed", f"pytest cannot collect the tests under {v.name!r}: {error}",
+                raise UserError(f"{s.harness} cannot collect {' '.join(s.paths)} under the baseline {v.name!r}: {error}")
+            notices.append(Notice("benchmark-failed", f"{s.harness} cannot collect the tests under {v.name!r}: {error}",
                                   "its tests fail; the other variants still run", "", v.name))
         collected[v.name] = items
     base = collected[variants[0].name]
     plain = [i for i in base if not i.get("kind")]
-    kind = get_kind("pytest")
+    kind = get_kind(s.harness)
     where = Flags(FLAG_NAMES)
     common = {"paths": list(s.paths), "args": list(s.args), "samples": s.samples, "warmup": s.warmup_samples,
               "target_time": s.target_time, "clock": s.clock, **({"loops": s.loops} if s.loops else {})}
@@ -163,13 +170,13 @@ def pytest_run(settings: PytestSettings, runner: Any) -> Run:
         nodeid = str(item["nodeid"])
         if item.get("kind") and _selected(nodeid, s.bench):
             typed = kind.parse_options({**common, "nodeid": nodeid}, where)
-            benchmarks.append(Benchmark(nodeid, "pytest", kind.metrics(typed, ()), as_mapping(typed)))
+            benchmarks.append(Benchmark(nodeid, s.harness, kind.metrics(typed, ()), as_mapping(typed)))
+    what = SKIPPED[s.harness]
     if plain:
-        notices.append(Notice("skipped", f"{len(plain)} of {len(base)} tests collected do not use the benchmark "
-                              "fixture: not benchmarks, skipped", "", "", ""))
+        notices.append(Notice("skipped", f"{len(plain)} of {len(base)} {what}", "", "", ""))
     if not benchmarks:
-        raise UserError(f"no pytest benchmark to run: {len(base)} tests collected, none uses the `benchmark` "
-                        "fixture" + (" and matches -b" if s.bench else ""))
+        raise UserError(f"no {s.harness} benchmark to run: {len(base)} collected, none to time"
+                        + (" that matches -b" if s.bench else "") + f" ({len(plain)} {what})")
     for v in variants[1:]:
         have = {str(i["nodeid"]) for i in collected[v.name]}
         missing = [b.name for b in benchmarks if b.name not in have]
@@ -183,7 +190,7 @@ def pytest_run(settings: PytestSettings, runner: Any) -> Run:
     calibrated = [Benchmark(b.name, b.kind, b.metrics, {**b.options, "loops": runner.loops(b)}) if runner.loops(b) else b
                   for b in benchmarks]
     run: Run = new_run(variants, calibrated)
-    run.metadata.update({"command": "pytest", "pytest": {"paths": list(s.paths), "args": list(s.args),
+    run.metadata.update({"command": s.harness, s.harness: {"paths": list(s.paths), "args": list(s.args),
                                                          "collected": len(base), "skipped": len(plain)}})
     run.notices.extend(notices)
     return run

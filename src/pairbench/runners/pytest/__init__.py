@@ -1,9 +1,11 @@
-"""Kind "pytest": the tests of a pytest-benchmark suite, unchanged, timed in each variant's interpreter.
+"""Kinds "pytest" and "asv": the tests of a pytest-benchmark suite, or the benchmarks of an asv
+suite, unchanged, timed in each variant's interpreter.
 
     runner.py   the Runner: loop counts calibrated once on the baseline, one pytest worker per
                 variant and block running every test, per-process samples
     harness/    what runs inside the interpreter: pytest started beside pairbench's `benchmark`
-                fixture plugin (no import of pairbench; pytest is all a variant needs)
+                fixture plugin (no import of pairbench; pytest is all a variant needs), and
+                the asv worker (asv itself is not needed)
     options.py  the typed options
     kind.py     its metrics and runner for the kinds table
 

@@ -1,4 +1,4 @@
-"""What the kinds table knows of kind "pytest": the metrics a test yields and its runner."""
+"""What the kinds table knows of kinds "pytest" and "asv": the metrics a test yields and their runner."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pairbench.model import Metric
 from pairbench.runners.base import Runner
 from pairbench.runners.pytest.options import PytestOptions
 
-__all__ = ["pytest_kind_metrics", "make_pytest", "PYTEST_METRICS"]
+__all__ = ["pytest_kind_metrics", "make_pytest", "make_asv", "PYTEST_METRICS"]
 
 PYTEST_METRICS = (
     Metric("time_per_op", "s", "lower", description="time per call of the benchmarked function"),
@@ -24,3 +24,10 @@ def make_pytest(seed: int | None, options: PytestOptions | None) -> Runner:
     from pairbench.runners.pytest.runner import PytestRunner
 
     return PytestRunner(seed=seed)
+
+
+def make_asv(seed: int | None, options: PytestOptions | None) -> Runner:
+    """The same runner with the asv worker in place of pytest (harness/asv_worker.py)."""
+    from pairbench.runners.pytest.runner import PytestRunner
+
+    return PytestRunner(seed=seed, harness="asv")

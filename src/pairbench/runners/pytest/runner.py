@@ -44,14 +44,17 @@ Spawn = Callable[[list[str], Mapping[str, str], "str | None", float], "tuple[int
 """(argv, env, cwd, timeout) -> (returncode, stdout, stderr); injectable for tests."""
 
 
-def worker_argv(variant: Variant, args: Sequence[str], paths: Sequence[str]) -> list[str]:
-    """The command of a worker: the variant's interpreter running pytest with pairbench's plugin."""
+def worker_argv(variant: Variant, args: Sequence[str], paths: Sequence[str], harness: str = "pytest") -> list[str]:
+    """The command of a worker: the variant's interpreter running pytest with pairbench's plugin
+    (or, for asv suites, the asv worker on the benchmark directories)."""
     try:
         prefix = shlex.split(variant.command)
     except ValueError as exc:
         raise UserError(f"variant {variant.name!r}: cannot parse command {variant.command!r}: {exc}") from None
     if not prefix:
         raise UserError(f"variant {variant.name!r}: no interpreter given")
+    if harness == "asv":
+        return [*prefix, *variant.args, str(HARNESS_DIR / "asv_worker.py"), *paths]
     blocked = [a for name in BLOCKED_PLUGINS for a in ("-p", f"no:{name}")]
     return [*prefix, *variant.args, str(HARNESS_DIR / "run_pytest.py"), "-p", PLUGIN, *blocked, "-q",
             *args, *paths]
@@ -66,8 +69,11 @@ def _default_spawn(argv: list[str], env: Mapping[str, str], cwd: str | None, tim
 class PytestRunner:
     """Runner for kind "pytest" (see the module docstring for the method)."""
 
-    def __init__(self, *, seed: int | None = None, spawn: Spawn | None = None, machine: str = "") -> None:
+    def __init__(self, *, seed: int | None = None, spawn: Spawn | None = None, machine: str = "",
+                 harness: str = "pytest") -> None:
         self.machine = machine
+        self.harness = harness
+        """pytest (a pytest-benchmark suite) or asv (an asv benchmark directory)."""
         self._spawn = spawn or _default_spawn
         self._rng = random.Random(seed)
         self._known: dict[str, Benchmark] = {}
@@ -109,7 +115,7 @@ class PytestRunner:
             req = os.path.join(tmp, "request.json")
             Path(req).write_text(json.dumps({**request, "answer": answer}), encoding="utf-8")
             try:
-                argv = worker_argv(variant, args, paths)
+                argv = worker_argv(variant, args, paths, self.harness)
                 code, out, err = self._spawn(argv, self._env(variant, req), cwd or variant.cwd, timeout)
             except UserError as exc:
                 return [], str(exc)
@@ -118,10 +124,11 @@ class PytestRunner:
             except PermissionError:
                 return [], f"interpreter {variant.command!r} is not executable"
             except subprocess.TimeoutExpired:
-                return [], f"pytest timed out after {timeout:.0f} s"
+                return [], f"{self.harness} timed out after {timeout:.0f} s"
             answers = _read_answers(answer)
-        if code in PYTEST_FAILED or (not answers and code != 5):
-            return answers, _pytest_error(code, out, err)
+        failed = code != 0 if self.harness == "asv" else code in PYTEST_FAILED
+        if failed or (not answers and code != 5):
+            return answers, _pytest_error(self.harness, code, out, err)
         return answers, ""
 
     def collect(self, variant: Variant, suite: tuple[Any, ...]) -> tuple[list[dict[str, Any]], str]:
@@ -161,10 +168,10 @@ class PytestRunner:
                         self._sample_s[b.name] = float(a.get("time") or 0.0)
                         if not v.baseline:
                             notices.append(Notice(
-                                "calibration", f"pytest benchmark {b.name!r}: loop count calibrated on {v.name!r} "
+                                "calibration", f"{self.harness} benchmark {b.name!r}: loop count calibrated on {v.name!r} "
                                 "because the baseline failed", "", b.name, v.name))
                     else:
-                        reason = str(a.get("error")) if a is not None else error or "no answer from pytest"
+                        reason = str(a.get("error")) if a is not None else error or f"no answer from {self.harness}"
                         notices.extend(n for n in [self._fail(b, v, reason)] if n)
         return notices
 
@@ -176,7 +183,7 @@ class PytestRunner:
         """Record that `variant` cannot run `benchmark`; the Notice only the first time."""
         if (benchmark.name, variant.name) in self._failed:
             return None
-        message = f"pytest benchmark {benchmark.name!r} on variant {variant.name!r}: {error}"
+        message = f"{self.harness} benchmark {benchmark.name!r} on variant {variant.name!r}: {error}"
         self._failed[(benchmark.name, variant.name)] = message
         return Notice("benchmark-failed", message, "its other variants and the other tests still run",
                       benchmark.name, variant.name)
@@ -187,7 +194,7 @@ class PytestRunner:
         """Calibrate the test's loop count on the baseline, unless done already (the builder
         calibrates a whole suite in one worker up front)."""
         if not benchmark.options.get("nodeid"):
-            raise UserError(f"pytest benchmark {benchmark.name!r}: no nodeid (the test's pytest node id)")
+            raise UserError(f"{self.harness} benchmark {benchmark.name!r}: no nodeid (the test's node id, or the asv name)")
         return self.calibrate([benchmark], variants)
 
     def measure(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
@@ -207,7 +214,7 @@ class PytestRunner:
             self._answers[key] = self._run_block(suite, variant, block, progress)
         answer = self._answers[key].get(benchmark.name, {})
         if not answer.get("ok"):
-            notice = self._fail(benchmark, variant, str(answer.get("error") or "no answer from pytest"))
+            notice = self._fail(benchmark, variant, str(answer.get("error") or f"no answer from {self.harness}"))
             return Replicate(failed=True, notices=[notice] if notice else [])
         return self._replicate(benchmark, variant, block, warmup, answer)
 
@@ -227,7 +234,7 @@ class PytestRunner:
         by_id = {str(a.get("nodeid")): a for a in answers}
         out: dict[str, dict[str, Any]] = {}
         for b in todo:
-            out[b.name] = by_id.get(str(b.options["nodeid"])) or {"ok": False, "error": error or "no answer from pytest"}
+            out[b.name] = by_id.get(str(b.options["nodeid"])) or {"ok": False, "error": error or f"no answer from {self.harness}"}
         return out
 
     def _replicate(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
@@ -266,11 +273,11 @@ def _read_answers(path: str) -> list[dict[str, Any]]:
     return answers
 
 
-def _pytest_error(code: int, out: str, err: str) -> str:
+def _pytest_error(harness: str, code: int, out: str, err: str) -> str:
     """What pytest said when it could not run the tests (usage error, import error, crash)."""
     lines = [line for line in (err.strip().splitlines() + out.strip().splitlines()) if line.strip()]
     said = [line.strip() for line in lines if line.startswith(("E ", "ERROR", "error:")) or "Error" in line]
     tail = " | ".join((said or lines)[-3:])[:500] or "no output"
     if "No module named pytest" in err:
         return "pytest is not installed in this interpreter's environment; install it there (pip install pytest)"
-    return f"pytest exited with code {code}: {tail}"
+    return f"{'the asv worker' if harness == 'asv' else 'pytest'} exited with code {code}: {tail}"
