@@ -276,8 +276,10 @@ def _read_answers(path: str) -> list[dict[str, Any]]:
 def _pytest_error(harness: str, code: int, out: str, err: str) -> str:
     """What pytest said when it could not run the tests (usage error, import error, crash)."""
     lines = [line for line in (err.strip().splitlines() + out.strip().splitlines()) if line.strip()]
-    said = [line.strip() for line in lines if line.startswith(("E ", "ERROR", "error:")) or "Error" in line]
+    said = [line.strip() for line in lines if line.startswith(("E ", "ERROR")) or "Error" in line or "error:" in line]
     tail = " | ".join((said or lines)[-3:])[:500] or "no output"
     if "No module named pytest" in err:
         return "pytest is not installed in this interpreter's environment; install it there (pip install pytest)"
+    if harness == "pytest" and code == 4:  # a usage error: often an ini's addopts for a plugin not installed here
+        return f"pytest exited with code 4 (usage error): {tail}; to run without the ini's addopts: -- -o addopts=\"\""
     return f"{'the asv worker' if harness == 'asv' else 'pytest'} exited with code {code}: {tail}"
