@@ -69,6 +69,9 @@ def _default_spawn(argv: list[str], env: Mapping[str, str], cwd: str | None, tim
 class PytestRunner:
     """Runner for kind "pytest" (see the module docstring for the method)."""
 
+    batched = True
+    """A block's first replicate of a variant runs every test (runners/base.py)."""
+
     def __init__(self, *, seed: int | None = None, spawn: Spawn | None = None, machine: str = "",
                  harness: str = "pytest") -> None:
         self.machine = machine
