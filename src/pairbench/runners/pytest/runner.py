@@ -281,7 +281,7 @@ def _pytest_error(harness: str, code: int, out: str, err: str) -> str:
     lines = [line for line in (err.strip().splitlines() + out.strip().splitlines()) if line.strip()]
     said = [line.strip() for line in lines if line.startswith(("E ", "ERROR")) or "Error" in line or "error:" in line]
     tail = " | ".join((said or lines)[-3:])[:500] or "no output"
-    if "No module named pytest" in err:
+    if "No module named 'pytest'" in err or "No module named pytest" in err:
         return "pytest is not installed in this interpreter's environment; install it there (pip install pytest)"
     if harness == "pytest" and code == 4:  # a usage error: often an ini's addopts for a plugin not installed here
         return f"pytest exited with code 4 (usage error): {tail}; to run without the ini's addopts: -- -o addopts=\"\""
