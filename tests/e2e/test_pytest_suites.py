@@ -195,6 +195,8 @@ class TimeSuite:
     def track_size(self, times, s):
         return len(self.data)
 
+    track_size.unit = "items"
+
 
 class Cached:
     number = 10
@@ -207,6 +209,9 @@ class Cached:
         for _ in range(FACTOR):
             for _ in data:
                 pass
+
+    def peakmem_copy(self, data):
+        list(data)
 
 
 def time_plain():
@@ -240,6 +245,7 @@ def test_an_asv_suite_runs_unchanged_across_two_environments(run_cli: Any, tmp_p
     names = [b.name for b in run.benchmarks]
     assert names == ["bench_loops.Cached.time_cached", "bench_loops.NotForSlow.time_nothing",
                      "bench_loops.TimeSuite.time_loop(1, 'a')", "bench_loops.TimeSuite.time_loop(3, 'a')",
+                     "bench_loops.TimeSuite.track_size(1, 'a')", "bench_loops.TimeSuite.track_size(3, 'a')",
                      "bench_loops.time_plain"]
     assert {b.kind for b in run.benchmarks} == {"asv"}
     for name in ("bench_loops.Cached.time_cached", "bench_loops.TimeSuite.time_loop(3, 'a')", "bench_loops.time_plain"):
@@ -247,4 +253,10 @@ def test_an_asv_suite_runs_unchanged_across_two_environments(run_cli: Any, tmp_p
     failed = [(n.benchmark, n.variant) for n in run.notices if n.kind == "benchmark-failed"]
     assert failed == [("bench_loops.NotForSlow.time_nothing", "slow")]
     assert "setup raised NotImplementedError" in flat(proc)
-    assert run.metadata["asv"]["skipped"] == 2  # track_size, one per combination of params
+    assert run.metadata["asv"]["skipped"] == 1  # peakmem_copy
+    # track_*: the number it returns, once per process, compared like a time (larger is worse)
+    sizes = {(s.variant, s.value) for s in run.samples if s.benchmark == "bench_loops.TimeSuite.track_size(3, 'a')"}
+    assert sizes == {("base", 6000.0), ("slow", 12000.0)}
+    track = run.benchmark("bench_loops.TimeSuite.track_size(3, 'a')")
+    assert [(m.name, m.unit) for m in track.metrics] == [("value", "items")]
+    assert next(c.verdict for c in run.comparisons if c.benchmark == track.name) == "slower"

@@ -22,9 +22,9 @@ EPILOG = """examples:
   pairbench asv benchmarks --python venv-main --python venv-branch -n main -n branch
   pairbench asv benchmarks --env '' --env 'MYLIB_NO_C=1' -b 'bench_io.*'
 
-Every time_* function or method of the directory's modules is a benchmark, one per combination of
-its params, named as asv names it (module.Class.time_x(10, 'a')); setup, teardown and setup_cache
-run as in asv. Each variant needs the project only: asv itself is not used.
+Every time_* and track_* function or method of the directory's modules is a benchmark, one per
+combination of its params, named as asv names it (module.Class.time_x(10, 'a')); setup, teardown
+and setup_cache run as in asv. Each variant needs the project only: asv itself is not used.
 """
 
 
@@ -32,7 +32,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "asv",
         help="run an asv benchmark suite unchanged under each variant (interpreters, virtualenvs, env)",
-        description="Time the time_* benchmarks of an asv benchmark directory in each variant's interpreter, "
+        description="Time the time_* benchmarks (and read the track_* ones) of an asv benchmark directory in "
+        "each variant's interpreter, "
         "in worker processes interleaved across variants.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

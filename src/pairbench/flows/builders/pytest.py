@@ -27,7 +27,7 @@ FLAG_NAMES = {"samples": "--samples", "warmup": "--warmup-samples", "target_time
               "loops": "--loops", "clock": "--clock", "paths": "PATH", "args": "-- ARGS"}
 """The flag that sets each pytest option, for error messages."""
 SKIPPED = {"pytest": "tests collected do not use the benchmark fixture: not benchmarks, skipped",
-           "asv": "benchmarks collected are not timing ones (track_, mem_, peakmem_, timeraw_): not run"}
+           "asv": "benchmarks collected are neither time_ nor track_ ones (mem_, peakmem_, timeraw_): not run"}
 """What the collected items that are not timed benchmarks are, by harness."""
 
 
@@ -169,7 +169,8 @@ def pytest_run(settings: PytestSettings, runner: Any) -> Run:
     for item in base:
         nodeid = str(item["nodeid"])
         if item.get("kind") and _selected(nodeid, s.bench):
-            typed = kind.parse_options({**common, "nodeid": nodeid}, where)
+            track = {"measure": "track", "unit": str(item.get("unit") or ""), "loops": 1} if item["kind"] == "track" else {}
+            typed = kind.parse_options({**common, "nodeid": nodeid, **track}, where)
             benchmarks.append(Benchmark(nodeid, s.harness, kind.metrics(typed, ()), as_mapping(typed)))
     what = SKIPPED[s.harness]
     if plain:

@@ -15,7 +15,9 @@ PYTEST_METRICS = (
 
 
 def pytest_kind_metrics(options: PytestOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:
-    """Time per call first, then calls per second."""
+    """Time per call first, then calls per second; an asv track_* benchmark's number alone."""
+    if options.measure == "track":  # asv's default: a larger value is a regression
+        return (Metric("value", options.unit or "count", "lower", description="the number the track_* benchmark returns"),)
     return PYTEST_METRICS
 
 

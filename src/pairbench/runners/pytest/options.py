@@ -33,6 +33,10 @@ class PytestOptions:
     """Seconds per sample the loop count is calibrated to."""
     clock: str = "wall"
     """wall (pytest-benchmark's perf_counter: tests may wait or use threads) or cpu (the worker's CPU time)."""
+    measure: str = "time"
+    """time (time per call) or track (asv's track_*: the number the benchmark returns, once per process)."""
+    unit: str = ""
+    """track: the unit of the number (asv's `unit` attribute)."""
 
 
 def parse_pytest_options(m: Mapping[str, Any], where: Where) -> PytestOptions:
@@ -48,4 +52,6 @@ def parse_pytest_options(m: Mapping[str, Any], where: Where) -> PytestOptions:
         warmup=read_int(m, "warmup", where, 1, 0) or 0,
         target_time=read_number(m, "target_time", where, 0.1, positive=True) or 0.1,
         clock=read_choice(m, "clock", where, ("wall", "cpu")),
+        measure=read_choice(m, "measure", where, ("time", "track")),
+        unit=read_string(m, "unit", where, "") or "",
     )

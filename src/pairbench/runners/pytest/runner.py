@@ -242,6 +242,9 @@ class PytestRunner:
 
     def _replicate(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
                    data: dict[str, Any]) -> Replicate:
+        if "value" in data:  # asv's track_*: one number per process
+            return Replicate(samples=[Sample(benchmark.name, variant.name, "value", float(data["value"]), block, 0, 0,
+                                             warmup, time.time(), self.machine)])
         loops = int(data["loops"])
         warm = [float(t) for t in data.get("warmup", [])]
         times = [float(t) for t in data.get("samples", [])]

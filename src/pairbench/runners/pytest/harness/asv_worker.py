@@ -11,7 +11,9 @@ combination of its `params` (`module.Class.time_x(10, 'a')`). `setup(*params)` a
 and class, its value passed first to setup, the benchmark and teardown; a setup that raises
 NotImplementedError skips that combination, as in asv. `number`, `repeat`, `rounds`,
 `warmup_time` and `timeout` are hints pairbench does not follow (its loop count is calibrated and
-shared). `timeraw_*`, `mem_*`, `peakmem_*` and `track_*` are collected and reported as not timed.
+shared). A `track_*` benchmark is called once per process and its number is the value compared
+(its `unit` attribute names the unit). `timeraw_*`, `mem_*` and `peakmem_*` are collected and
+reported as not run.
 Imports nothing of pairbench; Python 3.8+.
 """
 
@@ -28,7 +30,8 @@ import traceback
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 CALIBRATE_MIN_TIME = 0.02
 TIMED = ("time_",)
-OTHERS = ("timeraw_", "mem_", "peakmem_", "track_")
+TRACKED = ("track_",)
+OTHERS = ("timeraw_", "mem_", "peakmem_")
 
 
 def _modules(directory):
@@ -56,9 +59,9 @@ def _benchmarks(directory):
         for attr, value in sorted(vars(module).items()):
             if inspect.isclass(value) and value.__module__ == module.__name__:
                 for mattr in sorted(dir(value)):
-                    if mattr.startswith(TIMED + OTHERS) and callable(getattr(value, mattr)):
+                    if mattr.startswith(TIMED + TRACKED + OTHERS) and callable(getattr(value, mattr)):
                         yield "%s.%s.%s" % (modname, attr, mattr), value, mattr, module
-            elif attr.startswith(TIMED + OTHERS) and inspect.isfunction(value) and value.__module__ == module.__name__:
+            elif attr.startswith(TIMED + TRACKED + OTHERS) and inspect.isfunction(value) and value.__module__ == module.__name__:
                 yield "%s.%s" % (modname, attr), None, attr, module
 
 
@@ -74,12 +77,13 @@ def _expanded(directory):
     out = {}
     for name, owner, attr, module in _benchmarks(directory):
         func = getattr(owner, attr) if owner is not None else getattr(module, attr)
-        kind = "time" if attr.startswith(TIMED) else ""
+        kind = "time" if attr.startswith(TIMED) else "track" if attr.startswith(TRACKED) else ""
+        unit = str(getattr(func, "unit", "") or "")
         params = _params(owner, func)
         combos = list(itertools.product(*params)) if params else [()]
         for combo in combos:
             label = name if not params else "%s(%s)" % (name, ", ".join(repr(p) for p in combo))
-            out[label] = (kind, (owner, attr, module, combo))
+            out[label] = (kind, (owner, attr, module, combo), unit)
     return out
 
 
@@ -163,8 +167,8 @@ def main():
         sys.stderr.write(traceback.format_exc())
         return 2
     if req["mode"] == "collect":
-        for name, (kind, _) in found.items():
-            write({"nodeid": name, "kind": kind})
+        for name, (kind, _, unit) in found.items():
+            write({"nodeid": name, "kind": kind, **({"unit": unit} if unit else {})})
         return 0
     clock = CLOCKS[req.get("clock") or "wall"]
     for name, spec in req.get("tests", {}).items():
@@ -181,7 +185,10 @@ def main():
             continue
         try:
             run = lambda loops: _timed(op, loops, clock)  # noqa: E731
-            if req["mode"] == "calibrate":
+            if found[name][0] == "track":  # one value per process: what the benchmark returns
+                value = op() if req["mode"] == "time" else 0.0
+                item = {"nodeid": name, "ok": True, "loops": 1, "time": 0.0, "value": float(value)}
+            elif req["mode"] == "calibrate":
                 item = dict(_calibrate(run, float(req.get("target", 0.1))), nodeid=name, ok=True)
             else:
                 loops = int(spec["loops"])
