@@ -305,8 +305,12 @@ def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds:
 
 def _measure_within(budget: Budget, clock: Callable[[], float], run: Run, runners: Mapping[str, Runner],
                     step: Step, warmup: bool, obs: Observer, steps_left: int) -> None:
-    """Measure one of the first replicates and, with --max-time, stop at once if the minimum cannot fit."""
-    if budget.max_time is None:
+    """Measure one of the first replicates and, with --max-time, stop at once if the minimum cannot fit.
+
+    A runner that measures a whole block of a variant in its first step (`batched = True`: one
+    pytest process runs every test) is judged by its first block's cost instead, as one step's
+    cost would stand for the block's."""
+    if budget.max_time is None or getattr(runners[run.benchmark(step.benchmark).kind], "batched", False):
         _measure(run, runners, step, warmup, obs)
         return
     before = clock()

@@ -22,8 +22,8 @@ from pairbench.suite import parse_suite
 
 
 def test_the_table_holds_every_kind_and_an_unknown_name_lists_them() -> None:
-    assert list(KINDS) == ["command", "http", "micro", "fake"]
-    with pytest.raises(UserError, match=r"unknown kind 'comand' \(did you mean 'command'\?\); valid: command, http, micro, fake"):
+    assert list(KINDS) == ["command", "http", "micro", "pytest", "asv", "fake"]
+    with pytest.raises(UserError, match=r"unknown kind 'comand' \(did you mean 'command'\?\); valid: command, http, micro, pytest, asv, fake"):
         get_kind("comand")
     assert secondary_metrics("command") == {"user", "sys", "rss", "exit_code"}
     assert secondary_metrics("http") == frozenset()

@@ -184,3 +184,29 @@ def test_a_run_that_reaches_its_last_planned_look_says_so(tmp_path):
     [note] = [n for n in run.notices if "the most planned" in n.message]
     assert note.message.startswith("measured 12 blocks")
     assert "not settled: time (inconclusive)" in note.message
+
+
+class _BatchedRunner(FakeRunner):
+    """A block's first step of a variant takes 10 s (its process measures every benchmark), the others none."""
+
+    batched = True
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.now = 0.0
+        self._seen = set()
+
+    def measure(self, benchmark, variant, block, warmup, progress):
+        if (variant.name, block) not in self._seen:
+            self._seen.add((variant.name, block))
+            self.now += 10.0
+        return super().measure(benchmark, variant, block, warmup, progress)
+
+
+def test_max_time_sizes_a_batched_runner_by_whole_blocks_not_by_its_first_step(tmp_path):
+    # 5 benchmarks x 2 variants: a block costs 20 s, 3 blocks 60 s, within 100 s; taken as one step
+    # of ten, the first step would make a block look like 100 s and the minimum like 300 s
+    run = make_run(2, 5)
+    runner = _BatchedRunner(factors={"v1": 1.3}, noise=0.01)
+    execute(run, {"command": runner}, options(tmp_path, runs=3, warmup=0, max_time=100.0), clock=lambda: runner.now)
+    assert run.metadata["blocks"] >= 3

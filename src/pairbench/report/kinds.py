@@ -33,6 +33,8 @@ PRESENTATIONS: Mapping[str, KindPresentation] = {
     "command": KindPresentation("Command benchmarks", render_command_figures),
     "http": KindPresentation("HTTP benchmarks", render_http_figures),
     "micro": KindPresentation("Micro benchmarks", render_micro_figures),
+    "pytest": KindPresentation("pytest benchmarks"),
+    "asv": KindPresentation("asv benchmarks"),
     "fake": KindPresentation("Fake benchmarks"),
 }
 """Every kind, in the order reports list them."""

@@ -24,7 +24,12 @@ class Replicate:
 
 
 class Runner(Protocol):
-    """Measures one benchmark kind."""
+    """Measures one benchmark kind.
+
+    A runner may set `batched = True` when the first replicate it is asked for in a block measures
+    that variant's other benchmarks too (runners/pytest: one pytest process per variant and
+    block); the session then sizes --max-time by whole blocks, not by single steps.
+    """
 
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
         """Check and set up before anything is measured (raise UserError for bad input).

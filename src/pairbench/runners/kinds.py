@@ -25,6 +25,8 @@ from pairbench.runners.http.options import parse_http_options
 from pairbench.runners.micro.kind import make_micro, micro_kind_metrics
 from pairbench.runners.micro.options import parse_micro_options
 from pairbench.runners.options import FakeOptions, Where, parse_fake_options
+from pairbench.runners.pytest.kind import make_asv, make_pytest, pytest_kind_metrics
+from pairbench.runners.pytest.options import parse_pytest_options
 
 __all__ = ["KindSpec", "KINDS", "get_kind", "kind_names", "secondary_metrics", "make_runners"]
 
@@ -68,6 +70,8 @@ KINDS: Mapping[str, KindSpec] = {
         KindSpec("command", command_metrics, parse_command_options, make_command, SECONDARY_METRICS),
         KindSpec("http", http_kind_metrics, parse_http_options, make_http),
         KindSpec("micro", micro_kind_metrics, parse_micro_options, make_micro),
+        KindSpec("pytest", pytest_kind_metrics, parse_pytest_options, make_pytest),
+        KindSpec("asv", pytest_kind_metrics, parse_pytest_options, make_asv),
         KindSpec("fake", _fake_metrics, parse_fake_options, _make_fake),
     )
 }

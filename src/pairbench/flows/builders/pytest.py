@@ -1,0 +1,197 @@
+"""The builder of a pytest run (`pairbench pytest`): a pytest-benchmark suite, unchanged, timed in
+each variant's interpreter or virtual environment.
+
+`pytest_run(PytestSettings(...), runner)` collects the suite once per variant, makes one benchmark
+per test that uses the `benchmark` fixture (or carries pytest-codspeed's `@pytest.mark.benchmark`),
+named by its node id, and calibrates their loop counts on the baseline; tests without it are
+counted and skipped, problems become notices, and what cannot run at all a UserError. With
+`harness="asv"` (`pairbench asv`) the same for asv benchmark directories: one benchmark per
+`time_*` function or method and combination of its params, named as asv names it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import os
+import shlex
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from pairbench.flows.builders.common import new_run
+from pairbench.model import Run
+
+__all__ = ["PytestSettings", "pytest_run", "pytest_runner", "FLAG_NAMES", "SKIPPED"]
+
+FLAG_NAMES = {"samples": "--samples", "warmup": "--warmup-samples", "target_time": "--target-time",
+              "loops": "--loops", "clock": "--clock", "paths": "PATH", "args": "-- ARGS"}
+"""The flag that sets each pytest option, for error messages."""
+SKIPPED = {"pytest": "tests collected do not use the benchmark fixture: not benchmarks, skipped",
+           "asv": "benchmarks collected are neither time_ nor track_ ones (mem_, peakmem_, timeraw_): not run"}
+"""What the collected items that are not timed benchmarks are, by harness."""
+
+
+@dataclass(frozen=True, slots=True)
+class PytestSettings:
+    """What `pytest`'s flags say (defaults: `pytest` without the flag)."""
+
+    paths: tuple[str, ...] = ()
+    """What pytest collects: test files or directories."""
+    args: tuple[str, ...] = ()
+    """More pytest arguments (after `--`), for every variant."""
+    python: tuple[str, ...] = ()
+    """Interpreters (with flags) or virtual environments; once for every variant, or one per variant."""
+    env: tuple[str, ...] = ()
+    """`NAME=VALUE ...` per variant (once for every variant, or one per variant; '' for none)."""
+    names: tuple[str, ...] = ()
+    """The variants' names, in order (default: what differs between them)."""
+    bench: tuple[str, ...] = ()
+    """Only the tests whose node id matches one of these globs or substrings."""
+    samples: int = 5
+    warmup_samples: int = 1
+    target_time: float = 0.1
+    loops: int | None = None
+    clock: str = "wall"
+    harness: str = "pytest"
+    """pytest (a pytest-benchmark suite; the kind "pytest") or asv (asv benchmark directories; kind "asv")."""
+
+
+@contextlib.contextmanager
+def pytest_runner(settings: PytestSettings, seed: int | None) -> Iterator[Any]:
+    """The pytest runner these settings measure with, closed on the way out."""
+    from pairbench.runners.kinds import get_kind
+
+    runner = get_kind(settings.harness).make(seed, None)
+    try:
+        yield runner
+    finally:
+        runner.close()
+
+
+def interpreter(text: str) -> str:
+    """An interpreter command; a virtual environment's directory stands for its Python."""
+    from pairbench.errors import UserError
+
+    if not text.strip():
+        raise UserError("--python '': empty interpreter; give one such as python3, or a virtual environment")
+    if os.path.isdir(text):
+        for candidate in ("bin/python", "Scripts/python.exe"):
+            exe = os.path.join(text, candidate)
+            if os.path.exists(exe):
+                return shlex.quote(os.path.abspath(exe))
+        raise UserError(f"--python {text!r}: a directory without bin/python; give an interpreter or a virtual environment")
+    return text
+
+
+def _environment(text: str) -> dict[str, str]:
+    from pairbench.errors import UserError
+
+    env = {}
+    for item in shlex.split(text):
+        if "=" not in item or item.startswith("="):
+            raise UserError(f"--env {text!r}: expected NAME=VALUE pairs, e.g. --env 'MYLIB_FAST=1 OTHER=x'")
+        key, value = item.split("=", 1)
+        env[key] = value
+    return env
+
+
+def _each(values: tuple[str, ...], count: int, flag: str, default: str) -> list[str]:
+    from pairbench.errors import UserError
+
+    if not values:
+        return [default] * count
+    if len(values) == 1:
+        return list(values) * count
+    if len(values) != count:
+        raise UserError(f"{flag} given {len(values)} times for {count} variants; give it once for all, or once per variant")
+    return list(values)
+
+
+def _variants(s: PytestSettings) -> list[Any]:
+    """One variant per --python or --env (a flag given once applies to all); the first is the baseline."""
+    from pairbench.errors import UserError
+    from pairbench.model import Variant
+
+    count = max(len(s.python), len(s.env), 1)
+    pythons = _each(s.python, count, "--python", "python3")
+    envs = _each(s.env, count, "--env", "")
+    if len(s.names) > count:
+        raise UserError(f"--name given {len(s.names)} times for {count} variants; give one --name per variant")
+    if any(not n.strip() for n in s.names):
+        raise UserError("--name '': a variant's name cannot be empty")
+    variants = []
+    for i, (python, env) in enumerate(zip(pythons, envs)):
+        parts = ([python] if len(set(pythons)) > 1 else []) + ([env or "no env"] if len(set(envs)) > 1 else [])
+        name = s.names[i] if i < len(s.names) else " ".join(parts) or python
+        variants.append(Variant(name=name, command=interpreter(python), env=_environment(env), baseline=(i == 0),
+                                meta={"language": "python", "python": python}))
+    return variants
+
+
+def _selected(name: str, patterns: tuple[str, ...]) -> bool:
+    return not patterns or any(fnmatch.fnmatchcase(name, p) or p in name for p in patterns)
+
+
+def pytest_run(settings: PytestSettings, runner: Any) -> Run:
+    """The Run to execute: the suite collected under each variant, a benchmark per test using the
+    fixture, loop counts calibrated on the baseline, problems as notices."""
+    from pairbench.errors import UserError
+    from pairbench.model import Benchmark, Notice
+    from pairbench.runners.kinds import get_kind
+    from pairbench.runners.options import Flags, as_mapping
+
+    s = settings
+    if not s.paths:
+        raise UserError(f"nothing to run: give the {s.harness} benchmarks to run (a file or directory), "
+                        f"e.g. pairbench {s.harness} benchmarks --python venv-old --python venv-new")
+    for path in s.paths:
+        if not os.path.exists(path.split("::")[0]):
+            raise UserError(f"{s.harness} path {path!r} not found")
+    variants = _variants(s)
+    suite = (tuple(s.paths), tuple(s.args), None)
+    notices: list[Notice] = []
+    collected: dict[str, list[dict[str, Any]]] = {}
+    for v in variants:
+        items, error = runner.collect(v, suite)
+        if error:
+            if v.baseline:
+                raise UserError(f"{s.harness} cannot collect {' '.join(s.paths)} under the baseline {v.name!r}: {error}")
+            notices.append(Notice("benchmark-failed", f"{s.harness} cannot collect the tests under {v.name!r}: {error}",
+                                  "its tests fail; the other variants still run", "", v.name))
+        collected[v.name] = items
+    base = collected[variants[0].name]
+    plain = [i for i in base if not i.get("kind")]
+    kind = get_kind(s.harness)
+    where = Flags(FLAG_NAMES)
+    common = {"paths": list(s.paths), "args": list(s.args), "samples": s.samples, "warmup": s.warmup_samples,
+              "target_time": s.target_time, "clock": s.clock, **({"loops": s.loops} if s.loops else {})}
+    benchmarks = []
+    for item in base:
+        nodeid = str(item["nodeid"])
+        if item.get("kind") and _selected(nodeid, s.bench):
+            track = {"measure": "track", "unit": str(item.get("unit") or ""), "loops": 1} if item["kind"] == "track" else {}
+            typed = kind.parse_options({**common, "nodeid": nodeid, **track}, where)
+            benchmarks.append(Benchmark(nodeid, s.harness, kind.metrics(typed, ()), as_mapping(typed)))
+    what = SKIPPED[s.harness]
+    if plain:
+        notices.append(Notice("skipped", f"{len(plain)} of {len(base)} {what}", "", "", ""))
+    if not benchmarks:
+        raise UserError(f"no {s.harness} benchmark to run: {len(base)} collected, none to time"
+                        + (" that matches -b" if s.bench else "") + f" ({len(plain)} {what})")
+    for v in variants[1:]:
+        have = {str(i["nodeid"]) for i in collected[v.name]}
+        missing = [b.name for b in benchmarks if b.name not in have]
+        if missing and have:
+            notices.append(Notice("benchmark-failed", f"{len(missing)} tests not collected under {v.name!r} "
+                                  f"(first: {missing[0]})", "they are compared on the other variants", "", v.name))
+    notices.extend(runner.calibrate(benchmarks, variants))
+    if not any(runner.loops(b) for b in benchmarks):
+        detail = "; ".join(dict.fromkeys(n.message for n in notices))
+        raise UserError(f"no pytest benchmark can run on any variant: {detail}")
+    calibrated = [Benchmark(b.name, b.kind, b.metrics, {**b.options, "loops": runner.loops(b)}) if runner.loops(b) else b
+                  for b in benchmarks]
+    run: Run = new_run(variants, calibrated)
+    run.metadata.update({"command": s.harness, s.harness: {"paths": list(s.paths), "args": list(s.args),
+                                                         "collected": len(base), "skipped": len(plain)}})
+    run.notices.extend(notices)
+    return run

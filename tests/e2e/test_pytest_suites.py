@@ -1,0 +1,262 @@
+"""`pairbench pytest` on real pytest-benchmark suites: real interpreters, real pytest processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pairbench.model import Run
+from pairbench.store.runfile import load_run
+
+# CPU time: blind to the other processes of a shared machine, where wall time swung 2x between processes
+FAST = ["--samples", "3", "--warmup-samples", "1", "--target-time", "0.01", "--clock", "cpu", "--seed", "1", "--no-progress"]
+
+SUITE = '''
+import os
+import pytest
+
+SLOW = os.environ.get("PB_SLOW") == "1"
+BROKEN = os.environ.get("PB_BROKEN") == "1"
+DATA = [None] * 3000
+
+
+def work(times):
+    for _ in range(times * (2 if SLOW else 1)):
+        for _ in DATA:
+            pass
+    return times
+
+
+def test_fast(benchmark):
+    assert benchmark(work, 1) == 1
+
+
+@pytest.mark.parametrize("n", [10, 1000])
+def test_param(benchmark, n):
+    benchmark.extra_info["n"] = n
+    benchmark.group = "sums"
+    assert benchmark(sum, range(n)) == sum(range(n))
+
+
+@pytest.mark.benchmark(group="pedantic", min_rounds=3)
+def test_pedantic(benchmark):
+    assert benchmark.pedantic(work, setup=lambda: ((1,), {}), rounds=5, iterations=1) == 1
+
+
+def test_broken(benchmark):
+    if BROKEN:
+        raise ValueError("broken under this variant")
+    benchmark(work, 1)
+
+
+@pytest.mark.benchmark
+def test_whole_test_codspeed_style():
+    work(1)
+
+
+def test_not_a_benchmark():
+    assert work(1) == 1
+'''
+
+
+def write_suite(where: Path) -> Path:
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "test_bench.py").write_text(SUITE, encoding="utf-8")
+    # a project that skips its benchmarks in ordinary test runs: pytest-benchmark's option must still parse
+    (where / "pytest.ini").write_text("[pytest]\naddopts = --benchmark-skip\n", encoding="utf-8")
+    return where
+
+
+def flat(proc: Any) -> str:
+    return " ".join((proc.stdout + proc.stderr).split())
+
+
+def time_verdict(run: Run, bench: str) -> str:
+    return next(c.verdict for c in run.comparisons if c.benchmark == bench and c.metric == "time_per_op")
+
+
+def measured(run: Run, bench: str, variant: str) -> int:
+    return sum(1 for s in run.samples if s.benchmark == bench and s.variant == variant
+               and s.metric == "time_per_op" and not s.warmup)
+
+
+@pytest.mark.slow
+def test_a_suite_runs_unchanged_across_two_environments(run_cli: Any, tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "proj")
+    out = tmp_path / "run.json"
+    md = tmp_path / "report.md"
+    proc = run_cli("pytest", "test_bench.py", "--python", sys.executable, "--env", "",
+                   "--env", "PB_SLOW=1 PB_BROKEN=1", "-n", "base", "-n", "slow", "--runs", "6", *FAST,
+                   "--fail-on-regression", "--export-json", str(out), "--export-markdown", str(md), cwd=suite,
+                   timeout=600)
+    assert proc.returncode == 3, proc.stdout + proc.stderr  # test_fast doubles: a regression
+    run = load_run(out)
+    names = [b.name for b in run.benchmarks]
+    assert names == ["test_bench.py::test_fast", "test_bench.py::test_param[10]", "test_bench.py::test_param[1000]",
+                     "test_bench.py::test_pedantic", "test_bench.py::test_broken",
+                     "test_bench.py::test_whole_test_codspeed_style"]
+    assert time_verdict(run, "test_bench.py::test_fast") == "slower"
+    assert time_verdict(run, "test_bench.py::test_pedantic") == "slower"
+    assert time_verdict(run, "test_bench.py::test_whole_test_codspeed_style") == "slower"
+    # the failing test is reported with its error once; its baseline and every other test are measured
+    text = flat(proc)
+    assert "test_bench.py::test_broken" in text and "ValueError: broken under this variant" in text
+    failed = [n for n in run.notices if n.kind == "benchmark-failed"]
+    assert [(n.benchmark, n.variant) for n in failed] == [("test_bench.py::test_broken", "slow")]
+    assert measured(run, "test_bench.py::test_broken", "base") == 6 * 3
+    assert measured(run, "test_bench.py::test_broken", "slow") == 0
+    for name in names[:4] + names[5:]:
+        assert measured(run, name, "slow") == 6 * 3
+    assert run.metadata["pytest"]["skipped"] == 1
+    assert "1 of 7 tests collected do not use the benchmark fixture" in text
+    assert "test_bench.py::test_fast" in md.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_pytest_args_after_dashes_select_the_tests(run_cli: Any, tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "proj")
+    out = tmp_path / "run.json"
+    proc = run_cli("pytest", "test_bench.py", "--env", "", "--env", "PB_SLOW=1", "--runs", "3", *FAST,
+                   "--export-json", str(out), "--", "-k", "param", cwd=suite, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [b.name for b in load_run(out).benchmarks] == ["test_bench.py::test_param[10]",
+                                                          "test_bench.py::test_param[1000]"]
+
+
+@pytest.mark.slow
+def test_a_suite_that_cannot_be_collected_is_one_error(run_cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "test_bad.py").write_text("def test_x(benchmark:\n    pass\n", encoding="utf-8")
+    proc = run_cli("pytest", "test_bad.py", "--env", "", "--env", "X=1", *FAST, "--no-history")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr.startswith("error: pytest cannot collect test_bad.py under the baseline"), proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.fixture(scope="module")
+def pytest_only_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A virtual environment with pytest and nothing else (no pytest-benchmark); PyPI must be reachable."""
+    venv = tmp_path_factory.mktemp("venv") / "env"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "pytest"],
+                         capture_output=True, text=True, timeout=600)
+    if pip.returncode != 0:
+        pytest.skip(f"cannot install pytest from the package index: {pip.stderr.strip()[-300:]}")
+    return venv
+
+
+@pytest.mark.slow
+def test_a_virtual_environment_with_pytest_only_runs_the_suite(run_cli: Any, tmp_path: Path,
+                                                               pytest_only_venv: Path) -> None:
+    python = pytest_only_venv / "bin" / "python"
+    has = subprocess.run([str(python), "-c", "import pytest_benchmark"], capture_output=True)
+    assert has.returncode != 0  # the fixture is pairbench's own
+    suite = write_suite(tmp_path / "proj")
+    out = tmp_path / "run.json"
+    env_dir = os.path.relpath(pytest_only_venv, suite)  # a virtual environment's directory stands for its Python
+    proc = run_cli("pytest", "test_bench.py", "--python", env_dir, "--env", "", "--env", "PB_SLOW=1",
+                   "--runs", "8", *FAST, "--export-json", str(out), "-b", "test_fast", cwd=suite, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = load_run(out)
+    assert [b.name for b in run.benchmarks] == ["test_bench.py::test_fast"]
+    assert time_verdict(run, "test_bench.py::test_fast") == "slower"
+    assert all(v.command.endswith("/bin/python") for v in run.variants)
+
+
+ASV_COMMON = '''
+import os
+FACTOR = 2 if os.environ.get("PB_SLOW") == "1" else 1
+DATA = [None] * 2000
+'''
+
+ASV_BENCH = '''
+from .common import DATA, FACTOR
+
+
+class TimeSuite:
+    params = [[1, 3], ["a"]]
+    param_names = ["times", "s"]
+
+    def setup(self, times, s):
+        self.data = DATA * times * FACTOR
+
+    def teardown(self, times, s):
+        del self.data
+
+    def time_loop(self, times, s):
+        for _ in self.data:
+            pass
+
+    def track_size(self, times, s):
+        return len(self.data)
+
+    track_size.unit = "items"
+
+
+class Cached:
+    number = 10
+    repeat = 3
+
+    def setup_cache(self):
+        return DATA
+
+    def time_cached(self, data):
+        for _ in range(FACTOR):
+            for _ in data:
+                pass
+
+    def peakmem_copy(self, data):
+        list(data)
+
+
+def time_plain():
+    for _ in range(FACTOR):
+        for _ in DATA:
+            pass
+
+
+class NotForSlow:
+    def setup(self):
+        if FACTOR == 2:
+            raise NotImplementedError("not on this variant")
+
+    def time_nothing(self):
+        pass
+'''
+
+
+@pytest.mark.slow
+def test_an_asv_suite_runs_unchanged_across_two_environments(run_cli: Any, tmp_path: Path) -> None:
+    bench = tmp_path / "proj" / "benchmarks"
+    bench.mkdir(parents=True)
+    (bench / "__init__.py").write_text("", encoding="utf-8")
+    (bench / "common.py").write_text(ASV_COMMON, encoding="utf-8")
+    (bench / "bench_loops.py").write_text(ASV_BENCH, encoding="utf-8")
+    out = tmp_path / "run.json"
+    proc = run_cli("asv", "benchmarks", "--env", "", "--env", "PB_SLOW=1", "-n", "base", "-n", "slow",
+                   "--runs", "6", *FAST, "--export-json", str(out), cwd=bench.parent, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = load_run(out)
+    names = [b.name for b in run.benchmarks]
+    assert names == ["bench_loops.Cached.time_cached", "bench_loops.NotForSlow.time_nothing",
+                     "bench_loops.TimeSuite.time_loop(1, 'a')", "bench_loops.TimeSuite.time_loop(3, 'a')",
+                     "bench_loops.TimeSuite.track_size(1, 'a')", "bench_loops.TimeSuite.track_size(3, 'a')",
+                     "bench_loops.time_plain"]
+    assert {b.kind for b in run.benchmarks} == {"asv"}
+    for name in ("bench_loops.Cached.time_cached", "bench_loops.TimeSuite.time_loop(3, 'a')", "bench_loops.time_plain"):
+        assert time_verdict(run, name) == "slower", name
+    failed = [(n.benchmark, n.variant) for n in run.notices if n.kind == "benchmark-failed"]
+    assert failed == [("bench_loops.NotForSlow.time_nothing", "slow")]
+    assert "setup raised NotImplementedError" in flat(proc)
+    assert run.metadata["asv"]["skipped"] == 1  # peakmem_copy
+    # track_*: the number it returns, once per process, compared like a time (larger is worse)
+    sizes = {(s.variant, s.value) for s in run.samples if s.benchmark == "bench_loops.TimeSuite.track_size(3, 'a')"}
+    assert sizes == {("base", 6000.0), ("slow", 12000.0)}
+    track = run.benchmark("bench_loops.TimeSuite.track_size(3, 'a')")
+    assert [(m.name, m.unit) for m in track.metrics] == [("value", "items")]
+    assert next(c.verdict for c in run.comparisons if c.benchmark == track.name) == "slower"
