@@ -37,6 +37,9 @@ class Budget:
     block_costs: list[float] = field(default_factory=list)
     look_cost: float = 0.0
     """Seconds the last interim analysis (adaptive look) took."""
+    default_bound: float | None = None
+    """Seconds that bound adaptive stopping by default (no -r, --max-time or -M): it plans the most
+    blocks, but never refuses the -r minimum."""
 
     def block_estimate(self) -> float:
         """Expected seconds of the next block."""
@@ -84,9 +87,17 @@ class Budget:
         head = f"measured {blocks} block{'s' if blocks != 1 else ''} in {_seconds(now - self.start)}"
         if why == "fixed":
             return f"{head}: the {self.min_blocks} asked for (-r)"
-        budget = f"--max-time {self.max_time:g} s" if self.max_time is not None else "--max-runs"
+        if self.max_time is not None:
+            budget = f"--max-time {self.max_time:g} s"
+        elif self.default_bound is not None:
+            budget = f"the default bound {self.default_bound:g} s"
+        else:
+            budget = "--max-runs"
         if why == "settled":
             return f"{head} of {budget}: stopped early at a planned look"
+        if why == "planned" and self.max_time is None and self.default_bound is not None:
+            return (f"{head} of {budget}: the most it affords ({max_blocks}); not every comparison settled "
+                    "(--max-time for more)")
         if why == "planned":
             return f"{head} of {budget}: the most planned ({max_blocks}, from --max-runs or the budget)"
         short = f", short of the minimum {self.min_blocks} (-r)" if blocks < self.min_blocks else ""

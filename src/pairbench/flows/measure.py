@@ -140,6 +140,8 @@ def observer_for(style: str, progress: bool, options: RunOptions | None = None) 
     from pairbench.flows.progress import ProgressBar
 
     max_time = options.max_time if options is not None else None
+    if options is not None and max_time is None:
+        max_time = options.default_bound  # the bar's ETA is bounded by the default bound too
     max_runs = options.max_runs if options is not None else None
     return ProgressBar(console_for(style or "auto", stderr=True), max_time=max_time, max_runs=max_runs)
 
