@@ -96,8 +96,7 @@ class Budget:
         if why == "settled":
             return f"{head} of {budget}: stopped early at a planned look"
         if why == "planned" and self.max_time is None and self.default_bound is not None:
-            return (f"{head} of {budget}: the most it affords ({max_blocks}); not every comparison settled "
-                    "(--max-time for more)")
+            return f"{head}: {budget} reached before every comparison settled (--max-time for more)"
         if why == "planned":
             return f"{head} of {budget}: the most planned ({max_blocks}, from --max-runs or the budget)"
         short = f", short of the minimum {self.min_blocks} (-r)" if blocks < self.min_blocks else ""

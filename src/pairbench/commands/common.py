@@ -158,6 +158,10 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     o.add_argument(*_free(parser, "-u"), "--time-unit", choices=TIME_UNITS, metavar="UNIT",
                    help="write every time in this unit: " + ", ".join(TIME_UNITS) + " (default: chosen per value; "
                         "CSV and JSON stay in seconds)")
+    o.add_argument(*_free(parser, "-v"), "--verbose", action="store_true",
+                   help="the full report: every metric's row (user, sys, rss too), each comparison's notes, "
+                        "every notice (default: the primary metric's table, a sentence per comparison, "
+                        "each note and warning once)")
     o.add_argument("--sort", choices=SORTS, default="auto",
                    help="order of the variants in the tables: auto and command (as given), mean-time (fastest first)")
     # Hidden: scripted timings instead of real processes, so CLI tests run in milliseconds.
@@ -244,7 +248,7 @@ def reports_from(args: argparse.Namespace, **choices: Any) -> Reports:
     exports = tuple((fmt, getattr(args, "export_" + fmt.replace("-", "_"))) for fmt in EXPORTED
                     if getattr(args, "export_" + fmt.replace("-", "_"), None))
     shown = {"style": getattr(args, "style", "auto") or "auto", "time_unit": getattr(args, "time_unit", None),
-             "sort": getattr(args, "sort", "auto") or "auto"}
+             "sort": getattr(args, "sort", "auto") or "auto", "verbose": bool(getattr(args, "verbose", False))}
     return ReportsT(exports=exports, **{**shown, **choices})
 
 

@@ -94,7 +94,7 @@ def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
     except (Interrupted, BenchmarkFailed):
         _close(observer)
         if run.comparisons:
-            render_terminal(run, out, after=after, diagnostics=diagnostics)
+            render_terminal(run, out, after=after, diagnostics=diagnostics, verbose=reports.verbose)
         raise
     finally:
         _close(observer)
@@ -116,7 +116,7 @@ def _show(run: Run, reports: Reports, out: Console, diagnostics: Console,
     with fixed_time_unit(reports.time_unit):
         for text in kind_figures(shown):
             out.print(text, markup=False, highlight=False, soft_wrap=True)
-        render_terminal(shown, out, after=after, diagnostics=diagnostics)
+        render_terminal(shown, out, after=after, diagnostics=diagnostics, verbose=reports.verbose)
         if reports.exports:
             from pairbench.report.exporters import ExportOptions, export
 

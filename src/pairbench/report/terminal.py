@@ -75,7 +75,7 @@ def _comparison_cells(c: Comparison, metric: Metric, mixed: bool = False) -> tup
 
 def render_terminal(run: Run, console: Console, sentences: str = "primary",
                     after: Sequence[Callable[[Run, Console], None]] = (),
-                    diagnostics: Console | None = None) -> None:
+                    diagnostics: Console | None = None, verbose: bool = True) -> None:
     """Print the results of `run`.
 
     Args:
@@ -86,7 +86,14 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
         after: views printed after the tables and before the warnings (sweep tables, suite summary).
         diagnostics: where warnings, notes and the run file's path go (the CLI passes stderr, so
             that `pairbench cmd ... > results.txt` holds the results only); default `console`.
+        verbose: every metric's row, each comparison's notes under its sentence and every notice
+            (`-v`, and the saved report); False: the short answer (report/brief.py).
     """
+    if not verbose:
+        from pairbench.report.brief import render_brief
+
+        render_brief(run, console, sentences, after, diagnostics)
+        return
     for line in _executables(run):
         console.print(Text(line, style="dim"))
     for bench in run.benchmarks:
@@ -145,18 +152,22 @@ def _rows(run: Run, bench: Benchmark, mixed: bool) -> list[_Row]:
     return rows
 
 
-def _print_benchmark(run: Run, bench: Benchmark, console: Console) -> None:
+def _print_benchmark(run: Run, bench: Benchmark, console: Console, caption: str | None = VALUES_CAPTION) -> None:
     """The table; or, when it cannot fit the width without cutting cells (a pipe is 80 columns
-    wide, names can be long), one line per comparison that wraps and never truncates a verdict."""
+    wide, names can be long), one line per comparison that wraps and never truncates a verdict.
+
+    Only `bench`'s metrics are shown (the short report passes a copy with fewer); `caption` None: none.
+    """
     baseline = visible(run.baseline.name)
     title = _title(run, bench)
-    shown = [c for c in run.comparisons if c.benchmark == bench.name]
+    names = {m.name for m in bench.metrics}
+    shown = [c for c in run.comparisons if c.benchmark == bench.name and c.metric in names]
     mixed = ci_mixed(shown)
     ci_label = ci_header(shown, _confidence(run))
     rows = _rows(run, bench, mixed)
     single = len(run.variants) == 2  # one candidate: name it in the header, not on every row
     table = Table(title=Text(title), title_justify="left", show_edge=False, pad_edge=False, expand=False,
-                  caption=VALUES_CAPTION, caption_justify="left")
+                  caption=caption, caption_justify="left")
     table.add_column("metric", overflow="fold")
     table.add_column(Text(f"{baseline} (baseline)"), justify="right", overflow="fold")
     if not single:
@@ -185,7 +196,8 @@ def _print_benchmark(run: Run, bench: Benchmark, console: Console) -> None:
         line.append(f": {value} vs {last_base} ({baseline}); ratio {ratio}, {ci_label} {ci}, ")
         line.append_text(verdict)
         console.print(line)
-    console.print(Text(VALUES_CAPTION))
+    if caption:
+        console.print(Text(caption))
 
 
 def _fits(table: Table, rows: list[_Row], width: int) -> bool:
