@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 __all__ = ["RunSetting", "RUN_SETTINGS", "SUITE_SETTINGS", "DEFAULT_BOUND_S"]
 
-DEFAULT_BOUND_S = 30.0
+DEFAULT_BOUND_S = 60.0
 """With none of -r, --max-time, -M: blocks are added until every primary comparison is settled,
 for at most this many seconds (the -r minimum is always measured). docs/statistics.md has the
 times measured on a busy 2-core machine to settle 2%, 5% and 20% differences that chose it."""

@@ -69,9 +69,9 @@ def test_an_unsettled_run_stops_at_the_default_bound_and_says_so(tmp_path):
 
 
 def test_the_default_bound_never_refuses_the_minimum(tmp_path):
-    """Unlike --max-time, a slow command still gets its -r minimum (10 blocks of 2 s > 30 s)."""
+    """Unlike --max-time, a slow command still gets its -r minimum (10 blocks beyond the bound)."""
     run = _run()
-    runner = FakeRunner(factors={"b": 1.3}, noise=0.01, seed=1, step_seconds=2.0)
+    runner = FakeRunner(factors={"b": 1.3}, noise=0.01, seed=1, step_seconds=DEFAULT_BOUND_S / 10)
     execute(run, {"command": runner}, _options(tmp_path), clock=runner.clock)
     assert run.metadata["blocks"] == 10
 
