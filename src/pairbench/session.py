@@ -192,7 +192,9 @@ def execute(
                 _save(writer, run)
 
         # --max-runs alone (hyperfine's -M) stops adaptively too, bounded by blocks instead of time
-        adaptive = options.max_time is not None or options.max_runs is not None or options.default_bound is not None
+        # by default too, unless there is nothing to settle (one variant: hyperfine's figures only)
+        adaptive = options.max_time is not None or options.max_runs is not None \
+            or (options.default_bound is not None and len(variant_names) > 1)
         looks: list[int] = [options.runs]
         previous: dict[str, list[str]] = {}
         stop = "fixed"
