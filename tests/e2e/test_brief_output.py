@@ -86,3 +86,9 @@ def test_verbose_keeps_the_full_report(tmp_path):
     assert re.search(r"^user\s", full, re.M) and not re.search(r"^user\s", short, re.M)
     assert "note: measured" in full and "note: measured" not in short
     assert len(full.splitlines()) > len(short.splitlines())
+
+
+def test_each_sentence_names_its_candidate_among_several(tmp_path):
+    text = _terminal(tmp_path, "1,0.9,1.004", "cmd", "--reference", "base", "one", "two", "--seed", "5")
+    sentences = re.findall(r"^  time[^:]*: .*", text, re.M)
+    assert len(sentences) == 2 and all(" one" in s or " two" in s for s in sentences), text

@@ -157,7 +157,9 @@ def render_brief(run: Run, console: Console, sentences: str = "primary",
                 if sentences == "primary" and c.metric in SECONDARY_COMMAND_METRICS:
                     continue
                 text = sentence_of(c, metric_of(run, c.benchmark, c.metric))
-                console.print(Text(f"  {visible(c.metric)}: {visible(text)}", style=_VERDICT_STYLE.get(c.verdict, "")))
+                # several candidates: name the one a sentence is about when the sentence does not
+                label = c.metric if len(run.variants) < 3 or c.candidate in text else f"{c.metric} · {c.candidate}"
+                console.print(Text(f"  {visible(label)}: {visible(text)}", style=_VERDICT_STYLE.get(c.verdict, "")))
                 notes += [n for n in c.notes if reading_note(n) and n not in notes]
         if calm:
             console.print(Text(f"  {', '.join(visible(n) for n in calm)}: no meaningful change (-v shows them)",
