@@ -73,9 +73,10 @@ class Budget:
 
     def next_block_fits(self, now: float, before: float = 0.0) -> bool:
         """Whether another block, at its expected cost, after `before` seconds of other work, ends in the budget."""
-        if self.max_time is None:
+        limit = self.max_time if self.max_time is not None else self.default_bound
+        if limit is None:
             return True
-        return (now - self.start) + before + self.block_estimate() <= self.max_time
+        return (now - self.start) + before + self.block_estimate() <= limit
 
     def stop_reason(self, now: float, blocks: int, why: str, max_blocks: int | None = None) -> str:
         """One line: how many blocks, the true elapsed time, and why measuring stopped.
@@ -95,8 +96,8 @@ class Budget:
             budget = "--max-runs"
         if why == "settled":
             return f"{head} of {budget}: stopped early at a planned look"
-        if why == "planned" and self.max_time is None and self.default_bound is not None:
-            return f"{head}: {budget} reached before every comparison settled (--max-time for more)"
+        if self.max_time is None and self.default_bound is not None and why in ("planned", "budget"):
+            return f"{head}: the most {budget} affords (--max-time for more)"
         if why == "planned":
             return f"{head} of {budget}: the most planned ({max_blocks}, from --max-runs or the budget)"
         short = f", short of the minimum {self.min_blocks} (-r)" if blocks < self.min_blocks else ""

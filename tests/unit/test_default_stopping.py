@@ -97,3 +97,20 @@ def test_false_alarm_rate_at_the_default_bounds_looks():
         alarms += r.significant
     assert alarms / sims <= 0.05 + 2 * (0.05 * 0.95 / sims) ** 0.5
     assert early / sims > 0.3
+
+
+class _SlowingRunner(FakeRunner):
+    """A fake whose measurements take ten times longer after the first blocks (a machine that got busy)."""
+
+    def measure(self, benchmark, variant, block, warmup, progress):
+        if self.steps == 20:
+            self.step_seconds = 10 * self.step_seconds
+        return super().measure(benchmark, variant, block, warmup, progress)
+
+
+def test_blocks_that_slow_down_still_end_within_the_default_bound(tmp_path):
+    run = _run()
+    runner = _SlowingRunner(factors={"b": 1.002}, noise=0.08, seed=1, step_seconds=0.02)
+    execute(run, {"command": runner}, _options(tmp_path), clock=runner.clock)
+    assert run.metadata["blocks"] >= 10
+    assert run.metadata["elapsed_s"] <= DEFAULT_BOUND_S

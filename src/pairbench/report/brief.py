@@ -32,10 +32,12 @@ __all__ = ["render_brief", "BRIEF_VALUES_CAPTION", "reading_note", "merged_notic
 BRIEF_VALUES_CAPTION = "values: geometric means, ± half the interquartile range of the per-block values"
 """The value columns, in one line (`-v` says how the candidate's figure is made)."""
 
-HIDDEN_KINDS = frozenset({"adaptive", "stop", "outliers"})
+HIDDEN_KINDS = frozenset({"adaptive", "stop", "outliers", "drift"})
 """Notices left to `-v`: how many blocks were measured and why (the title has the count; a run
-that stopped short of settling, `budget`, still says so, since that is why a verdict is open), and
-outliers (kept, and the comparison turns robust by itself when its differences show them)."""
+that stopped with a verdict still open, `budget`, says so, since that is why it is open),
+outliers (kept, and the comparison turns robust by itself when its differences show them) and a
+variant's drift over the run (interleaving keeps the paired comparison unbiased; a drift of the
+differences themselves is a comparison's note)."""
 
 BRIEF_HINTS = {"machine-busy": "it widens the CI", "drift": "paired comparisons stay unbiased"}
 """Shorter hints for the short answer (`-v` has the whole advice)."""
@@ -115,7 +117,7 @@ def merged_notices(notices: Sequence[Notice]) -> list[Notice]:
         if len(members) == 1:
             out.append(members[0])
             continue
-        figures = [[float(x) for x in _NUMBER.findall(n.message)] for n in members]
+        figures = [_NUMBER.findall(n.message) for n in members]
         texts = iter([_range(column) for column in zip(*figures)])
         message = _NUMBER.sub(lambda _m: next(texts), members[0].message)
         variant = members[0].variant if len({n.variant for n in members}) == 1 else ""
@@ -126,9 +128,10 @@ def merged_notices(notices: Sequence[Notice]) -> list[Notice]:
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
-def _range(values: Sequence[float]) -> str:
-    low, high = min(values), max(values)
-    return f"{low:g}" if low == high else f"{low:g}–{high:g}"
+def _range(values: Sequence[str]) -> str:
+    """`16.8–23.3`: the lowest and highest of one figure, as written; one figure when all agree."""
+    low, high = min(values, key=float), max(values, key=float)
+    return low if float(low) == float(high) else f"{low}–{high}"
 
 
 def render_brief(run: Run, console: Console, sentences: str = "primary",
@@ -170,7 +173,9 @@ def render_brief(run: Run, console: Console, sentences: str = "primary",
     for note in notes:
         console.print(Text(f"note: {visible(note)}", style="dim"))
     out = diagnostics or console
-    shown = merged_notices([n for n in run.notices if _kind(n) not in HIDDEN_KINDS])
+    open_verdict = any(c.verdict in ("inconclusive", "insufficient") for c in run.comparisons)
+    shown = merged_notices([n for n in run.notices if _kind(n) not in HIDDEN_KINDS
+                            and (_kind(n) != "budget" or open_verdict)])
     busy = any(_kind(n) == "machine-busy" for n in shown)
     for notice in shown:
         where = f" [{visible(notice.benchmark)}{' · ' + visible(notice.variant) if notice.variant else ''}]" \
