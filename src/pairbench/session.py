@@ -233,7 +233,8 @@ def execute(
                         stop = "settled"
                         break
                 # the default bound never cuts the -r minimum short; --max-time does (said in the note)
-                if (options.max_time is not None or blocks_done >= options.runs) and not budget.next_block_fits(clock()):
+                past_minimum = options.max_time is not None or blocks_done >= options.runs
+                if past_minimum and not budget.next_block_fits(clock()):
                     stop = "budget"
                     break
         end = clock()
