@@ -50,6 +50,7 @@ _METHOD_NOTES = (
     re.compile(r"^outliers: "),  # the outlier warning says it
     re.compile(r"^significant, but may be below"),  # the sentence says it
     re.compile(r"^non-normal differences|^skewed (differences|values)"),  # which estimate: -v
+    re.compile(r"^cannot resolve within budget"),  # the inconclusive sentence says it
 )
 
 
@@ -165,7 +166,7 @@ def render_brief(run: Run, console: Console, sentences: str = "primary",
                 console.print(Text(f"  {visible(label)}: {visible(text)}", style=_VERDICT_STYLE.get(c.verdict, "")))
                 notes += [n for n in c.notes if reading_note(n) and n not in notes]
         if calm:
-            console.print(Text(f"  {', '.join(visible(n) for n in calm)}: no meaningful change (-v shows them)",
+            console.print(Text(f"  {', '.join(visible(n) for n in calm)}: no meaningful change found (-v shows them)",
                                style="dim"))
         console.print()
     for view in after:
