@@ -19,13 +19,7 @@ from rich.text import Text
 from pairbench.model import Benchmark, Comparison, Notice, Run
 from pairbench.report.escape import visible
 from pairbench.report.summary import ci_header, ci_mixed, metric_of, sentence_of
-from pairbench.report.terminal import (
-    _VERDICT_STYLE,
-    INFO_KINDS,
-    SECONDARY_COMMAND_METRICS,
-    _print_benchmark,
-    _title,
-)
+from pairbench.report.terminal import INFO_KINDS, SECONDARY_COMMAND_METRICS, VERDICT_STYLE, print_table, table_title
 
 __all__ = ["render_brief", "BRIEF_VALUES_CAPTION", "reading_note", "merged_notices"]
 
@@ -145,15 +139,15 @@ def render_brief(run: Run, console: Console, sentences: str = "primary",
     notes: list[str] = []
     for bench in run.benchmarks:
         if len(run.variants) < 2:
-            console.print(Text(f"{_title(run, bench)}: one variant ({visible(run.baseline.name)}), nothing to compare"))
+            console.print(Text(f"{table_title(run, bench)}: one variant ({visible(run.baseline.name)}), nothing to compare"))
             continue
         rows, calm = _split(run, bench)
         if rows.metrics:
             caption = _caption(run, rows)
-            _print_benchmark(run, rows, console, caption if caption not in captions else None)
+            print_table(run, rows, console, caption if caption not in captions else None)
             captions.add(caption)
         else:
-            console.print(Text(_title(run, bench)))
+            console.print(Text(table_title(run, bench)))
         if sentences != "none":
             for c in run.comparisons:
                 if c.benchmark != bench.name or c.metric not in {m.name for m in rows.metrics}:
@@ -163,7 +157,7 @@ def render_brief(run: Run, console: Console, sentences: str = "primary",
                 text = sentence_of(c, metric_of(run, c.benchmark, c.metric))
                 # several candidates: name the one a sentence is about when the sentence does not
                 label = c.metric if len(run.variants) < 3 or c.candidate in text else f"{c.metric} · {c.candidate}"
-                console.print(Text(f"  {visible(label)}: {visible(text)}", style=_VERDICT_STYLE.get(c.verdict, "")))
+                console.print(Text(f"  {visible(label)}: {visible(text)}", style=VERDICT_STYLE.get(c.verdict, "")))
                 notes += [n for n in c.notes if reading_note(n) and n not in notes]
         if calm:
             console.print(Text(f"  {', '.join(visible(n) for n in calm)}: no meaningful change found (-v shows them)",

@@ -28,7 +28,8 @@ from pairbench.report.summary import (
 )
 from pairbench.report.wording import verdict_word
 
-__all__ = ["render_terminal", "variant_summary"]
+__all__ = ["render_terminal", "variant_summary", "print_table", "table_title", "VERDICT_STYLE", "VALUES_CAPTION",
+           "INFO_KINDS", "SECONDARY_COMMAND_METRICS"]
 
 VALUES_CAPTION = FIGURES_CAPTION + "; ± half the interquartile range of the per-block values"
 """Says which statistic the value columns are."""
@@ -41,7 +42,7 @@ only, theirs are left out."""
 # Notices that explain what happened rather than warn about the results.
 INFO_KINDS = frozenset({"adaptive", "budget", "stop", "shim-resolved", "machines", "threshold-auto", "instructions"})
 
-_VERDICT_STYLE = {
+VERDICT_STYLE = {  # the verdict's colour, in the table and its sentence
     "faster": "bold green",
     "slower": "bold red",
     "same": "cyan",
@@ -65,12 +66,12 @@ def _comparison_cells(c: Comparison, metric: Metric, mixed: bool = False) -> tup
     word: str = verdict_word(c.verdict, metric)
     if c.exact:
         return ("Δ " + exact_change(c, metric.unit), "exact",
-                Text(f"{word} (exact)", style=_VERDICT_STYLE.get(c.verdict, "")))
+                Text(f"{word} (exact)", style=VERDICT_STYLE.get(c.verdict, "")))
     if c.verdict in ("faster", "slower") and not c.meaningful:
         word += " (< δ?)"
     if c.verdict == "inconclusive" and c.more_runs:
         word += f" (+{c.more_runs})"
-    return ratio_text(c), ci_text(c, mixed), Text(word, style=_VERDICT_STYLE.get(c.verdict, ""))
+    return ratio_text(c), ci_text(c, mixed), Text(word, style=VERDICT_STYLE.get(c.verdict, ""))
 
 
 def render_terminal(run: Run, console: Console, sentences: str = "primary",
@@ -100,9 +101,9 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
         if len(run.variants) < 2:
             # One variant (an ab-style run of one server): its figures are its kind's view; an
             # empty comparison table would only suggest that something is missing.
-            console.print(Text(f"{_title(run, bench)}: one variant ({visible(run.baseline.name)}), nothing to compare"))
+            console.print(Text(f"{table_title(run, bench)}: one variant ({visible(run.baseline.name)}), nothing to compare"))
             continue
-        _print_benchmark(run, bench, console)
+        print_table(run, bench, console)
         if sentences != "none":
             _print_sentences(run, bench, console, sentences)
         console.print()
@@ -120,7 +121,7 @@ _Row = tuple[Text, str, Text, str, str, str, Text]
 """metric, baseline value, candidate, candidate value, ratio, CI, verdict."""
 
 
-def _title(run: Run, bench: Benchmark) -> str:
+def table_title(run: Run, bench: Benchmark) -> str:
     blocks = run.metadata.get("blocks")
     title = visible(bench.name)
     if blocks is not None:
@@ -152,14 +153,14 @@ def _rows(run: Run, bench: Benchmark, mixed: bool) -> list[_Row]:
     return rows
 
 
-def _print_benchmark(run: Run, bench: Benchmark, console: Console, caption: str | None = VALUES_CAPTION) -> None:
+def print_table(run: Run, bench: Benchmark, console: Console, caption: str | None = VALUES_CAPTION) -> None:
     """The table; or, when it cannot fit the width without cutting cells (a pipe is 80 columns
     wide, names can be long), one line per comparison that wraps and never truncates a verdict.
 
     Only `bench`'s metrics are shown (the short report passes a copy with fewer); `caption` None: none.
     """
     baseline = visible(run.baseline.name)
-    title = _title(run, bench)
+    title = table_title(run, bench)
     names = {m.name for m in bench.metrics}
     shown = [c for c in run.comparisons if c.benchmark == bench.name and c.metric in names]
     mixed = ci_mixed(shown)
@@ -217,7 +218,7 @@ def _print_sentences(run: Run, bench: Benchmark, console: Console, sentences: st
         if sentences == "primary" and c.metric != primary and c.metric in SECONDARY_COMMAND_METRICS:
             continue
         sentence = sentence_of(c, metric_of(run, c.benchmark, c.metric))
-        console.print(Text(f"  {visible(c.metric)}: {visible(sentence)}", style=_VERDICT_STYLE.get(c.verdict, "")))
+        console.print(Text(f"  {visible(c.metric)}: {visible(sentence)}", style=VERDICT_STYLE.get(c.verdict, "")))
         for note in c.notes:
             console.print(Text(f"    note: {visible(note)}", style="dim"))
 
