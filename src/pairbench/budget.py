@@ -37,6 +37,9 @@ class Budget:
     block_costs: list[float] = field(default_factory=list)
     look_cost: float = 0.0
     """Seconds the last interim analysis (adaptive look) took."""
+    default_bound: float | None = None
+    """Seconds that bound adaptive stopping by default (no -r, --max-time or -M): it plans the most
+    blocks, but never refuses the -r minimum."""
 
     def block_estimate(self) -> float:
         """Expected seconds of the next block."""
@@ -70,9 +73,10 @@ class Budget:
 
     def next_block_fits(self, now: float, before: float = 0.0) -> bool:
         """Whether another block, at its expected cost, after `before` seconds of other work, ends in the budget."""
-        if self.max_time is None:
+        limit = self.max_time if self.max_time is not None else self.default_bound
+        if limit is None:
             return True
-        return (now - self.start) + before + self.block_estimate() <= self.max_time
+        return (now - self.start) + before + self.block_estimate() <= limit
 
     def stop_reason(self, now: float, blocks: int, why: str, max_blocks: int | None = None) -> str:
         """One line: how many blocks, the true elapsed time, and why measuring stopped.
@@ -84,9 +88,16 @@ class Budget:
         head = f"measured {blocks} block{'s' if blocks != 1 else ''} in {_seconds(now - self.start)}"
         if why == "fixed":
             return f"{head}: the {self.min_blocks} asked for (-r)"
-        budget = f"--max-time {self.max_time:g} s" if self.max_time is not None else "--max-runs"
+        if self.max_time is not None:
+            budget = f"--max-time {self.max_time:g} s"
+        elif self.default_bound is not None:
+            budget = f"the default bound {self.default_bound:g} s"
+        else:
+            budget = "--max-runs"
         if why == "settled":
             return f"{head} of {budget}: stopped early at a planned look"
+        if self.max_time is None and self.default_bound is not None and why in ("planned", "budget"):
+            return f"{head}: the most {budget} affords (--max-time for more)"
         if why == "planned":
             return f"{head} of {budget}: the most planned ({max_blocks}, from --max-runs or the budget)"
         short = f", short of the minimum {self.min_blocks} (-r)" if blocks < self.min_blocks else ""

@@ -23,13 +23,15 @@ from pairbench.errors import BenchmarkFailed, Interrupted, UserError
 from pairbench.machine import machine_notices
 from pairbench.model import Metric, Notice, Run, Sample
 from pairbench.plan import Step, plan_block
+from pairbench.run_settings import DEFAULT_BOUND_S
 from pairbench.runners.base import Replicate, Runner
 from pairbench.store.runwriter import RunWriter
 
-__all__ = ["RunOptions", "Observer", "execute", "default_run_path", "finish_analysis"]
+__all__ = ["RunOptions", "Observer", "execute", "default_run_path", "finish_analysis", "DEFAULT_BOUND_S"]
 
 # With --max-time and no --max-runs, never plan more blocks than this.
 ADAPTIVE_MAX_BLOCKS = 5000
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,10 @@ class RunOptions:
     stop_early: bool = True
     """With --max-time, stop once every comparison is settled; False spends the whole budget
     (`calibrate`: an A/A run that stopped at "no difference" would measure too little noise)."""
+    default_bound: float | None = None
+    """Adaptive stopping by default (no -r, --max-time or -M given): blocks after the -r minimum are
+    added until every primary comparison is settled, for at most these seconds; unlike --max-time
+    it never refuses the minimum. None: without --max-time or -M, -r is a fixed count."""
 
     def __post_init__(self) -> None:
         if self.runs < 1:
@@ -74,6 +80,8 @@ class RunOptions:
             raise UserError(f"--threshold is a percentage in [0, 100) (got {self.threshold:g})")
         if not 0.5 <= self.confidence < 1:
             raise UserError(f"--confidence must be in [0.5, 1) (got {self.confidence:g})")
+        if self.default_bound is not None and self.default_bound <= 0:
+            raise UserError(f"the default bound must be positive seconds (got {self.default_bound:g})")
         if self.correction not in ("holm", "bh", "none"):
             raise UserError(f"--correction {self.correction!r}: valid choices are holm, bh, none")
 
@@ -175,7 +183,7 @@ def execute(
             run.notices.extend(runners[bench.kind].prepare(bench, list(run.variants)))
         planned = options.runs
         steps = len(variant_names) * len(bench_names)
-        budget = Budget(options.max_time, options.runs, steps, start)
+        budget = Budget(options.max_time, options.runs, steps, start, default_bound=options.default_bound)
         obs.started(run, planned, steps)
         for w in range(options.warmup):
             for i, step in enumerate(plan_block(bench_names, variant_names, -1 - w, rng, {})):
@@ -184,7 +192,9 @@ def execute(
                 _save(writer, run)
 
         # --max-runs alone (hyperfine's -M) stops adaptively too, bounded by blocks instead of time
-        adaptive = options.max_time is not None or options.max_runs is not None
+        # by default too, unless there is nothing to settle (one variant: hyperfine's figures only)
+        adaptive = options.max_time is not None or options.max_runs is not None \
+            or (options.default_bound is not None and len(variant_names) > 1)
         looks: list[int] = [options.runs]
         previous: dict[str, list[str]] = {}
         stop = "fixed"
@@ -222,7 +232,9 @@ def execute(
                     if _all_decided(run):
                         stop = "settled"
                         break
-                if not budget.next_block_fits(clock()):
+                # the default bound never cuts the -r minimum short; --max-time does (said in the note)
+                past_minimum = options.max_time is not None or blocks_done >= options.runs
+                if past_minimum and not budget.next_block_fits(clock()):
                     stop = "budget"
                     break
         end = clock()
@@ -293,10 +305,11 @@ def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds:
     from pairbench.stats.sequential import plan_looks
 
     cap = options.max_runs or ADAPTIVE_MAX_BLOCKS
-    if options.max_time is None:
+    bound = options.max_time if options.max_time is not None else options.default_bound
+    if bound is None:
         affordable = cap
     else:
-        remaining = max(options.max_time - (now - start), 0.0)
+        remaining = max(bound - (now - start), 0.0)
         affordable = 1 + int(remaining / max(block_seconds, 1e-6))
     max_blocks = max(options.runs, min(cap, affordable))
     looks = plan_looks(options.runs, max_blocks)

@@ -81,8 +81,8 @@ def test_cmd_into_a_pipe_closed_after_its_first_line_exits_141_quietly(tmp_path:
 
     read_fd, write_fd = os.pipe()
     fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, 4096)
-    commands = [f"echo {i}" for i in range(30)]  # about 30 kB of table
-    proc = subprocess.Popen([sys.executable, "-m", "pairbench", "cmd", "--no-history", *commands], stdout=write_fd,
+    commands = [f"echo {i}" for i in range(30)]  # about 30 kB of table (-v: every row)
+    proc = subprocess.Popen([sys.executable, "-m", "pairbench", "cmd", "--no-history", "-v", *commands], stdout=write_fd,
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path,
                             env=cli_env({"PAIRBENCH_DEBUG_FAKE": "1,1.05"}))
     os.close(write_fd)

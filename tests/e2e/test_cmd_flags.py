@@ -235,7 +235,7 @@ def test_the_live_bar_under_max_time_keeps_its_bound_and_shows_the_time_left(run
                 "--style", "full", "--debug-fake=1,1.02", env={"TERM": "xterm-256color"})
     assert r.returncode == 0, r.stderr
     plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", r.stderr)
-    frames = re.findall(r"block (\d+) \(min (\d+)\)", plain)
+    frames = re.findall(r"block (\d+) \(min (\d+), ≤2 s\)", plain)
     assert len(frames) >= 3 and {m for _, m in frames} == {"6"}
     assert re.search(r"≤ \d+(\.\d)? s left", plain)
 

@@ -103,7 +103,9 @@ def test_a_shim_tree_made_here_runs_its_version_and_never_the_shim(run_cli, tmp_
     assert [v["meta"]["executable"] for v in doc["variants"]] == [str(bin_dir / "pbpython")] * 2
     assert [v["meta"]["version"] for v in doc["variants"]] == ["9.9", "9.9"]
     text = " ".join((out.stdout + out.stderr).split())
-    assert text.count(f"`pbpython` is a pyenv shim: running {bin_dir / 'pbpython'} (9.9)") == 2
+    # the same note for both variants is said once (each variant's, under -v and in the run file)
+    assert text.count(f"`pbpython` is a pyenv shim: running {bin_dir / 'pbpython'} (9.9)") == 1
+    assert sum(n["message"].startswith("`pbpython` is a pyenv shim") for n in doc["notices"]) == 2
     assert f"pbpython -c pass: {bin_dir / 'pbpython'} (9.9, pyenv shim resolved)" in text
 
 

@@ -70,6 +70,7 @@ _MASKS: list[tuple[re.Pattern[str], str]] = [
     # the machine's load when the run started: a warning on a busy machine, none on a quiet one
     (re.compile(r"warning: load average [\d.]+ on \d+ cores when the run started \(other work competes with "
                 r"the benchmark; ?\n?interleaving keeps the comparison fair but widens the CI\)\n"), ""),
+    (re.compile(r"warning: load average [\d.]+ on \d+ cores when the run started \(it widens the CI\)\n"), ""),
     (re.compile(r"- \*\*machine-busy\*\*: load average [^\n]*\n"), ""),
 ]
 

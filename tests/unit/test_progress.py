@@ -47,7 +47,7 @@ def test_under_max_time_the_total_is_the_budget_while_the_plan_grows_from_8_to_1
         _block(bar, clock, done, 14, seconds=2.0)
         totals.append(bar.total)
     assert set(totals) == {30.0}
-    assert bar.description() == "block 5 (min 8)"
+    assert bar.description() == "block 5 (min 8, ≤30 s)"
     assert bar.eta() == "≤ 18 s left"  # 9 blocks at 2 s, within the 20 s of budget left
     bar.close()
 

@@ -403,3 +403,14 @@ def test_a_ratio_spread_over_hundreds_of_orders_of_magnitude_gives_an_unbounded_
                        threshold=0.01, confidence=0.999)
     assert r.ci[1] == math.inf and r.ci[0] >= 0
     assert r.verdict == "inconclusive"
+
+
+def test_a_single_far_block_is_an_outlier_not_bimodal_differences():
+    """One block far from the rest raises the bimodality coefficient; it is an outlier, not a mode."""
+    d = np.array([0.0, 0.001, -0.001, 0.002, -0.002, 0.0005, -0.0005, 0.0015, -0.0015, 0.001, 0.3])
+    from pairbench.stats.outliers import bimodal_flag
+
+    assert bimodal_flag(d)  # the coefficient alone would call it two groups
+    r = compare_paired(np.full(d.size, 0.03), 0.03 * np.exp(d))
+    assert not any(n.startswith("bimodal") for n in r.notes)
+    assert any(n.startswith("outliers: 1 of") for n in r.notes) or r.outliers == 1

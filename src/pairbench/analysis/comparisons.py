@@ -125,7 +125,7 @@ def _variant_notices(bench: Benchmark, metric: Metric, values: dict[str, dict[in
                      primary: bool) -> list[Notice]:
     from pairbench.stats.drift import trend
     from pairbench.stats.estimate import summarize
-    from pairbench.stats.outliers import two_groups
+    from pairbench.stats.outliers import MIN_MODE, two_groups
 
     notices: list[Notice] = []
     for variant, per_block in values.items():
@@ -139,11 +139,12 @@ def _variant_notices(bench: Benchmark, metric: Metric, values: dict[str, dict[in
                                   "close other programs, check the CPU governor and load, or run more blocks",
                                   bench.name, variant))
         if s.outliers:
-            notices.append(Notice("outliers", f"{where}: {s.outliers} of {s.n} blocks are outliers (MAD z > 3.5)",
+            are = "is an outlier" if s.outliers == 1 else "are outliers"
+            notices.append(Notice("outliers", f"{where}: {s.outliers} of {s.n} blocks {are} (MAD z > 3.5)",
                                   "they are kept; the comparison switches to the robust Hodges-Lehmann estimate "
                                   "when the paired differences show them too", bench.name, variant))
-        if s.bimodal:
-            g = two_groups(series)
+        g = two_groups(series) if s.bimodal else None
+        if g is not None and min(g.n_low, g.n_high) >= MIN_MODE:  # one far block: an outlier, said above
             gap = (g.high / g.low - 1) * 100 if g.low > 0 else math.nan
             seen = f"{g.n_low} blocks at one level, {g.n_high} " + (f"about {gap:.0f}% above it" if math.isfinite(gap)
                                                                      else "at a higher one")

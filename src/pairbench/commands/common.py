@@ -8,6 +8,7 @@ import sys
 
 from pairbench.report.display import SORTS, STYLES, TIME_UNITS
 from pairbench.report.formats import EXPORTED, FORMATS, export_flag
+from pairbench.run_settings import DEFAULT_BOUND_S
 
 TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
 if TYPE_CHECKING:
@@ -117,8 +118,9 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     """
     g = parser.add_argument_group("measurement")
     g.add_argument("-r", "--runs", type=_positive_int, default=runs, metavar="N", action=_GivenRuns,
-                   help=f"blocks to measure; every variant runs once per block, in random order (default {runs or 10}; "
-                        "the minimum with --max-time or --max-runs)")
+                   help=f"blocks to measure; every variant runs once per block, in random order; alone, exactly N "
+                        f"(default: at least {runs or 10}, then blocks are added until every comparison is settled, "
+                        f"for at most {DEFAULT_BOUND_S:g} s; with --max-time or --max-runs: the minimum)")
     g.add_argument(*_free(parser, "-m"), "--min-runs", dest="runs", type=_positive_int, metavar="N",
                    action=_GivenRuns,
                    help="hyperfine's spelling of the minimum: the same as -r")
@@ -156,6 +158,10 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     o.add_argument(*_free(parser, "-u"), "--time-unit", choices=TIME_UNITS, metavar="UNIT",
                    help="write every time in this unit: " + ", ".join(TIME_UNITS) + " (default: chosen per value; "
                         "CSV and JSON stay in seconds)")
+    o.add_argument(*_free(parser, "-v"), "--verbose", action="store_true",
+                   help="the full report: every metric's row (user, sys, rss too), each comparison's notes, "
+                        "every notice (default: the primary metric's table, a sentence per comparison, "
+                        "each note and warning once)")
     o.add_argument("--sort", choices=SORTS, default="auto",
                    help="order of the variants in the tables: auto and command (as given), mean-time (fastest first)")
     # Hidden: scripted timings instead of real processes, so CLI tests run in milliseconds.
@@ -188,14 +194,18 @@ def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOption
             return value
         return defaults.get(name, fallback)
 
+    runs_given = getattr(args, "runs_given", False) or defaults.get("runs") is not None
     runs = int(pick("runs", 10))  # type: ignore[call-overload]
     max_runs = pick("max_runs", None)
+    max_time = pick("max_time", None)
     if isinstance(max_runs, int) and max_runs < runs and not getattr(args, "runs_given", False):
         runs = max_runs  # `-M 5` alone, as in hyperfine: at most 5, so the default minimum gives way
+    # none of -r, --max-time, -M: measure until settled, within the default bound
+    bound = DEFAULT_BOUND_S if not runs_given and max_time is None and max_runs is None else None
     return RunOptions(
         runs=runs,
         warmup=int(pick("warmup", 1)),  # type: ignore[call-overload]
-        max_time=pick("max_time", None),  # type: ignore[arg-type]
+        max_time=max_time,  # type: ignore[arg-type]
         max_runs=max_runs,  # type: ignore[arg-type]
         threshold=float(pick("threshold", 1.0)) if pick("threshold", 1.0) != "auto" else 1.0,  # type: ignore[arg-type]
         confidence=float(pick("confidence", 0.95)),  # type: ignore[arg-type]
@@ -205,6 +215,7 @@ def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOption
         correction=str(pick("correction", "holm")),
         history=pick("history", None),  # type: ignore[arg-type]
         record_history=not bool(getattr(args, "no_history", False)),
+        default_bound=bound,
     )
 
 
@@ -237,7 +248,7 @@ def reports_from(args: argparse.Namespace, **choices: Any) -> Reports:
     exports = tuple((fmt, getattr(args, "export_" + fmt.replace("-", "_"))) for fmt in EXPORTED
                     if getattr(args, "export_" + fmt.replace("-", "_"), None))
     shown = {"style": getattr(args, "style", "auto") or "auto", "time_unit": getattr(args, "time_unit", None),
-             "sort": getattr(args, "sort", "auto") or "auto"}
+             "sort": getattr(args, "sort", "auto") or "auto", "verbose": bool(getattr(args, "verbose", False))}
     return ReportsT(exports=exports, **{**shown, **choices})
 
 

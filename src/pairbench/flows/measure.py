@@ -94,7 +94,7 @@ def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
     except (Interrupted, BenchmarkFailed):
         _close(observer)
         if run.comparisons:
-            render_terminal(run, out, after=after, diagnostics=diagnostics)
+            render_terminal(run, out, after=after, diagnostics=diagnostics, verbose=reports.verbose)
         raise
     finally:
         _close(observer)
@@ -116,7 +116,7 @@ def _show(run: Run, reports: Reports, out: Console, diagnostics: Console,
     with fixed_time_unit(reports.time_unit):
         for text in kind_figures(shown):
             out.print(text, markup=False, highlight=False, soft_wrap=True)
-        render_terminal(shown, out, after=after, diagnostics=diagnostics)
+        render_terminal(shown, out, after=after, diagnostics=diagnostics, verbose=reports.verbose)
         if reports.exports:
             from pairbench.report.exporters import ExportOptions, export
 
@@ -140,6 +140,8 @@ def observer_for(style: str, progress: bool, options: RunOptions | None = None) 
     if not progress:
         return None
     max_time = options.max_time if options is not None else None
+    if options is not None and max_time is None:
+        max_time = options.default_bound  # the bar's ETA is bounded by the default bound too
     max_runs = options.max_runs if options is not None else None
     if not shows_progress(style, sys.stderr.isatty()):
         if style not in ("auto", "nocolor") or sys.stderr.isatty():  # basic, color, none: no progress at all

@@ -85,10 +85,10 @@ class _Pace:
         return f"≤ {text} left" if self.adaptive else f"ETA {text}"
 
     def description(self) -> str:
-        """`block 3/10`; `block 3 of ≤40` with --max-runs; `block 3 (min 10)` under --max-time,
-        where the budget, not a count, bounds the run."""
-        if self._max_time is not None:
-            return f"block {self._blocks} (min {self._minimum})"
+        """`block 3/10`; `block 3 of ≤40` with --max-runs; `block 3 (min 10, ≤60 s)` under --max-time
+        or the default bound, where the budget, not a count, bounds the run."""
+        if self._max_time is not None:  # the bound stated beside the ETA: until settled, at most this
+            return f"block {self._blocks} (min {self._minimum}, ≤{self._max_time:g} s)"
         if self._max_runs is not None:
             return f"block {self._blocks} of ≤{self._max_runs}"
         return f"block {self._blocks}/{self._planned}"

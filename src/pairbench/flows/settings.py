@@ -31,6 +31,8 @@ class Reports:
     """hyperfine's --time-unit: every time in this unit (None: chosen per value)."""
     sort: str = "auto"
     """hyperfine's --sort: the order of the variants in the tables."""
+    verbose: bool = False
+    """-v: every metric's row, each comparison's notes and every notice (default: the short answer)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,8 @@ from pairbench.report.summary import (
 )
 from pairbench.report.wording import verdict_word
 
-__all__ = ["render_terminal", "variant_summary"]
+__all__ = ["render_terminal", "variant_summary", "print_table", "table_title", "VERDICT_STYLE", "VALUES_CAPTION",
+           "INFO_KINDS", "SECONDARY_COMMAND_METRICS"]
 
 VALUES_CAPTION = FIGURES_CAPTION + "; ± half the interquartile range of the per-block values"
 """Says which statistic the value columns are."""
@@ -42,7 +43,7 @@ only, theirs are left out."""
 INFO_KINDS = frozenset({"adaptive", "budget", "stop", "shim-resolved", "machines", "threshold-auto", "instructions",
                         "shell", "no-shell"})
 
-_VERDICT_STYLE = {
+VERDICT_STYLE = {  # the verdict's colour, in the table and its sentence
     "faster": "bold green",
     "slower": "bold red",
     "same": "cyan",
@@ -66,17 +67,17 @@ def _comparison_cells(c: Comparison, metric: Metric, mixed: bool = False) -> tup
     word: str = verdict_word(c.verdict, metric)
     if c.exact:
         return ("Δ " + exact_change(c, metric.unit), "exact",
-                Text(f"{word} (exact)", style=_VERDICT_STYLE.get(c.verdict, "")))
+                Text(f"{word} (exact)", style=VERDICT_STYLE.get(c.verdict, "")))
     if c.verdict in ("faster", "slower") and not c.meaningful:
         word += " (< δ?)"
     if c.verdict == "inconclusive" and c.more_runs:
         word += f" (+{c.more_runs})"
-    return ratio_text(c), ci_text(c, mixed), Text(word, style=_VERDICT_STYLE.get(c.verdict, ""))
+    return ratio_text(c), ci_text(c, mixed), Text(word, style=VERDICT_STYLE.get(c.verdict, ""))
 
 
 def render_terminal(run: Run, console: Console, sentences: str = "primary",
                     after: Sequence[Callable[[Run, Console], None]] = (),
-                    diagnostics: Console | None = None) -> None:
+                    diagnostics: Console | None = None, verbose: bool = True) -> None:
     """Print the results of `run`.
 
     Args:
@@ -87,16 +88,23 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
         after: views printed after the tables and before the warnings (sweep tables, suite summary).
         diagnostics: where warnings, notes and the run file's path go (the CLI passes stderr, so
             that `pairbench cmd ... > results.txt` holds the results only); default `console`.
+        verbose: every metric's row, each comparison's notes under its sentence and every notice
+            (`-v`, and the saved report); False: the short answer (report/brief.py).
     """
+    if not verbose:
+        from pairbench.report.brief import render_brief
+
+        render_brief(run, console, sentences, after, diagnostics)
+        return
     for line in _executables(run):
         console.print(Text(line, style="dim"))
     for bench in run.benchmarks:
         if len(run.variants) < 2:
             # One variant (an ab-style run of one server): its figures are its kind's view; an
             # empty comparison table would only suggest that something is missing.
-            console.print(Text(f"{_title(run, bench)}: one variant ({visible(run.baseline.name)}), nothing to compare"))
+            console.print(Text(f"{table_title(run, bench)}: one variant ({visible(run.baseline.name)}), nothing to compare"))
             continue
-        _print_benchmark(run, bench, console)
+        print_table(run, bench, console)
         if sentences != "none":
             _print_sentences(run, bench, console, sentences)
         console.print()
@@ -114,7 +122,7 @@ _Row = tuple[Text, str, Text, str, str, str, Text]
 """metric, baseline value, candidate, candidate value, ratio, CI, verdict."""
 
 
-def _title(run: Run, bench: Benchmark) -> str:
+def table_title(run: Run, bench: Benchmark) -> str:
     blocks = run.metadata.get("blocks")
     title = visible(bench.name)
     if blocks is not None:
@@ -146,18 +154,22 @@ def _rows(run: Run, bench: Benchmark, mixed: bool) -> list[_Row]:
     return rows
 
 
-def _print_benchmark(run: Run, bench: Benchmark, console: Console) -> None:
+def print_table(run: Run, bench: Benchmark, console: Console, caption: str | None = VALUES_CAPTION) -> None:
     """The table; or, when it cannot fit the width without cutting cells (a pipe is 80 columns
-    wide, names can be long), one line per comparison that wraps and never truncates a verdict."""
+    wide, names can be long), one line per comparison that wraps and never truncates a verdict.
+
+    Only `bench`'s metrics are shown (the short report passes a copy with fewer); `caption` None: none.
+    """
     baseline = visible(run.baseline.name)
-    title = _title(run, bench)
-    shown = [c for c in run.comparisons if c.benchmark == bench.name]
+    title = table_title(run, bench)
+    names = {m.name for m in bench.metrics}
+    shown = [c for c in run.comparisons if c.benchmark == bench.name and c.metric in names]
     mixed = ci_mixed(shown)
     ci_label = ci_header(shown, _confidence(run))
     rows = _rows(run, bench, mixed)
     single = len(run.variants) == 2  # one candidate: name it in the header, not on every row
     table = Table(title=Text(title), title_justify="left", show_edge=False, pad_edge=False, expand=False,
-                  caption=VALUES_CAPTION, caption_justify="left")
+                  caption=caption, caption_justify="left")
     table.add_column("metric", overflow="fold")
     table.add_column(Text(f"{baseline} (baseline)"), justify="right", overflow="fold")
     if not single:
@@ -186,7 +198,8 @@ def _print_benchmark(run: Run, bench: Benchmark, console: Console) -> None:
         line.append(f": {value} vs {last_base} ({baseline}); ratio {ratio}, {ci_label} {ci}, ")
         line.append_text(verdict)
         console.print(line)
-    console.print(Text(VALUES_CAPTION))
+    if caption:
+        console.print(Text(caption))
 
 
 def _fits(table: Table, rows: list[_Row], width: int) -> bool:
@@ -206,7 +219,7 @@ def _print_sentences(run: Run, bench: Benchmark, console: Console, sentences: st
         if sentences == "primary" and c.metric != primary and c.metric in SECONDARY_COMMAND_METRICS:
             continue
         sentence = sentence_of(c, metric_of(run, c.benchmark, c.metric))
-        console.print(Text(f"  {visible(c.metric)}: {visible(sentence)}", style=_VERDICT_STYLE.get(c.verdict, "")))
+        console.print(Text(f"  {visible(c.metric)}: {visible(sentence)}", style=VERDICT_STYLE.get(c.verdict, "")))
         for note in c.notes:
             console.print(Text(f"    note: {visible(note)}", style="dim"))
 

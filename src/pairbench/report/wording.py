@@ -155,7 +155,8 @@ def verdict_sentence(comparison: Comparison, metric: Metric) -> str:
     if c.verdict in ("faster", "slower"):
         ratio_part = f"ratio {format_ratio(c.ratio)}, {confidence_label(c.confidence)} CI " \
                      f"[{format_ratio(c.ci[0])}, {format_ratio(c.ci[1])}]"
-        if c.adjusted_ci is not None:
+        if c.adjusted_ci is not None and (format_ratio(ci[0]), format_ratio(ci[1])) != \
+                (format_ratio(c.ci[0]), format_ratio(c.ci[1])):  # the same interval is not said twice
             ratio_part += f"; adjusted for multiple comparisons [{format_ratio(ci[0])}, {format_ratio(ci[1])}]"
         if c.meaningful:
             tail = f"significant; exceeds the ±{band} noise band"

@@ -24,6 +24,7 @@ __all__ = [
     "two_groups",
     "OUTLIER_Z",
     "bimodal_flag",
+    "MIN_MODE",
     "bimodality_coefficient",
     "mad_zscores",
     "outlier_mask",
@@ -116,6 +117,11 @@ def bimodality_coefficient(values: Sequence[float] | np.ndarray) -> float:
     if math.isnan(g1) or math.isnan(g2):
         return math.nan
     return (g1 * g1 + 1) / (g2 + 3.0 * (n - 1) ** 2 / ((n - 2) * (n - 3)))
+
+
+MIN_MODE = 2
+"""Values a group needs to be called a mode: a bimodality flag raised by one far value alone is
+that value being an outlier (reported as such), not two groups."""
 
 
 def bimodal_flag(values: Sequence[float] | np.ndarray, min_n: int = 10) -> bool:

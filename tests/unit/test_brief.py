@@ -1,0 +1,51 @@
+"""The short report's rules on notes and warnings (report/brief.py)."""
+
+from __future__ import annotations
+
+from pairbench.model import Notice
+from pairbench.report.brief import merged_notices, reading_note
+
+
+def test_the_same_warning_per_variant_is_one_line_with_the_range_of_its_figures():
+    notices = [Notice("stats:noise", "time: replicate values vary by 16.8% (CV)", "close other programs", "cmd", "a"),
+               Notice("stats:noise", "time: replicate values vary by 23.3% (CV)", "close other programs", "cmd", "b"),
+               Notice("machine-busy", "load average 5.00 on 2 cores when the run started", "")]
+    merged = merged_notices(notices)
+    assert len(merged) == 2
+    assert merged[0].message == "time: replicate values vary by 16.8–23.3% (CV)" and merged[0].variant == ""
+    assert merged[1] == notices[2]
+
+
+def test_an_identical_note_for_each_variant_is_said_once():
+    notices = [Notice("shim-resolved", "`py` is a pyenv shim", "", "cmd", v) for v in ("a", "b")]
+    assert [n.message for n in merged_notices(notices)] == ["`py` is a pyenv shim"]
+
+
+def test_notes_that_repeat_the_sentence_or_the_caption_are_left_to_verbose():
+    assert not reading_note("adjusted for multiple comparisons: Holm across 2 comparisons; adjusted p = 0.01")
+    assert not reading_note("CI at 99%: 95% over 5 planned looks (Bonferroni, adaptive stopping)")
+    assert not reading_note("significant, but may be below the ±1% noise band")
+    assert reading_note("bimodal differences: in 5 blocks the change is about +1.0%, in 6 about +9.0%")
+    assert reading_note("drift: the differences trend with block order (Kendall τ = 0.50, p = 0.001)")
+
+
+def test_how_a_command_was_started_is_left_to_verbose():
+    """`ran directly, without a shell` changes no verdict's reading: the short answer leaves it to -v;
+    the warning that the shell's start-up decides the times stays."""
+    import io
+
+    from rich.console import Console
+
+    from pairbench.report.brief import render_brief
+    from tests.unit.runs_by_hand import make_run
+
+    run = make_run()
+    run.notices.extend([Notice("no-shell", "ran directly, without a shell (no shell syntax): nothing is subtracted",
+                               "", run.benchmarks[0].name),
+                        Notice("shell-startup", "runs shorter than the shell's start-up read 0", "use -N",
+                               run.benchmarks[0].name)])
+    out = io.StringIO()
+    render_brief(run, Console(file=out, width=100, color_system=None))
+    text = out.getvalue()
+    assert "ran directly" not in text
+    assert "shell's start-up read 0" in text
