@@ -73,7 +73,6 @@ def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
     from rich.console import Console as RichConsole
 
     from pairbench.errors import BenchmarkFailed, Interrupted
-    from pairbench.report.terminal import render_terminal
     from pairbench.session import execute
 
     # `--export-json -` makes standard output the run file's: the report moves to standard error
@@ -94,7 +93,7 @@ def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
     except (Interrupted, BenchmarkFailed):
         _close(observer)
         if run.comparisons:
-            render_terminal(run, out, after=after, diagnostics=diagnostics, verbose=reports.verbose)
+            _answer(reports)(run, out, after=after, diagnostics=diagnostics)
         raise
     finally:
         _close(observer)
@@ -110,19 +109,29 @@ def _show(run: Run, reports: Reports, out: Console, diagnostics: Console,
     """The kinds' figures, the comparisons and the exports, in the order and time unit asked."""
     from pairbench.report.display import sorted_view
     from pairbench.report.format import fixed_time_unit
-    from pairbench.report.terminal import render_terminal
 
     shown = sorted_view(run, reports.sort)
     with fixed_time_unit(reports.time_unit):
         for text in kind_figures(shown):
             out.print(text, markup=False, highlight=False, soft_wrap=True)
-        render_terminal(shown, out, after=after, diagnostics=diagnostics, verbose=reports.verbose)
+        _answer(reports)(shown, out, after=after, diagnostics=diagnostics)
         if reports.exports:
             from pairbench.report.exporters import ExportOptions, export
 
             for fmt, target in reports.exports:
                 export(shown, fmt, target, ExportOptions(title=reports.title),
                        inputs=[str(run.metadata.get("run_file", ""))])
+
+
+def _answer(reports: Reports) -> Callable[..., None]:
+    """The full results under `-v`, else the short answer."""
+    if reports.verbose:
+        from pairbench.report.terminal import render_terminal
+
+        return render_terminal
+    from pairbench.report.brief import render_brief
+
+    return render_brief
 
 
 def _close(observer: Any) -> None:

@@ -77,8 +77,8 @@ def _comparison_cells(c: Comparison, metric: Metric, mixed: bool = False) -> tup
 
 def render_terminal(run: Run, console: Console, sentences: str = "primary",
                     after: Sequence[Callable[[Run, Console], None]] = (),
-                    diagnostics: Console | None = None, verbose: bool = True) -> None:
-    """Print the results of `run`.
+                    diagnostics: Console | None = None) -> None:
+    """Print the results of `run` in full (`-v`, and the saved report; the short answer is report/brief.py).
 
     Args:
         run: a finished (or interrupted) run with comparisons.
@@ -88,14 +88,7 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
         after: views printed after the tables and before the warnings (sweep tables, suite summary).
         diagnostics: where warnings, notes and the run file's path go (the CLI passes stderr, so
             that `pairbench cmd ... > results.txt` holds the results only); default `console`.
-        verbose: every metric's row, each comparison's notes under its sentence and every notice
-            (`-v`, and the saved report); False: the short answer (report/brief.py).
     """
-    if not verbose:
-        from pairbench.report.brief import render_brief
-
-        render_brief(run, console, sentences, after, diagnostics)
-        return
     for line in _executables(run):
         console.print(Text(line, style="dim"))
     for bench in run.benchmarks:
