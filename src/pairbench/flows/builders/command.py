@@ -41,7 +41,8 @@ class CommandSettings:
     """A shell name, path or command line; 'none' runs commands without one; 'default' takes sh only
     for a command with shell syntax."""
     timeout: float | None = None
-    ignore_failure: bool = False
+    ignore_failure: bool | tuple[int, ...] = False
+    """True: measure any non-zero exit; exit codes: measure those alone (hyperfine's --ignore-failure=1,2)."""
     output: tuple[str, ...] = ()
     """--output: null, pipe, inherit or a file; once for all commands, or once per command."""
     input: str | None = None

@@ -34,7 +34,7 @@ from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.command.invocation import PLACEHOLDER, expand_command, kill_group, variant_environment
 from pairbench.runners.command.metric_json import METRIC_JSON_ENV, fresh_metric_json, read_metric_json
 from pairbench.runners.command.metric_spec import compile_metric, metric_value
-from pairbench.runners.command.options import OUTPUT_MODES
+from pairbench.runners.command.options import OUTPUT_MODES, failure_advice, failure_ignored
 from pairbench.runners.command.output import OutputScan, scan_output, unwritable
 from pairbench.runners.command.rss import LAUNCHER, rss_method
 from pairbench.runners.command.startup import CALIBRATION_RUNS, ShellCost, shell_cost, shell_notices, spread_notice
@@ -194,10 +194,10 @@ class CommandRunner:
                     f"variant {variant.name!r}: `{command}` exited with 127 (command not found): "
                     f"{_tail(outcome.stderr.tail) or 'check the command and PATH'}"
                 )
-            if not opts.get("ignore_failure", False):
+            if not failure_ignored(opts, outcome.exit_code):
                 raise BenchmarkFailed(
                     f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` exited with code "
-                    f"{outcome.exit_code}; use -i/--ignore-failure to measure it anyway. Its output ended with: "
+                    f"{outcome.exit_code}; {failure_advice(opts)}. Its output ended with: "
                     f"{_output_tail(outcome, keep)}"
                 )
             replicate.notices.append(
