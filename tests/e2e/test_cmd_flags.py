@@ -309,3 +309,19 @@ def test_output_given_once_per_command_goes_with_its_command(run_cli, tmp_path: 
     assert (tmp_path / "a.txt").read_text() == "from-a\n" and (tmp_path / "b.txt").read_text() == "from-b\n"
     r = run_cli("cmd", "--output", "a.txt", "--output", "b.txt", "--output", "c.txt", "echo a", "echo b", *FAST)
     assert r.returncode == 1 and "--output given 3 times for 2 commands" in r.stderr
+
+
+def test_reference_name_names_the_reference(run_cli, tmp_path: Path) -> None:
+    # hyperfine >= 1.20: --reference CMD --reference-name NAME; -n names the other commands
+    r = run_cli("cmd", "--reference", "sleep 0.1", "--reference-name", "base", "-n", "new", "sleep 0.2", "-r", "6",
+                *FAST, "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    run = load_run(tmp_path / "r.json")
+    assert [(v.name, v.command, v.baseline) for v in run.variants] == [
+        ("base", "sleep 0.1", True), ("new", "sleep 0.2", False)]
+
+
+def test_reference_name_without_reference_is_refused(run_cli) -> None:
+    r = run_cli("cmd", "--reference-name", "base", "sleep 0.1", "sleep 0.2", *FAST)
+    assert r.returncode == 1 and "--reference-name" in r.stderr and "--reference" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr

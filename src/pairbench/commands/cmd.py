@@ -37,6 +37,8 @@ def register(sub: Any) -> None:
                    help="commands to compare; the first is the baseline (one command alone is measured, as "
                         "hyperfine does)")
     p.add_argument("--reference", metavar="CMD", help="the baseline command (then every positional one is a candidate)")
+    p.add_argument("--reference-name", metavar="NAME",
+                   help="name of the --reference command (then each -n names a positional command)")
     p.add_argument("-n", "--command-name", action="append", default=[], metavar="NAME",
                    help="name of a command, in order (repeatable)")
     # --benchmark as in `import` (--name names a variant in http, micro and import); --name is the
@@ -93,9 +95,16 @@ def command_request(args: argparse.Namespace) -> tuple[list[str], list[str], Any
     """(commands, names, CommandSettings, benchmark) from `cmd`'s flags: the arguments of `command_run`."""
     from pairbench.flows.builders.command import CommandSettings
 
+    from pairbench.errors import UserError
+
     commands = list(args.commands)
+    names = list(args.command_name)
     if args.reference:
         commands.insert(0, args.reference)
+    if args.reference_name is not None:
+        if not args.reference:
+            raise UserError("--reference-name names the --reference command: give --reference CMD too")
+        names.insert(0, args.reference_name)
     settings = CommandSettings(
         metrics=tuple(args.metric), metric_json=args.metric_json, setup=args.setup, prepare=tuple(args.prepare),
         conclude=tuple(args.conclude), cleanup=args.cleanup, shell=args.shell, timeout=args.timeout,
@@ -104,7 +113,7 @@ def command_request(args: argparse.Namespace) -> tuple[list[str], list[str], Any
         parameter_lists=tuple((var, values) for var, values in args.parameter_list),
         parameter_scan=tuple(args.parameter_scan) if args.parameter_scan else None,  # type: ignore[arg-type]
         parameter_step=args.parameter_step_size)
-    return commands, list(args.command_name), settings, args.benchmark
+    return commands, names, settings, args.benchmark
 
 
 _CODES_FLAG = "--ignore-failure-codes"
