@@ -238,6 +238,7 @@ def execute(
                     stop = "budget"
                     break
         end = clock()
+        _close(live)  # inside the run: a failing cleanup fails it as a failed measurement does, samples kept
         reason = budget.stop_reason(end, blocks_done, stop, planned)
         run.metadata["blocks"] = blocks_done
         run.metadata["elapsed_s"] = end - start

@@ -120,3 +120,22 @@ def test_ignore_failure_bad_codes_are_refused(run_cli, codes):
     out = run_cli("cmd", "true", "false", f"--ignore-failure={codes}", "--no-history")
     assert out.returncode != 0
     assert "--ignore-failure" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.slow
+def test_failing_cleanup_fails_the_run_and_keeps_samples(run_cli, tmp_path):
+    # hyperfine: a --cleanup command that exits non-zero is an error
+    run_file = tmp_path / "r.json"
+    out = run_cli("cmd", "true", "true", "--cleanup", "sh -c 'exit 5'", "-r", "3", "-w", "0",
+                  "--export-json", str(run_file), "--no-history")
+    assert_one_line_error(out, "exited with code 5")
+    assert "--cleanup" in out.stderr and "exit 5" in out.stderr
+    doc = json.loads(run_file.read_text())
+    assert len([s for s in doc["samples"] if s["metric"] == "time" and not s.get("warmup")]) == 6
+
+
+@pytest.mark.slow
+def test_a_measuring_failure_is_not_hidden_by_a_failing_cleanup(run_cli, tmp_path):
+    out = run_cli("cmd", "true", "sh -c 'exit 7'", "--cleanup", "sh -c 'exit 5'", "-r", "3", "-w", "0",
+                  "--no-history")
+    assert_one_line_error(out, "exited with code 7")

@@ -228,13 +228,20 @@ class CommandRunner:
         return replicate
 
     def close(self) -> None:
+        """Run every --cleanup, stop the launcher; then a failed cleanup fails the run, as in hyperfine.
+
+        Every cleanup runs even after one failed (each variant's own state is undone). When the
+        run is already ending on an error (close is called while it propagates), that error is
+        the one the user sees and a failed cleanup is left unsaid.
+        """
         cleanups, self._cleanups = self._cleanups, []
+        failed: BenchmarkFailed | None = None
         try:
             for command, variant, benchmark in cleanups:
                 try:
                     self._run_hook("cleanup", command, variant, benchmark)
-                except BenchmarkFailed:
-                    pass
+                except BenchmarkFailed as exc:
+                    failed = failed or exc
         finally:
             self._stop_spawner()
             for fd in self._inherit:
@@ -243,6 +250,8 @@ class CommandRunner:
             if self._output_dir is not None:
                 shutil.rmtree(self._output_dir, ignore_errors=True)
                 self._output_dir = None
+        if failed is not None and sys.exc_info()[1] is None:
+            raise failed
 
     # -- helpers -----------------------------------------------------------------------------
     def _check_executable(self, command: str, variant: Variant, shell: bool) -> None:
