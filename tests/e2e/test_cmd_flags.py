@@ -325,3 +325,17 @@ def test_reference_name_without_reference_is_refused(run_cli) -> None:
     r = run_cli("cmd", "--reference-name", "base", "sleep 0.1", "sleep 0.2", *FAST)
     assert r.returncode == 1 and "--reference-name" in r.stderr and "--reference" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_duplicate_parameter_list_names_are_refused(run_cli) -> None:
+    # hyperfine refuses `-L a 1,2 -L a 3`: which value would {a} take?
+    r = run_cli("cmd", "-L", "a", "1,2", "-L", "a", "3", "echo {a}", *FAST)
+    assert r.returncode == 1, r.stderr
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert lines[-1].startswith("error: ") and "-L a" in lines[-1] and "once" in lines[-1], r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_parameter_list_and_scan_of_one_name_are_refused(run_cli) -> None:
+    r = run_cli("cmd", "-L", "a", "1,2", "-P", "a", "1", "3", "echo {a}", *FAST)
+    assert r.returncode == 1 and "error: " in r.stderr and "-P a" in r.stderr, r.stderr
