@@ -339,3 +339,30 @@ def test_duplicate_parameter_list_names_are_refused(run_cli) -> None:
 def test_a_parameter_list_and_scan_of_one_name_are_refused(run_cli) -> None:
     r = run_cli("cmd", "-L", "a", "1,2", "-P", "a", "1", "3", "echo {a}", *FAST)
     assert r.returncode == 1 and "error: " in r.stderr and "-P a" in r.stderr, r.stderr
+
+
+def _blocks(path: Path) -> int:
+    return load_run(path).metadata["blocks"]
+
+
+def test_min_benchmarking_time_adds_blocks_until_that_much_time_is_measured(run_cli, tmp_path: Path) -> None:
+    # hyperfine: each command is measured for at least SECONDS; here every variant runs once per
+    # block (scripted runs of ~0.1 s), so 1.5 s asks for about 15 blocks where -r asks for 3
+    r = run_cli("cmd", "sleep 0.1", "sleep 0.1", "-r", "3", "--min-benchmarking-time", "1.5", *FAST,
+                "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    assert 13 <= _blocks(tmp_path / "r.json") <= 17
+
+
+def test_min_benchmarking_time_below_the_minimum_changes_nothing(run_cli, tmp_path: Path) -> None:
+    r = run_cli("cmd", "sleep 0.1", "sleep 0.1", "-r", "4", "--min-benchmarking-time", "0.1", *FAST,
+                "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    assert _blocks(tmp_path / "r.json") == 4
+
+
+def test_min_benchmarking_time_stays_within_max_runs(run_cli, tmp_path: Path) -> None:
+    r = run_cli("cmd", "sleep 0.1", "sleep 0.1", "-r", "3", "-M", "6", "--min-benchmarking-time", "5", *FAST,
+                "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    assert _blocks(tmp_path / "r.json") <= 6

@@ -84,6 +84,9 @@ def register(sub: Any) -> None:
     p.add_argument("--measure", default=None, metavar="WHAT",
                    help="time (default), instructions (counted exactly under perf or valgrind), or both: "
                         "instructions,time (the first is the primary metric)")
+    p.add_argument("--min-benchmarking-time", type=positive_float, metavar="SECONDS",
+                   help="measure each command for at least SECONDS: after the first block, the -r minimum is "
+                        "raised to the blocks that take (within -M)")
     p.add_argument("--duet", action="store_true",
                    help="run baseline and candidate at the same time, each pinned to its own CPU (needs 2 CPUs); "
                         "compared on wall and on CPU time")
@@ -173,6 +176,9 @@ def command_measuring(args: argparse.Namespace) -> Any:
     from pairbench.errors import UserError
 
     measuring = measuring_from(args)
+    if args.min_benchmarking_time is not None:
+        measuring = dataclasses.replace(measuring, options=dataclasses.replace(
+            measuring.options, min_time=args.min_benchmarking_time))
     if "inherit" in args.output and measuring.options.export_json == "-":
         raise UserError("--show-output/--output=inherit and --export-json - would both write to standard output; "
                         "give --export-json a file")
