@@ -195,11 +195,9 @@ class CommandRunner:
                     f"{_tail(outcome.stderr.tail) or 'check the command and PATH'}"
                 )
             if not failure_ignored(opts, outcome.exit_code):
-                raise BenchmarkFailed(
-                    f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` exited with code "
-                    f"{outcome.exit_code}; {failure_advice(opts)}. Its output ended with: "
-                    f"{_output_tail(outcome, keep)}"
-                )
+                raise BenchmarkFailed(f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` exited with "
+                                      f"code {outcome.exit_code}; {failure_advice(opts)}. Its output ended with: "
+                                      f"{_output_tail(outcome, keep)}")
             replicate.notices.append(
                 Notice("nonzero-exit", f"`{command}` exited with code {outcome.exit_code}", "", benchmark.name, variant.name)
             )
@@ -228,12 +226,8 @@ class CommandRunner:
         return replicate
 
     def close(self) -> None:
-        """Run every --cleanup, stop the launcher; then a failed cleanup fails the run, as in hyperfine.
-
-        Every cleanup runs even after one failed (each variant's own state is undone). When the
-        run is already ending on an error (close is called while it propagates), that error is
-        the one the user sees and a failed cleanup is left unsaid.
-        """
+        """Run every --cleanup (all, even after one failed), stop the launcher; then a failed cleanup
+        fails the run as in hyperfine, unless an error already ends it (that one is the one to see)."""
         cleanups, self._cleanups = self._cleanups, []
         failed: BenchmarkFailed | None = None
         try:
