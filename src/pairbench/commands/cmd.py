@@ -86,7 +86,7 @@ def register(sub: Any) -> None:
                         "instructions,time (the first is the primary metric)")
     p.add_argument("--min-benchmarking-time", type=positive_float, metavar="SECONDS",
                    help="measure each command for at least SECONDS: after the first block, the -r minimum is "
-                        "raised to the blocks that take (within -M)")
+                        "raised to the blocks that take (within -M and --max-time)")
     p.add_argument("--duet", action="store_true",
                    help="run baseline and candidate at the same time, each pinned to its own CPU (needs 2 CPUs); "
                         "compared on wall and on CPU time")
