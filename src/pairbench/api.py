@@ -210,6 +210,9 @@ def _flags(parser: argparse.ArgumentParser, options: dict[str, Any]) -> list[str
         if value is True:
             words.append(flag)
             continue
+        if name == "ignore_failure":  # exit codes: hyperfine's `--ignore-failure=1,2` (the bare flag takes none)
+            words.append(f"{flag}={','.join(str(c) for c in _as_list(value))}")
+            continue
         repeated = isinstance(parser.get_default(name), list)
         for item in _as_list(value) if repeated else [value]:
             words += [flag, *(str(v) for v in _as_list(item))] if isinstance(item, (list, tuple)) else [flag, str(item)]

@@ -48,6 +48,7 @@ RUN_SETTINGS: tuple[RunSetting, ...] = (
     RunSetting("record_history", "--no-history"),  # the flag turns it off
     RunSetting("stop_early", None),
     RunSetting("default_bound", None),  # set when none of -r, --max-time, -M is given
+    RunSetting("min_time", None),  # `cmd --min-benchmarking-time` (hyperfine's), not a shared flag
 )
 """Every run setting, in the order of RunOptions' fields."""
 

@@ -10,6 +10,7 @@ at a few pre-planned block counts and widens each look's CI (Bonferroni across l
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import random
 import time
@@ -66,6 +67,9 @@ class RunOptions:
     """Adaptive stopping by default (no -r, --max-time or -M given): blocks after the -r minimum are
     added until every primary comparison is settled, for at most these seconds; unlike --max-time
     it never refuses the minimum. None: without --max-time or -M, -r is a fixed count."""
+    min_time: float | None = None
+    """Seconds each variant is measured at least (hyperfine's --min-benchmarking-time): after the
+    first block, the -r minimum is raised to the blocks that take (within -M and --max-time), as if given with -r."""
 
     def __post_init__(self) -> None:
         if self.runs < 1:
@@ -209,6 +213,10 @@ def execute(
             blocks_done += 1
             block_end = clock()
             budget.block_costs.append(block_end - block_start)
+            if blocks_done == 1 and options.min_time is not None:
+                options = _minimum_for_time(options, run, block_end - block_start, steps,
+                                            None if options.max_time is None else options.max_time - (block_end - start))
+                planned = planned if adaptive else options.runs
             if adaptive and blocks_done == 1:
                 from pairbench.stats.sequential import look_confidence
 
@@ -238,6 +246,7 @@ def execute(
                     stop = "budget"
                     break
         end = clock()
+        _close(live)  # inside the run: a failing cleanup fails it as a failed measurement does, samples kept
         reason = budget.stop_reason(end, blocks_done, stop, planned)
         run.metadata["blocks"] = blocks_done
         run.metadata["elapsed_s"] = end - start
@@ -298,6 +307,27 @@ def _settled_report(run: Run) -> str:
     from pairbench.runners.command import SECONDARY_METRICS
 
     return settled_report(run, SECONDARY_METRICS)
+
+
+def _minimum_for_time(options: RunOptions, run: Run, block_seconds: float, steps: int,
+                      time_left: float | None) -> RunOptions:
+    """`options` with -r raised so that each variant's measured time reaches --min-benchmarking-time.
+
+    Judged from the first block: a variant's measured time there (its step's wall time for a kind
+    that measures no time), the fastest variant setting the count; never above -M, nor beyond
+    what --max-time (`time_left` after the first block) still affords.
+    """
+    step_seconds = block_seconds / max(steps, 1)
+    measured: dict[str, float] = {}
+    for sample in run.samples:
+        if sample.block == 0 and not sample.warmup and sample.metric == "time":
+            measured[sample.variant] = measured.get(sample.variant, 0.0) + sample.value
+    per_block = min(measured.values()) if measured else step_seconds
+    needed = math.ceil((options.min_time or 0.0) / max(per_block, 1e-9))
+    if time_left is not None:
+        needed = min(needed, 1 + int(max(time_left, 0.0) * 0.9 / max(block_seconds, 1e-9)))
+    runs = max(options.runs, min(needed, options.max_runs or needed))
+    return dataclasses.replace(options, runs=runs)
 
 
 def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds: float) -> tuple[list[int], int]:

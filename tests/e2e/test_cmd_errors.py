@@ -85,3 +85,57 @@ def test_invalid_flags_are_usage_errors(run_cli, flags, fragment):
     assert out.returncode == 2
     assert fragment in out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.slow
+def test_ignore_failure_with_codes_measures_only_those(run_cli, tmp_path):
+    # hyperfine >= 1.20: --ignore-failure=1,2 ignores those exit codes alone
+    run_file = tmp_path / "r.json"
+    out = run_cli("cmd", "true", "sh -c 'exit 2'", "--ignore-failure=1,2", "-r", "3", "-w", "0",
+                  "--export-json", str(run_file), "--no-history")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(run_file.read_text())
+    codes = {s["value"] for s in doc["samples"] if s["metric"] == "exit_code" and s["variant"] != "true"}
+    assert codes == {2.0}
+
+
+@pytest.mark.slow
+def test_ignore_failure_with_codes_fails_on_another_code(run_cli, tmp_path):
+    out = run_cli("cmd", "true", "sh -c 'exit 3'", "--ignore-failure=1,2", "-r", "3", "-w", "0", "--no-history")
+    assert_one_line_error(out, "exited with code 3")
+    assert "--ignore-failure=1,2" in out.stderr
+
+
+def test_ignore_failure_alone_still_takes_the_next_word_as_a_command(run_cli, tmp_path):
+    # `-i CMD` and `--ignore-failure CMD`: the flag takes no value unless written with '='
+    run_file = tmp_path / "r.json"
+    out = run_cli("cmd", "--ignore-failure", "false", "true", "-r", "3", "-w", "0", "--export-json", str(run_file),
+                  "--no-history")
+    assert out.returncode == 0, out.stderr
+    assert [v["name"] for v in json.loads(run_file.read_text())["variants"]] == ["false", "true"]
+
+
+@pytest.mark.parametrize("codes", ["", "a", "1,,2", "-1"])
+def test_ignore_failure_bad_codes_are_refused(run_cli, codes):
+    out = run_cli("cmd", "true", "false", f"--ignore-failure={codes}", "--no-history")
+    assert out.returncode != 0
+    assert "--ignore-failure" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.slow
+def test_failing_cleanup_fails_the_run_and_keeps_samples(run_cli, tmp_path):
+    # hyperfine: a --cleanup command that exits non-zero is an error
+    run_file = tmp_path / "r.json"
+    out = run_cli("cmd", "true", "true", "--cleanup", "sh -c 'exit 5'", "-r", "3", "-w", "0",
+                  "--export-json", str(run_file), "--no-history")
+    assert_one_line_error(out, "exited with code 5")
+    assert "--cleanup" in out.stderr and "exit 5" in out.stderr
+    doc = json.loads(run_file.read_text())
+    assert len([s for s in doc["samples"] if s["metric"] == "time" and not s.get("warmup")]) == 6
+
+
+@pytest.mark.slow
+def test_a_measuring_failure_is_not_hidden_by_a_failing_cleanup(run_cli, tmp_path):
+    out = run_cli("cmd", "true", "sh -c 'exit 7'", "--cleanup", "sh -c 'exit 5'", "-r", "3", "-w", "0",
+                  "--no-history")
+    assert_one_line_error(out, "exited with code 7")

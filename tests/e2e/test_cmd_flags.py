@@ -309,3 +309,60 @@ def test_output_given_once_per_command_goes_with_its_command(run_cli, tmp_path: 
     assert (tmp_path / "a.txt").read_text() == "from-a\n" and (tmp_path / "b.txt").read_text() == "from-b\n"
     r = run_cli("cmd", "--output", "a.txt", "--output", "b.txt", "--output", "c.txt", "echo a", "echo b", *FAST)
     assert r.returncode == 1 and "--output given 3 times for 2 commands" in r.stderr
+
+
+def test_reference_name_names_the_reference(run_cli, tmp_path: Path) -> None:
+    # hyperfine >= 1.20: --reference CMD --reference-name NAME; -n names the other commands
+    r = run_cli("cmd", "--reference", "sleep 0.1", "--reference-name", "base", "-n", "new", "sleep 0.2", "-r", "6",
+                *FAST, "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    run = load_run(tmp_path / "r.json")
+    assert [(v.name, v.command, v.baseline) for v in run.variants] == [
+        ("base", "sleep 0.1", True), ("new", "sleep 0.2", False)]
+
+
+def test_reference_name_without_reference_is_refused(run_cli) -> None:
+    r = run_cli("cmd", "--reference-name", "base", "sleep 0.1", "sleep 0.2", *FAST)
+    assert r.returncode == 1 and "--reference-name" in r.stderr and "--reference" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_duplicate_parameter_list_names_are_refused(run_cli) -> None:
+    # hyperfine refuses `-L a 1,2 -L a 3`: which value would {a} take?
+    r = run_cli("cmd", "-L", "a", "1,2", "-L", "a", "3", "echo {a}", *FAST)
+    assert r.returncode == 1, r.stderr
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert lines[-1].startswith("error: ") and "-L a" in lines[-1] and "once" in lines[-1], r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_parameter_list_and_scan_of_one_name_are_refused(run_cli) -> None:
+    r = run_cli("cmd", "-L", "a", "1,2", "-P", "a", "1", "3", "echo {a}", *FAST)
+    assert r.returncode == 1 and "error: " in r.stderr and "-P a" in r.stderr, r.stderr
+
+
+def _blocks(path: Path) -> int:
+    return load_run(path).metadata["blocks"]
+
+
+def test_min_benchmarking_time_adds_blocks_until_that_much_time_is_measured(run_cli, tmp_path: Path) -> None:
+    # hyperfine: each command is measured for at least SECONDS; here every variant runs once per
+    # block (scripted runs of ~0.1 s), so 1.5 s asks for about 15 blocks where -r asks for 3
+    r = run_cli("cmd", "sleep 0.1", "sleep 0.1", "-r", "3", "--min-benchmarking-time", "1.5", *FAST,
+                "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    assert 13 <= _blocks(tmp_path / "r.json") <= 17
+
+
+def test_min_benchmarking_time_below_the_minimum_changes_nothing(run_cli, tmp_path: Path) -> None:
+    r = run_cli("cmd", "sleep 0.1", "sleep 0.1", "-r", "4", "--min-benchmarking-time", "0.1", *FAST,
+                "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    assert _blocks(tmp_path / "r.json") == 4
+
+
+def test_min_benchmarking_time_stays_within_max_runs(run_cli, tmp_path: Path) -> None:
+    r = run_cli("cmd", "sleep 0.1", "sleep 0.1", "-r", "3", "-M", "6", "--min-benchmarking-time", "5", *FAST,
+                "--export-json", "r.json")
+    assert r.returncode == 0, r.stderr
+    assert _blocks(tmp_path / "r.json") <= 6

@@ -84,3 +84,13 @@ def test_nothing_is_printed_without_echo(tmp_path: Path, capsys: pytest.CaptureF
 def test_no_history_store_is_a_user_error(tmp_path: Path) -> None:
     with pytest.raises(pairbench.UserError):
         pairbench.open_history(tmp_path / "missing.sqlite")
+
+
+def test_ignore_failure_codes_become_hyperfines_flag() -> None:
+    from pairbench.api import _flags, _subparser
+
+    parser = _subparser("cmd")
+    assert _flags(parser, {"ignore_failure": [1, 2]}) == ["--ignore-failure=1,2"]
+    assert _flags(parser, {"ignore_failure": True}) == ["--ignore-failure"]
+    args = parser.parse_args([*_flags(parser, {"ignore_failure": (3,)}), "true", "false"])
+    assert args.ignore_codes == "3" and args.commands == ["true", "false"]

@@ -32,10 +32,13 @@ def register(sub: Any) -> None:
     # hyperfine's usual form puts each name before its command (`-n A 'cmd1' -n B 'cmd2'`): the
     # commands are collected from between the flags.
     intermix_positionals(p)
+    _accept_ignored_codes(p)
     p.add_argument("commands", nargs="+", metavar="COMMAND",
                    help="commands to compare; the first is the baseline (one command alone is measured, as "
                         "hyperfine does)")
     p.add_argument("--reference", metavar="CMD", help="the baseline command (then every positional one is a candidate)")
+    p.add_argument("--reference-name", metavar="NAME",
+                   help="name of the --reference command (then each -n names a positional command)")
     p.add_argument("-n", "--command-name", action="append", default=[], metavar="NAME",
                    help="name of a command, in order (repeatable)")
     # --benchmark as in `import` (--name names a variant in http, micro and import); --name is the
@@ -62,7 +65,9 @@ def register(sub: Any) -> None:
                         "(default: sh for a command with shell syntax, none for a plain program and its arguments)")
     p.add_argument("-N", dest="shell", action="store_const", const="none", help="same as --shell=none")
     p.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="kill a run that takes longer")
-    p.add_argument("-i", "--ignore-failure", action="store_true", help="measure commands that exit non-zero")
+    p.add_argument("-i", "--ignore-failure", action="store_true",
+                   help="measure commands that exit non-zero; --ignore-failure=1,2 ignores those exit codes alone")
+    p.add_argument(_CODES_FLAG, dest="ignore_codes", help=argparse.SUPPRESS)
     p.add_argument("--output", metavar="WHERE", action="append", default=[],
                    help="where each run's stdout goes: null (default once no metric line is seen), pipe (read "
                         "and discarded: for programs that detect /dev/null), inherit (shown), or FILE; once for all "
@@ -79,6 +84,9 @@ def register(sub: Any) -> None:
     p.add_argument("--measure", default=None, metavar="WHAT",
                    help="time (default), instructions (counted exactly under perf or valgrind), or both: "
                         "instructions,time (the first is the primary metric)")
+    p.add_argument("--min-benchmarking-time", type=positive_float, metavar="SECONDS",
+                   help="measure each command for at least SECONDS: after the first block, the -r minimum is "
+                        "raised to the blocks that take (within -M and --max-time)")
     p.add_argument("--duet", action="store_true",
                    help="run baseline and candidate at the same time, each pinned to its own CPU (needs 2 CPUs); "
                         "compared on wall and on CPU time")
@@ -90,18 +98,68 @@ def command_request(args: argparse.Namespace) -> tuple[list[str], list[str], Any
     """(commands, names, CommandSettings, benchmark) from `cmd`'s flags: the arguments of `command_run`."""
     from pairbench.flows.builders.command import CommandSettings
 
+    from pairbench.errors import UserError
+
     commands = list(args.commands)
+    names = list(args.command_name)
     if args.reference:
         commands.insert(0, args.reference)
+    if args.reference_name is not None:
+        if not args.reference:
+            raise UserError("--reference-name names the --reference command: give --reference CMD too")
+        names.insert(0, args.reference_name)
     settings = CommandSettings(
         metrics=tuple(args.metric), metric_json=args.metric_json, setup=args.setup, prepare=tuple(args.prepare),
         conclude=tuple(args.conclude), cleanup=args.cleanup, shell=args.shell, timeout=args.timeout,
-        ignore_failure=args.ignore_failure, output=tuple(args.output), input=args.input,
+        ignore_failure=_ignore_failure(args), output=tuple(args.output), input=args.input,
         measure=getattr(args, "measure", None), duet=bool(getattr(args, "duet", False)),
         parameter_lists=tuple((var, values) for var, values in args.parameter_list),
         parameter_scan=tuple(args.parameter_scan) if args.parameter_scan else None,  # type: ignore[arg-type]
         parameter_step=args.parameter_step_size)
-    return commands, list(args.command_name), settings, args.benchmark
+    return commands, names, settings, args.benchmark
+
+
+_CODES_FLAG = "--ignore-failure-codes"
+"""Where `--ignore-failure=CODES` lands: hyperfine's flag takes its codes only after '=', so that
+`-i CMD` and `--ignore-failure CMD` still read CMD as a command."""
+
+
+def _accept_ignored_codes(parser: argparse.ArgumentParser) -> None:
+    """Read `--ignore-failure=1,2` (before any `--`) as the hidden codes flag; the bare flag stays a switch."""
+    base = type(parser)
+
+    def parse_known_args(self: Any, args: Any = None, namespace: Any = None) -> Any:
+        if args is not None:
+            args = _codes_form(list(args))
+        return base.parse_known_args(self, args, namespace)
+
+    parser.__class__ = type("CommandParser", (base,), {"parse_known_args": parse_known_args})
+
+
+def _codes_form(args: list[str]) -> list[str]:
+    out: list[str] = []
+    for i, word in enumerate(args):
+        if word == "--":
+            return out + args[i:]
+        if word.startswith("--ignore-failure="):
+            out += [_CODES_FLAG, word.partition("=")[2]]
+        else:
+            out.append(word)
+    return out
+
+
+def _ignore_failure(args: argparse.Namespace) -> bool | tuple[int, ...]:
+    """-i: every non-zero exit; --ignore-failure=1,2: those exit codes alone (hyperfine >= 1.20)."""
+    from pairbench.errors import UserError
+
+    text = getattr(args, "ignore_codes", None)
+    if text is None:
+        return bool(args.ignore_failure)
+    words = text.split(",")
+    if not all(w.strip().isdigit() for w in words):
+        raise UserError(f"--ignore-failure={text}: give exit codes as whole numbers separated by commas, "
+                        "e.g. --ignore-failure=1,2 (or -i for any non-zero exit)")
+    return tuple(sorted({int(w) for w in words}))
 
 
 def build_command_run(args: argparse.Namespace) -> Any:
@@ -118,6 +176,9 @@ def command_measuring(args: argparse.Namespace) -> Any:
     from pairbench.errors import UserError
 
     measuring = measuring_from(args)
+    if args.min_benchmarking_time is not None:
+        measuring = dataclasses.replace(measuring, options=dataclasses.replace(
+            measuring.options, min_time=args.min_benchmarking_time))
     if "inherit" in args.output and measuring.options.export_json == "-":
         raise UserError("--show-output/--output=inherit and --export-json - would both write to standard output; "
                         "give --export-json a file")

@@ -355,7 +355,8 @@ def _command_benchmark(r: Reader, bname: str, spec: dict[str, Any], w: KeyPath, 
     for k in ("shell", "ignore_failure"):
         if k in spec:  # a shell may also be named: shell = "bash"
             options[k] = r.string(spec[k], (*w, k)) if k == "shell" and isinstance(spec[k], str) \
-                else r.boolean(spec[k], (*w, k))
+                else spec[k] if k == "ignore_failure" and isinstance(spec[k], list) \
+                else r.boolean(spec[k], (*w, k))  # ignore_failure = [1, 2]: checked by the kind's parser
     if "duet" in spec:
         options["duet"] = r.boolean(spec["duet"], (*w, "duet"))
     if "measure" in spec:  # "instructions,time" or ["instructions", "time"]: checked by the kind's parser

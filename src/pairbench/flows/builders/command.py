@@ -41,7 +41,8 @@ class CommandSettings:
     """A shell name, path or command line; 'none' runs commands without one; 'default' takes sh only
     for a command with shell syntax."""
     timeout: float | None = None
-    ignore_failure: bool = False
+    ignore_failure: bool | tuple[int, ...] = False
+    """True: measure any non-zero exit; exit codes: measure those alone (hyperfine's --ignore-failure=1,2)."""
     output: tuple[str, ...] = ()
     """--output: null, pipe, inherit or a file; once for all commands, or once per command."""
     input: str | None = None
@@ -93,6 +94,8 @@ def command_run(commands: Sequence[str], names: Sequence[str] = (), settings: Co
     params = _parameter_lists(s.parameter_lists)
     if s.parameter_scan:
         var, low, high = s.parameter_scan
+        if any(name == var for name, _ in params):
+            raise UserError(f"-P {var} and -L {var}: a parameter is given once, by -L or by -P")
         params.append(parameter_scan(var, low, high, step=s.parameter_step))
     elif s.parameter_step is not None:
         raise UserError("-D/--parameter-step-size needs -P/--parameter-scan VAR MIN MAX")
@@ -189,6 +192,9 @@ def _parameter_lists(specs: Sequence[Sequence[str]]) -> list[tuple[str, list[str
             raise UserError(f"-L {var!r}: the parameter name must be a word")
         if not all(items):
             raise UserError(f"-L {var} {values!r}: empty value in the list")
+        if any(name == var for name, _ in params):  # hyperfine refuses it too: which value would {var} take?
+            raise UserError(f"-L {var} is given twice: give each parameter once, with all its values "
+                            f"(-L {var} V1,V2,...)")
         params.append((var, items))
     return params
 

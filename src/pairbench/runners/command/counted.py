@@ -17,6 +17,7 @@ from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.command.duet import DuetPair, duet_cpus
 from pairbench.runners.command.invocation import expand_command
+from pairbench.runners.command.options import failure_ignored
 from pairbench.runners.command.runner import CommandRunner
 from pairbench.runners.instructions import InstructionCounter, default_counter, vary_notice
 
@@ -99,7 +100,7 @@ class CountingCommandRunner(CommandRunner):
         outcome = self._run(run_command, variant, shell=self._shell_for(benchmark, variant),
                             timeout=float(timeout) * COUNTED_TIMEOUT_FACTOR if timeout else None,
                             path_first=path_first, keep_stdout=False, counter=self._counter)
-        if outcome.timed_out or (outcome.exit_code != 0 and not opts.get("ignore_failure", False)):
+        if outcome.timed_out or (outcome.exit_code != 0 and not failure_ignored(opts, outcome.exit_code)):
             what = "timed out" if outcome.timed_out else f"exited with code {outcome.exit_code}"
             tail = " ".join((outcome.stderr.tail or "").split())[-600:] or "(no output)"
             raise BenchmarkFailed(f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` under "

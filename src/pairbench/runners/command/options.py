@@ -19,7 +19,7 @@ from pairbench.runners.option_fields import (
     shown,
 )
 
-__all__ = ["CommandOptions", "parse_command_options", "OUTPUT_MODES"]
+__all__ = ["CommandOptions", "parse_command_options", "OUTPUT_MODES", "failure_ignored", "failure_advice"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,9 @@ class CommandOptions:
     fastest start-up is taken off each run, never below 0."""
     timeout: float | None = None
     """Seconds per run before it is killed."""
-    ignore_failure: bool = False
+    ignore_failure: bool | tuple[int, ...] = False
+    """True: a non-zero exit is measured like any run; exit codes: those alone are (hyperfine's
+    --ignore-failure=1,2); any other non-zero exit fails the benchmark."""
     output: str = "auto"
     """Where a run's stdout goes (hyperfine's --output): `auto` (read while it may hold metric lines,
     then discarded), `null`, `pipe` (read and discarded), `inherit` (shown), or a file's path."""
@@ -73,7 +75,7 @@ def parse_command_options(m: Mapping[str, Any], where: Where) -> CommandOptions:
         cleanup=read_string(m, "cleanup", where, None, empty=False),
         shell=_shell(m, where),
         timeout=read_number(m, "timeout", where, None, positive=True),
-        ignore_failure=read_bool(m, "ignore_failure", where, False),
+        ignore_failure=_ignore_failure(m, where),
         output=_output(m, where),
         metric_json=_metric_json(m, where),
         input=None if read_string(m, "input", where, None, empty=False) in (None, "null") else str(m["input"]),
@@ -98,6 +100,33 @@ def _shell(m: Mapping[str, Any], where: Where) -> bool | str:
     if text.strip() == "default" or not words:
         return True
     return text
+
+
+def _ignore_failure(m: Mapping[str, Any], where: Where) -> bool | tuple[int, ...]:
+    """`ignore_failure`: true/false, or the exit codes that are measured rather than failed."""
+    value = m.get("ignore_failure")
+    if isinstance(value, (list, tuple)):
+        if not value or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in value):
+            raise where.fail("ignore_failure", f"ignore_failure must be true, false or exit codes, not {shown(value)}")
+        return tuple(sorted(set(value)))
+    return read_bool(m, "ignore_failure", where, False)
+
+
+def failure_ignored(options: Mapping[str, Any], exit_code: int) -> bool:
+    """Whether a run that exited with `exit_code` (non-zero) is measured anyway (`options`: a benchmark's)."""
+    ignore = options.get("ignore_failure", False)
+    if isinstance(ignore, (list, tuple)):
+        return exit_code in ignore
+    return bool(ignore)
+
+
+def failure_advice(options: Mapping[str, Any]) -> str:
+    """How to measure a failing run anyway, for the error that stops the benchmark."""
+    ignore = options.get("ignore_failure", False)
+    if isinstance(ignore, (list, tuple)):
+        return (f"it is not among --ignore-failure={','.join(str(c) for c in ignore)}: add it there, "
+                "or use -i for any exit code")
+    return "use -i/--ignore-failure to measure it anyway"
 
 
 OUTPUT_MODES = ("auto", "null", "pipe", "inherit")

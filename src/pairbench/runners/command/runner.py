@@ -34,7 +34,7 @@ from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.command.invocation import PLACEHOLDER, expand_command, kill_group, variant_environment
 from pairbench.runners.command.metric_json import METRIC_JSON_ENV, fresh_metric_json, read_metric_json
 from pairbench.runners.command.metric_spec import compile_metric, metric_value
-from pairbench.runners.command.options import OUTPUT_MODES
+from pairbench.runners.command.options import OUTPUT_MODES, failure_advice, failure_ignored
 from pairbench.runners.command.output import OutputScan, scan_output, unwritable
 from pairbench.runners.command.rss import LAUNCHER, rss_method
 from pairbench.runners.command.startup import CALIBRATION_RUNS, ShellCost, shell_cost, shell_notices, spread_notice
@@ -194,12 +194,10 @@ class CommandRunner:
                     f"variant {variant.name!r}: `{command}` exited with 127 (command not found): "
                     f"{_tail(outcome.stderr.tail) or 'check the command and PATH'}"
                 )
-            if not opts.get("ignore_failure", False):
-                raise BenchmarkFailed(
-                    f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` exited with code "
-                    f"{outcome.exit_code}; use -i/--ignore-failure to measure it anyway. Its output ended with: "
-                    f"{_output_tail(outcome, keep)}"
-                )
+            if not failure_ignored(opts, outcome.exit_code):
+                raise BenchmarkFailed(f"benchmark {benchmark.name!r}, variant {variant.name!r}: `{command}` exited with "
+                                      f"code {outcome.exit_code}; {failure_advice(opts)}. Its output ended with: "
+                                      f"{_output_tail(outcome, keep)}")
             replicate.notices.append(
                 Notice("nonzero-exit", f"`{command}` exited with code {outcome.exit_code}", "", benchmark.name, variant.name)
             )
@@ -228,13 +226,16 @@ class CommandRunner:
         return replicate
 
     def close(self) -> None:
+        """Run every --cleanup (all, even after one failed), stop the launcher; then a failed cleanup
+        fails the run as in hyperfine, unless an error already ends it (that one is the one to see)."""
         cleanups, self._cleanups = self._cleanups, []
+        failed: BenchmarkFailed | None = None
         try:
             for command, variant, benchmark in cleanups:
                 try:
                     self._run_hook("cleanup", command, variant, benchmark)
-                except BenchmarkFailed:
-                    pass
+                except BenchmarkFailed as exc:
+                    failed = failed or exc
         finally:
             self._stop_spawner()
             for fd in self._inherit:
@@ -243,6 +244,8 @@ class CommandRunner:
             if self._output_dir is not None:
                 shutil.rmtree(self._output_dir, ignore_errors=True)
                 self._output_dir = None
+        if failed is not None and sys.exc_info()[1] is None:
+            raise failed
 
     # -- helpers -----------------------------------------------------------------------------
     def _check_executable(self, command: str, variant: Variant, shell: bool) -> None:
