@@ -282,3 +282,21 @@ def test_a_worker_whose_single_op_outlasts_the_target_gets_a_timeout_that_fits_i
     runner.prepare(bench, [A, B])
     runner.measure(bench, A, 0, False, lambda _: None)
     assert timeouts and timeouts[0] >= 60 + 30 * 3 * 5.0
+
+
+def test_allocations_are_counted_in_one_process_per_variant_not_every_block() -> None:
+    def script(argv: list[str], request: dict[str, Any]) -> str:
+        if request["mode"] == "time" and not request["alloc"]:
+            return answer(**{k: v for k, v in json.loads(timing_answer(request).split(MARKER)[1]).items()
+                             if k != "alloc"})
+        return standard_script(argv, request)
+
+    workers = FakeWorkers(script)
+    runner = MicroRunner(spawn=workers, seed=1)
+    bench = python_bench()
+    runner.prepare(bench, [A, B])
+    reps = [runner.measure(bench, v, block, False, lambda _m: None) for block in range(4) for v in (A, B)]
+    asked = [(argv[0], r["alloc"]) for argv, r in workers.calls if r["mode"] == "time"]
+    assert [a for a in asked if a[1]] == [("python-a", True), ("python-b", True)]
+    counted = [(s.variant, s.block) for r in reps for s in r.samples if s.metric == "mem_blocks_per_op"]
+    assert counted == [("a", 0), ("b", 0)]  # the same block on both sides: the exact comparison pairs them

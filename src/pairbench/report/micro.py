@@ -112,8 +112,9 @@ def render_micro(run: Run, confidence: float = 0.95) -> str:
                 base = typical
             alloc_lines.append(f"  {name:>{width}}  {text}")
     if alloc_lines:
-        lines.append("Allocations per op (exact counts from a separate pass; [±] = change from the baseline, its "
-                     "percent and verdict)")
+        lines.append("Allocations per op (exact counts from a separate pass, in one process per variant, "
+                     "sized to its timed samples; [±] = change from the baseline, its percent "
+                     "and verdict)")
         lines.extend(alloc_lines)
     return "\n".join(lines) + "\n"
 

@@ -6,7 +6,9 @@ command, gets a JSON request on stdin and answers one JSON line. The loop count 
 on the baseline, and reused for every variant (same work on each side: benchmark_driver's reused
 loop_count, pyperformance `--same-loops`). Per process: `warmup` samples (flagged, never used in
 estimates), `samples` measured samples, the empty loop's cost per iteration (subtracted), then a
-separate allocation pass so that counting never disturbs timing.
+separate allocation pass so that counting never disturbs timing. Allocations are counted in the
+first measured block only (one process per variant: the counts are exact, so more processes add
+cost, not information), in a pass held to about the time of the process's timed samples.
 
 Benchmark.options for kind "micro" (JSON-serialisable):
     language    "python" | "ruby"
@@ -106,6 +108,8 @@ class MicroRunner:
         """(benchmark, variant) -> [processes seen, processes whose samples still fell]."""
         self._setup_s: dict[str, float] = {}
         """benchmark -> seconds its set-up (a Ruby prelude) took in calibration."""
+        self._alloc_block: dict[str, int] = {}
+        """benchmark -> the block whose processes count allocations (the first measured one)."""
         self._ruby_sources: dict[str, Any] = {}
         """Ruby file -> its code as the list request read it, handed to later workers."""
         self._ruby_dir = RunDirectory()
@@ -303,9 +307,13 @@ class MicroRunner:
             notice = self._fail(benchmark, variant, "no loop count: no variant could run it to calibrate")
             return Replicate(failed=True, notices=[notice] if notice else [])
         nsamples, nwarm, target = self._plan(benchmark)
-        # the allocation pass gets a share of the worker's timing, not 10-15 s for a slow op
+        # the allocation pass gets a share of the worker's timing, not 10-15 s for a slow op, and
+        # runs in one block only: every variant counts in the same block, so the exact counts pair
+        if not warmup:
+            self._alloc_block.setdefault(benchmark.name, block)
         request = {"mode": "time", "loops": loops, "warmup": nwarm, "samples": nsamples,
-                   "alloc": bool(benchmark.options.get("alloc", self.alloc)) and not warmup,
+                   "alloc": (bool(benchmark.options.get("alloc", self.alloc)) and not warmup
+                             and self._alloc_block.get(benchmark.name) == block),
                    "alloc_budget": ALLOC_SHARE * nsamples * target,
                    "alloc_op_s": target / max(loops, 1),
                    **self._spec(benchmark)}

@@ -6,13 +6,15 @@ peak of one op, and cyclic-GC runs, counted after timing so that counting never 
 import gc
 import itertools
 import platform
+import time
 
 from py_base import BenchError, _describe, _empty0, _indent
 
 # Operations in the allocation pass: enough that per-process constants vanish in the division,
 # few enough that tracemalloc's slowdown (10x or more) stays bounded.
 ALLOC_OPS = 20000
-# How much slower an op runs under tracemalloc (measured 8-10x on a 134 ms op): sizes the pass.
+# How much slower an op runs under tracemalloc (measured 8-10x on a 134 ms op): sizes the pass
+# before the op is timed under it (pyperformance's unpack_sequence runs ~500x slower: measured).
 ALLOC_SLOWDOWN = 10.0
 
 
@@ -45,8 +47,10 @@ def _stmt_ops(setup, stmt):
     return (lambda: exec(stmt_code, scope)), (lambda: exec(empty_code, scope))
 
 
-def alloc_plan(loops, per_op, budget):
+def alloc_plan(loops, per_op, budget, traced_s=None):
     """(n, single ops for the peak, warm-up calls, single) for a pass that fits `budget` seconds.
+
+    `traced_s`: one op's measured time under tracemalloc, when known; else per_op × ALLOC_SLOWDOWN.
 
     Why: the pass counts n and 2n ops under tracemalloc, then 7 single ops for the peak; for a
     134 ms op that was 10-15 s a worker, against ~1 s of timing. With the op's time and a budget
@@ -56,7 +60,7 @@ def alloc_plan(loops, per_op, budget):
     n = min(max(1, loops // 10), ALLOC_OPS)
     peaks, warm, single = 7, 3, False
     if per_op and budget:
-        affordable = int(budget / (per_op * ALLOC_SLOWDOWN))
+        affordable = int(budget / max(per_op * ALLOC_SLOWDOWN, traced_s or 0.0))
         n = max(1, min(n, (affordable - peaks) // 3))
         peaks = max(1, min(peaks, affordable - 3 * n))
         single = affordable < 3 * n + peaks
@@ -112,7 +116,18 @@ def _alloc_pass(op, stmt_spec, empty_op, loops, per_op=None, budget=None):
     try:
         if op is None:
             op, empty_op = _stmt_ops(*stmt_spec)
-        for _ in range(n_warm):
+        warmed = 0
+        if per_op and budget and not single:
+            # the first warm-up call runs under tracemalloc and times the slowdown, which varies
+            # by two orders of magnitude with the op: the plan is sized by what it measured
+            tracemalloc.start()
+            t0 = time.perf_counter()
+            op()
+            traced_s = time.perf_counter() - t0
+            tracemalloc.stop()
+            warmed = 1
+            n, n_peaks, n_warm, single = alloc_plan(loops, per_op, budget, traced_s)
+        for _ in range(n_warm - warmed):
             op()  # first calls fill caches (interned strings, method caches, free lists)
         # Counting n and 2n ops and taking the difference cancels what the measurement itself
         # leaves behind (snapshot objects, caches), so only the ops' own net allocations remain.
