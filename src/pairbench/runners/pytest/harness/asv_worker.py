@@ -27,8 +27,9 @@ import sys
 import time
 import traceback
 
+from pairbench_loops import calibrate as _calibrate
+
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
-CALIBRATE_MIN_TIME = 0.02
 TIMED = ("time_",)
 TRACKED = ("track_",)
 OTHERS = ("timeraw_", "mem_", "peakmem_")
@@ -125,25 +126,6 @@ def _timed(op, loops, clock):
     for _ in range(loops):
         op()
     return clock() - start
-
-
-def _calibrate(run, target):
-    loops = 1
-    while True:
-        t = run(loops)
-        if t >= CALIBRATE_MIN_TIME or loops >= 10 ** 9:
-            break
-        loops *= 10 if t < CALIBRATE_MIN_TIME / 20 else 2
-    if loops == 1 and t >= target:
-        return {"loops": 1, "time": t}
-    for _ in range(2):
-        loops = max(1, int(round(loops * target / max(t, 1e-9))))
-        t = run(loops)
-    loops = max(1, int(round(loops * target / max(t, 1e-9))))
-    if loops >= 100:
-        digits = len(str(loops)) - 2
-        loops = int(round(loops / 10 ** digits)) * 10 ** digits
-    return {"loops": loops, "time": t}
 
 
 def _describe(exc):

@@ -30,7 +30,8 @@ import time
 
 import pytest
 
-CALIBRATE_MIN_TIME = 0.02
+from pairbench_loops import calibrate as _calibrate
+
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 # pytest-benchmark's command-line options, accepted and ignored so that a project's `addopts`
@@ -105,26 +106,6 @@ def _timed_loops(op, setup, loops, clock):
         op(*args, **kwargs)
         total += clock() - start
     return total
-
-
-def _calibrate(run, target):
-    """Loops for about `target` s per sample, grown geometrically then scaled (timeit.autorange)."""
-    loops = 1
-    while True:
-        t = run(loops)
-        if t >= CALIBRATE_MIN_TIME or loops >= 10 ** 9:
-            break
-        loops *= 10 if t < CALIBRATE_MIN_TIME / 20 else 2
-    if loops == 1 and t >= target:
-        return {"loops": 1, "time": t}
-    for _ in range(2):
-        loops = max(1, int(round(loops * target / max(t, 1e-9))))
-        t = run(loops)
-    loops = max(1, int(round(loops * target / max(t, 1e-9))))
-    if loops >= 100:
-        digits = len(str(loops)) - 2
-        loops = int(round(loops / 10 ** digits)) * 10 ** digits
-    return {"loops": loops, "time": t}
 
 
 def _measure(nodeid, run, extra_warmup=0):
