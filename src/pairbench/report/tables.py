@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from pairbench.model import Comparison, Run
 from pairbench.report.format import format_change, format_ci_percent, format_percent, format_ratio, format_value
-from pairbench.report.summary import FIGURES_CAPTION, exact_change, figures, metric_of, percent_shown, spreads
+from pairbench.report.summary import FIGURES_CAPTION, exact_change, figures, metric_of, percent_shown, spreads, value_text
 
 __all__ = ["format_table", "render_unpaired_table", "render_many_table", "geomean_rows", "stored_geomeans",
            "GEOMEANS_KEY", "render_history_runs", "render_trend", "format_when"]
@@ -90,22 +90,14 @@ def render_many_table(merged: Run, comparisons: Sequence[Comparison], labels: Se
         for m in bench.metrics:
             if m.direction == "none" or not any((bench.name, m.name, x) in by_key for x in labels[1:]):
                 continue
-            row = [bench.name, m.name, _figure(shown, spread, (bench.name, m.name, base), m.unit)]
+            row = [bench.name, m.name, value_text(shown, spread, (bench.name, m.name, base), m.unit)]
             for label in labels[1:]:
                 c = by_key.get((bench.name, m.name, label))
-                row.append(_figure(shown, spread, (bench.name, m.name, label), m.unit))
+                row.append(value_text(shown, spread, (bench.name, m.name, label), m.unit))
                 row.append(_change_cell(c, m.unit))
             rows.append(row)
     rows += geomean_rows(merged, labels, geomeans)
     return format_table(rows) + _caption(comparisons)
-
-
-def _figure(shown: Mapping[tuple[str, str, str], float], spread: Mapping[tuple[str, str, str], Any],
-            key: tuple[str, str, str], unit: str) -> str:
-    if key in shown:
-        return format_value(shown[key], unit)
-    s = spread.get(key)
-    return format_value(s.median, unit) if s else "–"
 
 
 def geomean_rows(merged: Run, labels: Sequence[str],

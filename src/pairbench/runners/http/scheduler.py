@@ -248,6 +248,15 @@ class Load:
             self.t_end = _now()
             self.done.set_result(None)
 
+    def _abort_in_flight(self) -> None:
+        """End the load now: what is still in flight counts as timed out."""
+        self.stopping = True
+        self.end_ns = 0
+        for conn in list(self.conns):
+            if conn.transport is not None and conn.state not in (IDLE, DEAD):
+                conn.timed_out = True
+                conn.transport.abort()
+
     def watchdog(self) -> None:
         """Abort requests older than the timeout; stop at the hard time limit."""
         if self.done.done():
@@ -260,20 +269,10 @@ class Load:
                 conn.transport.abort()
         if self.grace_ns and now > self.deadline_ns + self.grace_ns and not self.stopping:
             # Open loop: the drain after the duration is over; what is still in flight timed out.
-            self.stopping = True
-            self.end_ns = 0
-            for conn in list(self.conns):
-                if conn.transport is not None and conn.state not in (IDLE, DEAD):
-                    conn.timed_out = True
-                    conn.transport.abort()
+            self._abort_in_flight()
         if (now - self.t0) / 1e9 > self.spec.max_time and not self.stopping:
             self.aborted = f"stopped at the time limit of {self.spec.max_time:g} s"
-            self.stopping = True
-            self.end_ns = 0
-            for conn in list(self.conns):
-                if conn.transport is not None and conn.state not in (IDLE, DEAD):
-                    conn.timed_out = True
-                    conn.transport.abort()
+            self._abort_in_flight()
         if len(self.latencies) >= _FOLD_AT:
             self.fold_latencies()
         self.check_done()
