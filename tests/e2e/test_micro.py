@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import shutil
-import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -136,13 +135,15 @@ def test_cpython_debian_pypy_and_38_from_a_benchmark_file(run_cli: Any, tmp_path
     # parameter reaches its benchmark (mixed up, they would read about 1). On CPython an op's own
     # cost is small beside 1000 additions (56-70x measured); PyPy's JIT does the 1000 in about
     # 1.7 us, beside an op's fixed 0.33 us, so there it reads about 5 (4.4-5.2 at a load of 7-10).
-    # PyPy is judged on the middle of its processes: one whose JIT compiled late read 0.81 us for
-    # total[10] against 0.31-0.34 us in the other three (a CI run with a CPU hog), a ratio of 2.0.
+    # PyPy is judged on its fastest process of each: a process whose JIT compiled late reads
+    # total[10] at 0.8-1.9 us against 0.30-0.34 us in the others, and in one CI run with a CPU hog
+    # two of four did (the medians' ratio read 2.07, the fastest processes' 5.4). Mixed up, the
+    # parameters would give fastest processes about equal.
     for v in exes:
         assert geo_ratio(run, "total[1000]", v, v) == 1.0
         t10, t1000 = per_process(run, "total[10]", v), per_process(run, "total[1000]", v)
         if v == "pypy":
-            assert statistics.median(t1000) / statistics.median(t10) > 2.5, (v, t10, t1000)
+            assert min(t1000) / min(t10) > 2.5, (v, t10, t1000)
         else:
             assert min(t1000) / max(t10) > 20, (v, t10, t1000)
     for v in cpythons:
