@@ -3,7 +3,9 @@
 Per round the runner stores requests/s, mean and percentile latencies, errors and bytes; here a
 variant's figure is the median over its rounds (rounds are the replicates), except counts, which
 are summed, and the longest request, which is the longest of all rounds. The percentile table is
-the median over rounds of each round's percentile. The table's header says which is which.
+the median over rounds of each round's percentile. The figures a comparison judges (requests/s,
+the median and p99 latency) read as they do beside its ratio, the geometric means the analysis
+stored, so that the two tables never show two values for one figure. The header says which is which.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections import defaultdict
 from statistics import median
 
 from pairbench.model import Comparison, Run
+from pairbench.report.summary import figures as judged_figures
 
 __all__ = ["http_figures", "render_http_figures", "render_http_comparisons", "TABLE_PERCENTILES"]
 
@@ -67,6 +70,7 @@ def render_http_figures(run: Run) -> str:
     """Per URL: requests/s, time per request (mean, median), transfer rate, failed requests and the
     percentile table, one column per variant."""
     figures = http_figures(run)
+    judged = judged_figures(run)
     lines: list[str] = []
     variants = [v.name for v in run.variants]
     for b in run.benchmarks:
@@ -75,11 +79,13 @@ def render_http_figures(run: Run) -> str:
         by_v = figures[b.name]
         names = [v for v in variants if v in by_v]
         conc = b.options.get("connections", 1)
+        shared = any((b.name, m, v) in judged for m in ("req_per_s", *_PERCENTILE_METRIC.values()) for v in names)
         lines.append(f"{b.name}  (concurrency {conc}; counts are totals over the rounds, "
-                     "the other figures medians of the rounds' values)")
+                     + ("requests/s, median and 99% the figures beside the ratios, " if shared else "")
+                     + "the other figures medians of the rounds' values)")
 
         def get(v: str, k: str) -> float | None:
-            return by_v[v].get(k)
+            return judged.get((b.name, k, v), by_v[v].get(k))
 
         rows = [
             ["Rounds"] + [f"{get(v, 'rounds') or 0:.0f}" for v in names],

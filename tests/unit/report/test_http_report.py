@@ -95,3 +95,20 @@ def test_one_variant_prints_no_empty_comparison_table_and_says_there_is_nothing_
     assert "nothing to compare" in text and "one variant (a)" in text
     assert "verdict" not in text and "baseline" not in text
     assert "Requests per second" in render_http_figures(run)
+
+
+def test_the_ab_table_shows_the_judged_figures_the_comparison_table_shows_beside_its_ratio() -> None:
+    """Requests/s and the judged latencies read the same in the ab-style table as beside the ratio
+    (the geometric means the analysis stored), not a median of rounds that differs from them."""
+    run = _run(rounds=9, slow=1.10, seed=3)
+    run.comparisons = paired_comparisons(run, 0.01, 0.95)
+    text = render_http_figures(run)
+    rps = next(c for c in run.comparisons if c.metric == "req_per_s")
+    row = next(l for l in text.splitlines() if "Requests per second" in l).split()
+    assert row[-2:] == [f"{rps.baseline_value:,.2f}", f"{rps.candidate_value:,.2f}"]
+    med = next(c for c in run.comparisons if c.metric == "latency_median")
+    row = next(l for l in text.splitlines() if "Time per request, median" in l).split()
+    assert row[-2:] == [f"{med.baseline_value * 1000:.3f}", f"{med.candidate_value * 1000:.3f}"]
+    # The medians of rounds differ from them here, so the test would see the old figures.
+    assert f"{http_figures(run)['/items']['a']['req_per_s']:,.2f}" != f"{rps.baseline_value:,.2f}"
+    assert "requests/s, median and 99% the figures beside the ratios" in text.splitlines()[0]
