@@ -50,4 +50,6 @@ def test_the_pass_is_sized_by_the_measured_traced_time_not_an_assumed_slowdown()
 
     started = time.perf_counter()
     _alloc_pass(op, None, lambda: None, 10**5, 1e-6, 0.1)
-    assert time.perf_counter() - started < 0.5  # the 0.1 s budget, not 3 * 10**4 traced ops
+    # the 0.1 s budget, not 3 * 10**4 traced ops (150 s); 5 s of margin for a loaded machine (0.5 s failed
+    # once with eight test runs beside it)
+    assert time.perf_counter() - started < 5.0
