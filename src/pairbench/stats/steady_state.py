@@ -28,6 +28,9 @@ MIN_ITERATIONS = 10
 """Fewest values a series needs to be classified: with the tail a quarter, a steady state then
 spans at least 3 values."""
 
+BLIP = 2
+"""Longest stretch of values between two segments at one level that is an outlier, not a phase."""
+
 TAIL = 0.25
 """Share of the series, at its end, that a steady state must span."""
 
@@ -73,7 +76,7 @@ def classify_series(values: Sequence[float], *, min_step: float = 0.01, tail: fl
     if n < MIN_ITERATIONS:
         return None
     cps = find_change_points([[x] for x in xs], min_step=min_step, z_threshold=z_threshold)
-    cuts = sorted({c.index for c in cps})
+    cuts = _without_blips(xs, sorted({c.index for c in cps}), min_step)
     edges = [0, *cuts, n]
     levels = [_median(xs[a:b]) for a, b in zip(edges, edges[1:])]
     fastest = min(levels)
@@ -85,6 +88,31 @@ def classify_series(values: Sequence[float], *, min_step: float = 0.01, tail: fl
     steady = levels[-1]
     kind = "warmup" if steady <= fastest * (1 + min_step) else "slowdown"
     return SteadyStateFit(kind, last, n, tuple(cuts), steady, fastest)
+
+
+def _without_blips(xs: Sequence[float], cuts: list[int], min_step: float) -> list[int]:
+    """The cuts without those around a blip: a short stretch (at most BLIP values, or 5% of the
+    series) between two segments at the same level (within the band). Barrett et al. take such
+    outliers out before segmenting; a collection or a page fault must not read as a phase."""
+    blip = max(BLIP, len(xs) // 20)
+    changed = True
+    while changed and cuts:
+        changed = False
+        edges = [0, *cuts, len(xs)]
+        levels = [_median(xs[a:b]) for a, b in zip(edges, edges[1:])]
+        for i in range(1, len(levels) - 1):
+            short = edges[i + 1] - edges[i] <= blip
+            if short and abs(levels[i + 1] / levels[i - 1] - 1.0) <= min_step:
+                cuts = cuts[: i - 1] + cuts[i + 1:]
+                changed = True
+                break
+        else:  # neighbours at one level are one segment
+            for i in range(1, len(levels)):
+                if abs(levels[i] / levels[i - 1] - 1.0) <= min_step:
+                    cuts = cuts[: i - 1] + cuts[i:]
+                    changed = True
+                    break
+    return cuts
 
 
 def _median(xs: Sequence[float]) -> float:
