@@ -74,3 +74,17 @@ def test_a_short_pilot_gives_a_wide_range() -> None:
 def test_a_bad_effect_names_it() -> None:
     with pytest.raises(ValueError, match="effect"):
         blocks_for_power(0.01, 0.0)
+
+
+def test_the_pilot_clock_counts_preparing_as_start_up() -> None:
+    from pairbench.flows.power_plan import _BlockClock
+
+    now = [0.0]
+    clock = _BlockClock(None, clock=lambda: now[0])
+    now[0] = 5.0  # preparing took 5 s
+    clock.started(None, 3, 2)
+    for end in (7.0, 9.0, 11.5):
+        now[0] = end
+        clock.block_done(None, 0, 3)
+    block, startup = clock.costs()
+    assert (block, startup) == (2.5, 4.5)  # the upper median of the gaps 2.0 and 2.5; 7 s - one block

@@ -35,7 +35,8 @@ class _BlockClock:
         self.ends: list[float] = []
 
     def started(self, run: Any, planned_blocks: int, steps_per_block: int) -> None:
-        self.start = self.clock()
+        # `start` stays at construction, just before the session: preparing (micro's loop
+        # calibration, builds) is part of what a run costs before its first block
         if self.inner is not None:
             self.inner.started(run, planned_blocks, steps_per_block)
 
