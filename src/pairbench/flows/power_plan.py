@@ -139,4 +139,7 @@ def plan_run(run: Run, measuring: Measuring, effect: float, *, runners: Mapping[
                                                 correction=options.correction), block_s, startup_s)
     out = console_for(measuring.reports.style)
     out.print(render_plan(plan, options.confidence), end="", markup=False, highlight=False, soft_wrap=True)
+    if stored is None:
+        out.print(f"pilot run file: {run.metadata.get('run_file', '')}", markup=False, highlight=False,
+                  soft_wrap=True)
     return 0
