@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 # A branchy function PyPy interprets for its first ~1,600 calls, then compiles: with 200 calls a
-# sample, its first samples are 4-50x slower than the rest (13 µs -> 0.2 µs per call on the lab machine).
+# sample, its first few samples are many times slower than the rest.
 BRANCHY = '''
 def _work(n):
     total = 0
