@@ -20,6 +20,7 @@ __all__ = [
     "Benchmark",
     "WorkUnit",
     "Sample",
+    "SteadyState",
     "Comparison",
     "Spread",
     "SweepRow",
@@ -145,6 +146,25 @@ class Sample:
     """Unix time when it was measured."""
     machine: str = ""
     """Host that measured it (runs merged from several machines keep their origin)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SteadyState:
+    """How one process's in-process series settled (Barrett et al. 2017's categories)."""
+
+    benchmark: str
+    variant: str
+    block: int
+    replicate: int
+    classification: str
+    """flat, warmup, slowdown or no steady state (stats/steady_state.py)."""
+    warmup_iterations: int | None
+    """Samples before the steady state (warm-up samples included); None without one. Samples before
+    it are left out of the process's value."""
+    iterations: int
+    """Samples in the series classified."""
+    metrics: tuple[str, ...] = ()
+    """The metrics sampled per iteration, to which the cut applies (a once-per-process count is kept)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,6 +380,8 @@ class Run:
     """Sweep tables the analysis made from `comparisons` (empty without sweeps)."""
     summaries: list[SuiteSummary] = field(default_factory=list)
     """Suite summaries the analysis made, one per candidate (empty with fewer than 2 benchmarks)."""
+    steady_states: list[SteadyState] = field(default_factory=list)
+    """One per process with enough in-process samples to classify (micro), made by the analysis."""
 
     @property
     def baseline(self) -> Variant:

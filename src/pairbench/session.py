@@ -124,6 +124,7 @@ def finish_analysis(run: Run, options: RunOptions, looks: int = 1) -> None:
     """
     from pairbench import analysis
 
+    run.steady_states = analysis.classify_processes(run, options.threshold / 100.0)
     comparisons, notices = analysis.analyze(
         run, threshold=options.threshold / 100.0, confidence=options.confidence, looks=looks,
         correction=options.correction,
@@ -132,6 +133,7 @@ def finish_analysis(run: Run, options: RunOptions, looks: int = 1) -> None:
     run.sweeps = analysis.sweep_tables(run, comparisons)
     run.summaries = (analysis.suite_summary(run, comparisons, confidence=options.confidence)
                      if len(run.benchmarks) > 1 else [])
+    notices = list(notices) + analysis.steady_state_notices(run)
     kept = [n for n in run.notices if not n.kind.startswith("stats:")]
     run.notices = kept + [dataclasses.replace(n, kind=f"stats:{n.kind}") for n in notices]
 

@@ -100,7 +100,7 @@ def test_bad_run_files_are_one_line_each(tmp_path: Path, run_cli) -> None:
     doc["version"] = 7
     (tmp_path / "newer.json").write_text(json.dumps(doc))
     for name, message in (("other.json", "other.json is not a pairbench run file"),
-                          ("newer.json", "newer.json has run file version 7, newer than this pairbench knows (3); upgrade"),
+                          ("newer.json", "newer.json has run file version 7, newer than this pairbench knows (4); upgrade"),
                           ("missing.json", "cannot read run file missing.json")):
         proc = run_cli("report", name)
         assert proc.returncode == 1

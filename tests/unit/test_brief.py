@@ -49,3 +49,29 @@ def test_how_a_command_was_started_is_left_to_verbose():
     text = out.getvalue()
     assert "ran directly" not in text
     assert "shell's start-up read 0" in text
+
+
+def test_steady_states_are_left_to_verbose_unless_a_process_never_settled():
+    """Each variant's classifications are a -v note; a process that never reached a steady state
+    (or slowed down) changes how to read the verdict, so that warning stays in the short answer."""
+    import io
+
+    from rich.console import Console
+
+    from pairbench.report.brief import render_brief
+    from pairbench.report.terminal import render_terminal
+    from tests.unit.runs_by_hand import make_run
+
+    run = make_run()
+    bench = run.benchmarks[0].name
+    run.notices.extend([Notice("stats:steady-state", "steady state of 4 processes: 4 warm-up then steady "
+                               "(warm-up 5 samples, median)", "", bench, "pypy"),
+                        Notice("stats:no-steady-state", "1 of 4 processes never reached a steady state", "", bench,
+                               "pypy")])
+    out = io.StringIO()
+    render_brief(run, Console(file=out, width=200, color_system=None))
+    assert "warm-up then steady" not in out.getvalue()
+    assert "never reached a steady state" in out.getvalue()
+    full = io.StringIO()
+    render_terminal(run, Console(file=full, width=200, color_system=None))
+    assert "note [" + bench + " · pypy]: steady state of 4 processes: 4 warm-up then steady" in full.getvalue()

@@ -25,7 +25,7 @@ def test_analysis_results_survive_a_round_trip() -> None:
     run.summaries = [SuiteSummary("py/N=1", "py/N=3", 0.5, (0.45, 0.56), 0.95, 2, 12)]
     assert any(c.adjusted_p is not None and c.adjusted_ci is not None for c in run.comparisons)
     doc = json.loads(dumps_run(run))
-    assert doc["version"] == VERSION == 3
+    assert doc["version"] == VERSION == 4
     back = run_from_dict(doc)
     assert back.comparisons == run.comparisons
     assert back.sweeps == run.sweeps and back.sweeps[0].trends and back.sweeps[0].best_vs_runner_up is not None

@@ -90,3 +90,16 @@ def test_unit_aware_formatting():
     assert format_value(5e6, "B") == "4.768 MiB"
     assert format_value(4.89e6, "op/s") == "4.890M op/s"
     assert format_value(1234, "count") == "1234"
+
+
+def test_same_and_inconclusive_state_the_smallest_change_the_run_could_have_seen():
+    c = comp(ratio=0.999, ci=(0.994, 1.004), verdict="same", mde=0.0071)
+    assert verdict_sentence(c, TIME) == (
+        "no meaningful difference: 95% CI [−0.6%, +0.4%] lies within ±1%; the smallest change this run could have "
+        "seen is 0.7% (80% power)")
+    c = comp(ratio=0.972, ci=(0.940, 1.004), verdict="inconclusive", more_runs=43, mde=0.046)
+    assert verdict_sentence(c, TIME).endswith(
+        "at the current noise; the smallest change this run could have seen is 4.6% (80% power)")
+    # a faster/slower verdict found its change: no MDE is said
+    c = comp(ratio=0.926, ci=(0.912, 0.941), significant=True, meaningful=True, verdict="faster", mde=0.01)
+    assert "could have seen" not in verdict_sentence(c, TIME)

@@ -4,7 +4,7 @@ Imports the model and stats only (stats lazily, so that `pairbench --help` and r
 light). Modules: `replicates` (samples -> one value per variant and block), `comparisons`
 (paired and unpaired comparisons, multiplicity, the adaptive-stopping rule), `consistency`
 (the rules every comparison's numbers obey), `sweep` (sweep tables made of those comparisons),
-`suite` (the suite summary). The session stores the results in the
+`suite` (the suite summary), `steady_state` (each process's warm-up, cut before its value). The session stores the results in the
 Run; reports only render them.
 """
 
@@ -20,6 +20,7 @@ from pairbench.analysis.comparisons import (
 )
 from pairbench.analysis.consistency import check_consistent
 from pairbench.analysis.replicates import replicate_values
+from pairbench.analysis.steady_state import classify_processes, steady_state_notices
 from pairbench.analysis.suite import SuiteSummary, suite_summary
 from pairbench.analysis.sweep import sweep_tables
 
@@ -29,10 +30,12 @@ __all__ = [
     "SuiteSummary",
     "analyze",
     "check_consistent",
+    "classify_processes",
     "compare_runs",
     "replicate_values",
     "settled",
     "settled_report",
+    "steady_state_notices",
     "suite_summary",
     "sweep_tables",
 ]

@@ -1,5 +1,7 @@
 """The one reduction: the non-warmup samples of one process, then of one block, reduced to one value.
 
+A process whose series reached a steady state after a warm-up (`Run.steady_states`) counts from it.
+
 METHOD §1: for times the arithmetic mean of per-iteration values (= total time / total ops when
 loop counts are equal), for rates the harmonic mean (benchmark-ips#149: the arithmetic mean of
 rates overstates them); several replicates in one block are averaged the same way. Every figure
@@ -51,9 +53,14 @@ def process_values(run: Run, benchmark: str, metric: str) -> dict[str, dict[tupl
         variant name -> (block, replicate) -> reduced value, in increasing order.
     """
     direction = _direction(run, benchmark, metric)
+    # a process's steady state starts at this sample: its warm-up (a JIT's) is left out
+    starts = {(st.variant, st.block, st.replicate): st.warmup_iterations for st in run.steady_states
+              if st.benchmark == benchmark and metric in st.metrics and st.warmup_iterations}
     groups: dict[str, dict[tuple[int, int], list[float]]] = defaultdict(lambda: defaultdict(list))
     for s in run.samples:
         if s.warmup or s.benchmark != benchmark or s.metric != metric or not math.isfinite(s.value):
+            continue
+        if s.iteration < starts.get((s.variant, s.block, s.replicate), 0):
             continue
         groups[s.variant][(s.block, s.replicate)].append(s.value)
     return {variant: {key: reduce_values(procs[key], direction) for key in sorted(procs)}

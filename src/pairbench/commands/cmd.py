@@ -8,7 +8,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairben
 if TYPE_CHECKING:
     from typing import Any
 
-from pairbench.commands.common import add_run_options, intermix_positionals, measuring_from, positive_float
+from pairbench.commands.common import add_plan_option, add_run_options, intermix_positionals, measuring_from, positive_float
 
 __all__ = ["register", "command_request", "command_measuring", "build_command_run"]
 
@@ -91,6 +91,7 @@ def register(sub: Any) -> None:
                    help="run baseline and candidate at the same time, each pinned to its own CPU (needs 2 CPUs); "
                         "compared on wall and on CPU time")
     add_run_options(p)
+    add_plan_option(p)
     p.set_defaults(handler=_handle)
 
 

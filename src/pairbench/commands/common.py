@@ -107,6 +107,26 @@ def _threshold(text: str) -> float | str:
         raise argparse.ArgumentTypeError(f"{text!r} is not a percentage or 'auto'") from None
 
 
+def percent(text: str) -> float:
+    """A percentage as --threshold reads it, with or without its sign: `2`, `2%` or `0.5 %` -> 2.0."""
+    body = text.strip().removesuffix("%").strip()
+    try:
+        value = float(body)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage (e.g. 2 or 2%)") from None
+    if not 0 < value < 100:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a percentage between 0 and 100 (e.g. 2%)")
+    return value
+
+
+def add_plan_option(parser: argparse.ArgumentParser) -> None:
+    """--plan EFFECT: the measuring commands that can plan a run (cmd, run, micro)."""
+    parser.add_argument("--plan", type=percent, metavar="EFFECT",
+                        help="measure nothing but a short pilot (the -r blocks, 10 by default) or read the stored "
+                             "calibration, then print how many blocks and how much time detecting a change of "
+                             "EFFECT percent (e.g. 2%%) with 80%% power takes, and stop")
+
+
 _non_negative_int = _whole_number(0)
 _positive_int = _whole_number(1)
 
@@ -261,4 +281,5 @@ def measuring_from(args: argparse.Namespace, options: RunOptions | None = None, 
     return MeasuringT(options=options if options is not None else options_from_args(args, **defaults),
                       reports=reports if reports is not None else reports_from(args),
                       progress=not getattr(args, "no_progress", False), fake=fake_from(args),
-                      auto_threshold=getattr(args, "threshold", None) == "auto")
+                      auto_threshold=getattr(args, "threshold", None) == "auto",
+                      plan=plan / 100.0 if (plan := getattr(args, "plan", None)) is not None else None)

@@ -17,7 +17,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairben
 if TYPE_CHECKING:
     from typing import Any
 
-from pairbench.commands.common import add_run_options, reports_from
+from pairbench.commands.common import add_plan_option, add_run_options, reports_from
 
 __all__ = ["register", "micro_settings", "build_run", "run_micro"]
 
@@ -80,6 +80,7 @@ def register(subparsers: Any) -> None:
     # In-process warm-up samples absorb JIT and cache warm-up; a whole warm-up process would time
     # nothing the measured ones do not, so none by default.
     add_run_options(p, warmup=0)
+    add_plan_option(p)
     p.set_defaults(handler=run_micro)
 
 

@@ -14,7 +14,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairben
 if TYPE_CHECKING:
     from typing import Any
 
-from pairbench.commands.common import add_run_options
+from pairbench.commands.common import add_plan_option, add_run_options
 
 __all__ = ["register", "build_suite_run", "suite_measuring", "cluster_from"]
 
@@ -57,6 +57,7 @@ def register(sub: Any) -> None:
                    help="with --cluster: measure every benchmark on every worker and compare per machine, "
                         "saying where the machines' verdicts disagree")
     add_run_options(p, runs=None, warmup=None)
+    add_plan_option(p)
     # Left unset unless given, so that the file's [defaults] apply (see options_from_args).
     p.set_defaults(handler=_handle, confidence=None)
 

@@ -177,6 +177,11 @@ def measure(run: Run, measuring: Measuring, *, runners: Mapping[str, Runner] | N
         fake = FakeOptions(factors=measuring.fake)
         runners = None
     options = measuring.options
+    if measuring.plan is not None:
+        from pairbench.flows.power_plan import plan_run
+
+        return plan_run(run, measuring, measuring.plan, runners=runners, kind_options=kind_options, fake=fake,
+                        observer=observer_for(measuring.reports.style, measuring.progress, options))
     if measuring.auto_threshold:  # 1.0 until the stored calibration says otherwise
         from pairbench.flows.threshold import auto_threshold
 

@@ -49,3 +49,6 @@ class Measuring:
     """--debug-fake: scripted timings (variant i takes F_i times the first one's), no process runs."""
     auto_threshold: bool = False
     """--threshold auto: the band comes from the newest stored calibration (flows/calibrate.py)."""
+    plan: float | None = None
+    """--plan EFFECT (a fraction): print the blocks and time that detecting it takes, from a pilot or a
+    stored calibration, and measure nothing more (flows/power_plan.py)."""

@@ -5,7 +5,8 @@ Examples (times; throughput metrics say "higher/lower throughput", memory "less/
   band; n = 20 paired blocks
   inconclusive: 95% CI [−6.0%, +0.4%] (n = 20) spans 0 and the −1% band edge; about 43 more blocks
   (63 in all) should settle whether B is more than 1% faster at the current noise
-  no meaningful difference: 95% CI [−0.6%, +0.4%] lies within ±1%
+  no meaningful difference: 95% CI [−0.6%, +0.4%] lies within ±1%; the smallest change this run could
+  have seen is 0.7% (80% power)
 Percent changes are ratio - 1 in the metric's own unit; the amount in "X% faster" is 1 - ratio
 for times and ratio - 1 for rates, so the number always reads in the direction of the word.
 Numbers are formatted by report/format.py, as the tables beside the sentences format them.
@@ -129,6 +130,13 @@ def _exact_sentence(c: Comparison, metric: Metric) -> str:
     return "".join(parts)
 
 
+def _seen(c: Comparison) -> str:
+    """What a run that found no change could have found: its minimum detectable change (none stored: nothing)."""
+    if c.mde is None or not c.mde == c.mde or c.mde in (float("inf"), float("-inf")):
+        return ""
+    return f"; the smallest change this run could have seen is {format_percent(c.mde, signed=False)} (80% power)"
+
+
 def verdict_sentence(comparison: Comparison, metric: Metric) -> str:
     """The comparison's verdict as one sentence a reader can paste into a tracker.
 
@@ -168,7 +176,7 @@ def verdict_sentence(comparison: Comparison, metric: Metric) -> str:
         if c.significant:
             shift = format_percent(c.ratio - 1)
             text += f"; a real but negligible {shift} shift ({c.candidate} {_word(metric, c.ratio > 1)})"
-        return text
+        return text + _seen(c)
     # inconclusive
     lo, hi = ci[0] - 1, ci[1] - 1
     n_text = f"n = {c.n}" if c.paired else f"n = {c.n} per side, not interleaved"
@@ -200,4 +208,4 @@ def verdict_sentence(comparison: Comparison, metric: Metric) -> str:
     else:
         text += (f"; the estimate sits near the band edge, so more {unit} are unlikely to settle {question} "
                  "within budget")
-    return text
+    return text + _seen(c)

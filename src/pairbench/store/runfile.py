@@ -15,6 +15,11 @@ History of the format:
         geometric mean over blocks, the mean when a value is <= 0, the median of an exact count),
         the candidate's is that times the ratio (plus `delta` for an exact count), and an `exact`
         verdict is judged as version 3 judges it.
+    version 4: `steady_states`, one record per process whose in-process series was classified
+        (micro): benchmark, variant, block, replicate, classification (flat, warmup, slowdown,
+        no steady state), warmup_iterations (samples before the steady state, left out of the
+        process's value), iterations and the metrics the cut applies to. Migration: none were
+        classified, so the list starts empty and every measured sample counts, as it did.
 
 While a run is measured, its samples are appended to the file as journal lines after the
 document (store/journal.py, written by store/runwriter.py); when it ends, the document is written
@@ -40,6 +45,7 @@ from pairbench.model import (
     Run,
     Sample,
     Spread,
+    SteadyState,
     SuiteSummary,
     SweepRow,
     SweepTable,
@@ -53,7 +59,7 @@ __all__ = ["SCHEMA", "VERSION", "run_to_dict", "run_from_dict", "write_run", "lo
            "sample_line"]
 
 SCHEMA = "pairbench.run"
-VERSION = 3
+VERSION = 4
 
 _ADJUSTED_P_NOTE = "adjusted p = "
 
@@ -148,8 +154,13 @@ def _v2_to_v3(doc: dict[str, Any]) -> dict[str, Any]:
     return {**doc, "version": 3, "comparisons": comparisons}
 
 
+def _v3_to_v4(doc: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 classified no process: every measured sample counts, as it did."""
+    return {**doc, "version": 4, "steady_states": doc.get("steady_states", [])}
+
+
 # One function per version step: MIGRATIONS[v] turns a version-v document into version v+1.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def _variant_to_dict(v: Variant) -> dict[str, Any]:
@@ -224,6 +235,7 @@ def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
         "notices": [asdict(n) for n in run.notices],
         "sweeps": [_sweep_to_dict(t) for t in run.sweeps],
         "summaries": [_summary_to_dict(x) for x in run.summaries],
+        "steady_states": [{**asdict(x), "metrics": list(x.metrics)} for x in run.steady_states],
     }
 
 
@@ -304,6 +316,8 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
         sweeps = [_sweep_from_dict(t, by_key) for t in doc.get("sweeps", [])]
         summaries = [SuiteSummary(**{**_only_known(SuiteSummary, x), "ci": _pair(x["ci"])})
                      for x in doc.get("summaries", [])]
+        steady = [SteadyState(**{**_only_known(SteadyState, x), "metrics": tuple(x.get("metrics", ()))})
+                  for x in doc.get("steady_states", [])]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # AttributeError: a list where a table was
         raise RunFileError(f"{source} is damaged: {exc}") from None
     return Run(
@@ -317,6 +331,7 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
         suite=doc.get("suite"),
         sweeps=sweeps,
         summaries=summaries,
+        steady_states=steady,
     )
 
 

@@ -1,0 +1,80 @@
+"""Steady state on real JITs: PyPy's and YJIT's warm-up is found per process and left out of its value."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# A branchy function PyPy interprets for its first ~1,600 calls, then compiles: with 200 calls a
+# sample, its first few samples are many times slower than the rest.
+BRANCHY = '''
+def _work(n):
+    total = 0
+    for i in range(n):
+        if i % 3 == 0:
+            total += i * 2
+        elif i % 3 == 1:
+            total -= i
+        else:
+            total ^= i
+    return total
+
+
+def bench_branchy():
+    _work(30)
+'''
+
+FIB_YML = """\
+prelude: |
+  def fib(n) = n < 2 ? n : fib(n - 1) + fib(n - 2)
+benchmark:
+  fib: fib(12)
+"""
+
+SHORT = ["--samples", "30", "--warmup-samples", "0", "-r", "2", "--no-alloc", "--no-progress", "--no-history", "-v"]
+
+
+def _states(path: Path, variant: str) -> list[dict[str, Any]]:
+    return [s for s in json.loads(path.read_text())["steady_states"] if s["variant"] == variant]
+
+
+@pytest.mark.slow
+def test_pypy_warms_up_then_is_steady_and_only_the_steady_part_counts(run_cli: Any, tmp_path: Path) -> None:
+    if shutil.which("pypy3") is None:
+        pytest.skip("pypy3 is not installed")
+    (tmp_path / "bench_warm.py").write_text(BRANCHY)
+    out = tmp_path / "r.json"
+    r = run_cli("micro", "bench_warm.py", "--python", "pypy3", "--python", "pypy3 --jit off", "--loops", "200",
+                *SHORT, "--export-json", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    states = _states(out, "pypy3")
+    assert len(states) == 2
+    # the interpreted samples (at least the first three, 4x slower and more) are the warm-up
+    assert all(s["classification"] == "warmup" and s["warmup_iterations"] >= 3 for s in states), states
+    doc = json.loads(out.read_text())
+    first = [s for s in doc["samples"] if s["variant"] == "pypy3" and s["metric"] == "time_per_op" and s["block"] == 0]
+    cut = states[0]["warmup_iterations"] if states[0]["block"] == 0 else states[1]["warmup_iterations"]
+    steady = [s["value"] for s in first if s["iteration"] >= cut]
+    assert len(steady) < len(first)
+    text = " ".join((r.stdout + r.stderr).split())
+    assert "[branchy · pypy3]: steady state of 2 processes: 2 warm-up then steady" in text
+
+
+@pytest.mark.slow
+def test_yjit_processes_are_classified_too(run_cli: Any, tmp_path: Path) -> None:
+    if shutil.which("ruby") is None:
+        pytest.skip("ruby is not installed")
+    (tmp_path / "fib.yml").write_text(FIB_YML)
+    out = tmp_path / "r.json"
+    r = run_cli("micro", "fib.yml", "--ruby", "ruby", "--ruby", "ruby --yjit", "--loops", "20", *SHORT,
+                "--export-json", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    states = _states(out, "ruby --yjit")
+    assert len(states) == 2 and all(s["iterations"] == 30 for s in states)
+    # YJIT compiles fib after its first calls: a warm-up (or, on a busy machine, at worst a flat series)
+    assert all(s["classification"] in ("warmup", "flat") for s in states), states
+    assert any(s["classification"] == "warmup" for s in states), states

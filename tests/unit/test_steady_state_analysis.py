@@ -1,0 +1,80 @@
+"""Each process's steady state in a run: classified, its warm-up cut from its value, stored, and warned of."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from pairbench.analysis import classify_processes, replicate_values, steady_state_notices
+from pairbench.model import Benchmark, Metric, Run, Sample, Variant
+from pairbench.store.runfile import VERSION, dumps_run, run_from_dict, run_to_dict
+
+TIME = Metric("time_per_op", "s", "lower")
+ALLOCS = Metric("allocs_per_op", "count", "lower", exact=True)
+
+
+def _run(series_of: dict[str, str], processes: int = 4, n: int = 30, seed: int = 1) -> Run:
+    """A micro-like run: per process, `n` samples (the first 2 flagged warm-up) shaped as asked."""
+    rng = np.random.default_rng(seed)
+    run = Run({}, [Variant("cpython", baseline=True), Variant("pypy")],
+              [Benchmark("loop", "micro", (TIME, ALLOCS))])
+    for block in range(processes):
+        for variant, shape in series_of.items():
+            base = np.full(n, 1e-3)
+            if shape == "warmup":
+                base[:8] *= 5.0
+            elif shape == "none":
+                base[: n - 3] *= 1.5
+            values = base * np.exp(rng.normal(0.0, 0.02, n))
+            for i, v in enumerate(values):
+                run.samples.append(Sample("loop", variant, "time_per_op", float(v), block, 0, i, i < 2))
+            run.samples.append(Sample("loop", variant, "allocs_per_op", 3.0, block, 0, 0, False))
+    return run
+
+
+def test_a_warmup_is_found_and_left_out_of_the_process_value() -> None:
+    run = _run({"cpython": "flat", "pypy": "warmup"})
+    before = replicate_values(run, "loop", "time_per_op")["pypy"][0]
+    run.steady_states = classify_processes(run)
+    pypy = [s for s in run.steady_states if s.variant == "pypy"]
+    assert len(pypy) == 4 and all(s.classification == "warmup" and s.warmup_iterations == 8 for s in pypy)
+    assert all(s.classification == "flat" for s in run.steady_states if s.variant == "cpython")
+    after = replicate_values(run, "loop", "time_per_op")["pypy"][0]
+    assert after < before * 0.8, "the 5x slower warm-up samples no longer count"
+    assert after == np.mean([s.value for s in run.samples if s.variant == "pypy" and s.block == 0
+                             and s.metric == "time_per_op" and s.iteration >= 8])
+    # the once-per-process count is not cut
+    assert replicate_values(run, "loop", "allocs_per_op")["pypy"][0] == 3.0
+    notes = steady_state_notices(run)
+    assert [n.kind for n in notes if n.variant == "pypy"] == ["steady-state"]
+    assert "4 warm-up then steady (warm-up 8 samples, median)" in notes[-1].message or any(
+        "4 warm-up then steady (warm-up 8 samples, median)" in n.message for n in notes)
+
+
+def test_a_process_that_never_settles_is_a_warning_about_the_verdict() -> None:
+    run = _run({"cpython": "flat", "pypy": "none"})
+    run.steady_states = classify_processes(run)
+    assert {s.classification for s in run.steady_states if s.variant == "pypy"} == {"no steady state"}
+    warnings = [n for n in steady_state_notices(run) if n.kind == "no-steady-state"]
+    assert len(warnings) == 1 and warnings[0].variant == "pypy"
+    assert "4 of 4 processes never reached a steady state" in warnings[0].message
+    assert "verdict" in warnings[0].message
+
+
+def test_short_series_are_not_classified() -> None:
+    run = _run({"cpython": "flat", "pypy": "warmup"}, n=7)
+    assert classify_processes(run) == []
+
+
+def test_the_records_are_stored_in_the_run_file_and_old_files_read_without_them() -> None:
+    run = _run({"cpython": "flat", "pypy": "warmup"})
+    run.steady_states = classify_processes(run)
+    doc = json.loads(dumps_run(run))
+    assert doc["version"] == VERSION == 4
+    record = next(r for r in doc["steady_states"] if r["variant"] == "pypy")
+    assert record["classification"] == "warmup" and record["warmup_iterations"] == 8
+    assert run_from_dict(doc).steady_states == run.steady_states
+    old = {**run_to_dict(run), "version": 3}
+    del old["steady_states"]
+    assert run_from_dict(old).steady_states == []
