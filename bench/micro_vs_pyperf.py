@@ -1,7 +1,7 @@
 """Time to a verdict: pairbench's default `micro` run against pyperf's default, same machine, same run.
 
     PYTHONPATH=src python3 bench/micro_vs_pyperf.py [--base /usr/bin/python3] [--cand python3.11]
-        [--only NAME] [--rounds 1] [--tiny] [--jsonl FILE]
+        [--only NAME] [--rounds 1] [--tiny] [--jsonl FILE] [--pairbench-args '--warmup-samples 1']
 
 For pyperformance's unpack_sequence, nbody and chaos, across two CPython interpreters:
   pyperf     `BASE run_benchmark.py -o a.json`, `CAND run_benchmark.py -o b.json` (pyperf's
@@ -17,6 +17,10 @@ the ratio with its width. pyperf gives no interval: its width here is the one it
 support, Welch's t on the log of the per-process means (a process is pyperf's unit of
 replication, as it is pairbench's), made by pairbench's unpaired comparison.
 
+`--pairbench-args` / `--pyperf-args` add flags to every call of one tool (shell words), to weigh
+another setting against the defaults (e.g. `--warmup-samples 1 --samples 3`, pyperf's one warm-up
+and three values per process).
+
 Target (issue 27 §4): pairbench's time no more than pyperf's on each benchmark. `--tiny` runs
 both tools at their smallest settings, to check the script itself, not to take figures.
 The real pyperf comes from the interpreter running this script; an interpreter without it gets it
@@ -29,6 +33,7 @@ import argparse
 import json
 import os
 import random
+import shlex
 import statistics
 import subprocess
 import sys
@@ -54,6 +59,14 @@ def _pyperf_path(tmp: Path) -> str:
     return str(link)
 
 
+def _call(argv: list[str], env: dict[str, str]) -> None:
+    """Run one tool's call; a failure ends the script with its last lines, not a traceback."""
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=3600)
+    if proc.returncode != 0:
+        tail = " | ".join((proc.stdout + proc.stderr).strip().splitlines()[-3:])
+        raise SystemExit(f"{' '.join(argv[:4])} ... exited {proc.returncode}: {tail}")
+
+
 def _interval(files: list[Path]) -> tuple[float, float] | None:
     """95% interval of the ratio of means from pyperf's per-process means (Welch's t on their logs)."""
     import pyperf
@@ -74,8 +87,7 @@ def run_pyperf(script: Path, base: str, cand: str, tmp: Path, extra: list[str]) 
     started = time.perf_counter()
     for exe, out in zip((base, cand), files):
         out.unlink(missing_ok=True)
-        subprocess.run([exe, str(script), "--quiet", "-o", str(out), *extra], check=True, env=env,
-                       capture_output=True, timeout=3600)
+        _call([exe, str(script), "--quiet", "-o", str(out), *extra], env)
     proc = subprocess.run([sys.executable, "-m", "pyperf", "compare_to", str(files[0]), str(files[1])],
                           capture_output=True, text=True, env=env, timeout=600)
     seconds = time.perf_counter() - started
@@ -97,9 +109,8 @@ def run_pairbench(directory: Path, base: str, cand: str, tmp: Path, extra: list[
     out.unlink(missing_ok=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pairbench", "micro", str(directory), "--python", base, "--python", cand,
-                    "--no-history", "--no-progress", "--export-json", str(out), *extra],
-                   check=True, env=env, capture_output=True, timeout=3600)
+    _call([sys.executable, "-m", "pairbench", "micro", str(directory), "--python", base, "--python", cand,
+           "--no-history", "--no-progress", "--export-json", str(out), *extra], env)
     seconds = time.perf_counter() - started
     run = json.loads(out.read_text())
     (c,) = [c for c in run["comparisons"] if c["metric"] == "time_per_op"]
@@ -126,13 +137,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--tiny", action="store_true", help="smallest settings of both tools: checks the script")
     parser.add_argument("--jsonl", type=Path, help="append one line per measurement to this file")
+    parser.add_argument("--pairbench-args", default="", help="more flags for every pairbench call")
+    parser.add_argument("--pyperf-args", default="", help="more flags for every pyperf run")
     args = parser.parse_args()
     import pyperformance
 
     root = Path(pyperformance.__file__).parent / "data-files" / "benchmarks"
     names = args.only or list(BENCHMARKS)
-    pyperf_extra = TINY_PYPERF if args.tiny else []
-    pairbench_extra = TINY_PAIRBENCH if args.tiny else []
+    pyperf_extra = (TINY_PYPERF if args.tiny else []) + shlex.split(args.pyperf_args)
+    pairbench_extra = (TINY_PAIRBENCH if args.tiny else []) + shlex.split(args.pairbench_args)
     results: dict[tuple[str, str], list[dict[str, object]]] = {}
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
@@ -148,9 +161,12 @@ def main() -> None:
                 if args.jsonl:
                     with args.jsonl.open("a", encoding="utf-8") as fh:
                         fh.write(json.dumps({"round": r + 1, "benchmark": name, "tool": tool, "base": args.base,
-                                             "cand": args.cand, "tiny": args.tiny, **res}) + "\n")
+                                             "cand": args.cand, "tiny": args.tiny,
+                                             "extra": pyperf_extra if tool == "pyperf" else pairbench_extra,
+                                             **res}) + "\n")
     print(f"\n{args.cand} / {args.base}{' (--tiny: not figures)' if args.tiny else ''}; time = wall seconds to the "
-          "answer; width = high - low of the ratio's interval (pyperf: Welch t on its per-process means)")
+          "answer; width = high - low of the ratio's interval, in points of the ratio (pyperf: Welch t on its "
+          "per-process means)")
     print(f"{'benchmark':16} {'tool':9} {'time':>8} {'pb/pyperf':>9}  {'ratio':>6} {'interval':>16} {'width':>6}  verdict")
     for name in names:
         for k, (a, b) in enumerate(zip(results[(name, "pyperf")], results[(name, "pairbench")])):
