@@ -362,7 +362,8 @@ def compare_paired(baseline: Sequence[float], candidate: Sequence[float], *, dir
     reached_ci, reached_level = reached_paired(d, confidence) if n < MIN_PAIRS else (None, None)
     return _finish(est=est, lo=lo, hi=hi, p=p, n=n, se_log=se, threshold=threshold, confidence=confidence,
                    direction=direction, method=_METHODS[mode], notes=notes, budget=budget, min_n=MIN_PAIRS,
-                   reached_ci=reached_ci, reached_confidence=reached_level, paired=True, robust=mode == "rank", log_sd=float(d.std(ddof=1)), achieved_confidence=achieved,
+                   reached_ci=reached_ci, reached_confidence=reached_level, paired=True, robust=mode == "rank",
+                   log_sd=float(d.std(ddof=1)), achieved_confidence=achieved,
                    outliers=n_out, drift_tau=tr.tau, drift_p=tr.p_value, n_baseline=n, n_candidate=n, mode=mode)
 
 
