@@ -431,3 +431,14 @@ def test_too_few_blocks_give_the_rank_interval_at_the_level_they_reach():
     assert r.verdict == "insufficient" and r.reached_confidence == pytest.approx(0.8)
     assert compare_unpaired([1.0, 1.1, 0.9], [1.2, 1.3, 1.1]).reached_confidence == pytest.approx(0.9)
     assert compare_paired([1.0], [1.1]).reached_ci is None
+
+
+def test_too_few_blocks_of_differences_give_their_interval_too():
+    """Times that read 0 (a shell's start-up subtracted) are compared as differences: 3 of them
+    still give the 75% interval, relative to the baseline's mean as the ratio is."""
+    from pairbench.stats.differences import compare_differences
+
+    r = compare_differences([0.0, 0.01, 0.02], [0.01, 0.02, 0.04])
+    assert r.verdict == "insufficient" and r.reached_confidence == pytest.approx(0.75)
+    low, high = r.reached_ci
+    assert low == pytest.approx(1 + 0.01 / 0.01) and high == pytest.approx(1 + 0.02 / 0.01)

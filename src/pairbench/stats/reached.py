@@ -18,7 +18,7 @@ from pairbench.stats.tests import (
     wilcoxon_interval,
 )
 
-__all__ = ["reached_paired", "reached_unpaired"]
+__all__ = ["reached_differences", "reached_paired", "reached_unpaired"]
 
 
 def _exp(x: float) -> float:
@@ -38,3 +38,11 @@ def reached_unpaired(lb: np.ndarray, lc: np.ndarray, confidence: float) -> tuple
     level = min(confidence, mann_whitney_max_confidence(int(lb.size), int(lc.size)))
     iv = mann_whitney_interval(lb, lc, level)
     return (_exp(iv.low), _exp(iv.high)), level
+
+
+def reached_differences(d: np.ndarray, scale: float, confidence: float) -> tuple[tuple[float, float], float]:
+    """(ratio interval, level) of paired differences that may be <= 0: the signed-rank CI of `d` at
+    the most n pairs reach, relative to the baseline's `scale` as the additive comparison's ratio."""
+    level = min(confidence, rank_max_confidence(int(d.size)))
+    rk = wilcoxon_interval(d, level)
+    return (1.0 + rk.low / scale, 1.0 + rk.high / scale), level
