@@ -225,6 +225,12 @@ class Comparison:
     """The candidate's figure: `baseline_value` times `ratio`, so that the two figures and the ratio
     agree (the candidate's own location when there is no ratio). None only in comparisons made
     outside the analysis."""
+    reached_ci: tuple[float, float] | None = None
+    """Too few blocks for a verdict (`insufficient`): the interval of `ratio` at the highest level
+    those blocks reach (a rank CI: 75% with 3 blocks), at most `confidence`; reports give it and
+    that level instead of an interval labelled with a level it does not reach. None otherwise."""
+    reached_confidence: float | None = None
+    """The level of `reached_ci`."""
 
     @property
     def verdict_ci(self) -> tuple[float, float] | None:

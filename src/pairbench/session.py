@@ -220,12 +220,16 @@ def execute(
                                             None if options.max_time is None else options.max_time - (block_end - start))
                 planned = planned if adaptive else options.runs
             if adaptive and blocks_done == 1:
-                from pairbench.stats.sequential import look_confidence
-
                 budget.check_minimum(block_end, (options.runs - 1) * steps)
-                looks, planned = _plan_adaptive(options, start, block_end, budget.block_estimate())
+                looks, planned = _plan_adaptive(run, options, start, block_end, budget.block_estimate())
                 n_looks = len(looks)
-                run.metadata["adaptive"] = {"looks": looks, "look_confidence": look_confidence(options.confidence, n_looks)}
+            elif adaptive and blocks_done == 2 and budget.block_costs[1] < budget.block_costs[0] \
+                    and not (options.stop_early and looks[0] < 2):
+                # The first block carries one-off work (micro's allocation pass, cold caches): plan
+                # again on the second, before any look, so the bound is not a third used. Only the
+                # costs decide, never the data, so the looks' error rate is unchanged.
+                looks, planned = _plan_adaptive(run, options, start, block_end, budget.block_costs[1])
+                n_looks = len(looks)
             obs.block_done(run, blocks_done, planned)
             if blocks_done >= planned:
                 stop = "planned" if adaptive else "fixed"
@@ -332,9 +336,11 @@ def _minimum_for_time(options: RunOptions, run: Run, block_seconds: float, steps
     return dataclasses.replace(options, runs=runs)
 
 
-def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds: float) -> tuple[list[int], int]:
-    """The block counts at which to look, and the most blocks, fixed once the cost of a block is known."""
-    from pairbench.stats.sequential import plan_looks
+def _plan_adaptive(run: Run, options: RunOptions, start: float, now: float,
+                   block_seconds: float) -> tuple[list[int], int]:
+    """The block counts at which to look, and the most blocks, fixed once the cost of a block is
+    known (recorded in the run's metadata)."""
+    from pairbench.stats.sequential import look_confidence, plan_looks
 
     cap = options.max_runs or ADAPTIVE_MAX_BLOCKS
     bound = options.max_time if options.max_time is not None else options.default_bound
@@ -345,6 +351,7 @@ def _plan_adaptive(options: RunOptions, start: float, now: float, block_seconds:
         affordable = 1 + int(remaining / max(block_seconds, 1e-6))
     max_blocks = max(options.runs, min(cap, affordable))
     looks = plan_looks(options.runs, max_blocks)
+    run.metadata["adaptive"] = {"looks": looks, "look_confidence": look_confidence(options.confidence, len(looks))}
     return looks, max_blocks
 
 

@@ -92,3 +92,21 @@ def test_each_sentence_names_its_candidate_among_several(tmp_path):
     text = _terminal(tmp_path, "1,0.9,1.004", "cmd", "--reference", "base", "one", "two", "--seed", "5")
     sentences = re.findall(r"^  time[^:]*: .*", text, re.M)
     assert len(sentences) == 2 and all(" one" in s or " two" in s for s in sentences), text
+
+
+def test_too_few_blocks_say_what_can_be_said(tmp_path):
+    """`-r 3`: no verdict, but the ratio and the interval at the level 3 blocks reach (75%), and
+    the blocks a 95% verdict needs, once; no interval is labelled 95% (short and -v alike)."""
+    for flags in ((), ("-v",)):
+        text = _terminal(tmp_path, "1,1.05", "cmd", "a", "b", "-r", "3", "--seed", "3", *flags)
+        joined = re.sub(r"\s*\n\s*", " ", text)
+        said = re.search(r"time: no verdict: ratio (\d\.\d+), 75% interval \[(\d\.\d+), (\d\.\d+)\]; 3 blocks are "
+                         r"too few for a 95% verdict: run 6 or more", joined)
+        assert said, text
+        ratio, low, high = map(float, said.groups())
+        assert low <= ratio <= high
+        assert f"[{said.group(2)}, {said.group(3)}] at 75%" in joined, text  # the table's cell
+        assert "95% CI [" not in joined, text
+        if not flags:  # -v keeps its notes and warnings
+            assert joined.count("too few") == 1 and "no verdict (" not in joined, text
+            _said_once(text)

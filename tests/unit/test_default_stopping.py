@@ -114,3 +114,26 @@ def test_blocks_that_slow_down_still_end_within_the_default_bound(tmp_path):
     execute(run, {"command": runner}, _options(tmp_path), clock=runner.clock)
     assert run.metadata["blocks"] >= 10
     assert run.metadata["elapsed_s"] <= DEFAULT_BOUND_S
+
+
+class _OneOffFirstBlockRunner(FakeRunner):
+    """A fake whose first block costs three times the others (micro's allocation pass runs in it)."""
+
+    def measure(self, benchmark, variant, block, warmup, progress):
+        base = self.step_seconds
+        if block == 0:
+            self.step_seconds = 3 * base
+        try:
+            return super().measure(benchmark, variant, block, warmup, progress)
+        finally:
+            self.step_seconds = base
+
+
+def test_a_first_block_with_one_off_costs_does_not_shrink_the_plan(tmp_path):
+    """The blocks the default bound affords are planned on a block without the first one's one-off
+    work: an unsettled run uses most of the bound, not the third the first block's cost suggests."""
+    run = _run()
+    runner = _OneOffFirstBlockRunner(factors={"b": 1.002}, noise=0.08, seed=1, step_seconds=0.5)
+    execute(run, {"command": runner}, _options(tmp_path), clock=runner.clock)
+    assert 0.8 * DEFAULT_BOUND_S <= run.metadata["elapsed_s"] <= DEFAULT_BOUND_S
+    assert run.metadata["adaptive"]["looks"][-1] >= run.metadata["blocks"]

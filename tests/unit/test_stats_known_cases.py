@@ -414,3 +414,31 @@ def test_a_single_far_block_is_an_outlier_not_bimodal_differences():
     r = compare_paired(np.full(d.size, 0.03), 0.03 * np.exp(d))
     assert not any(n.startswith("bimodal") for n in r.notes)
     assert any(n.startswith("outliers: 1 of") for n in r.notes) or r.outliers == 1
+
+
+def test_too_few_blocks_give_the_rank_interval_at_the_level_they_reach():
+    """3 blocks: the signed-rank interval reaches 75% at most, [min, max] of the log-ratios; it is
+    given beside the no-verdict, at that level (never at the 95% asked); 6 blocks need none."""
+    b = [1.0, 1.0, 1.0]
+    c = [1.02, 1.06, 1.04]
+    r = compare_paired(b, c)
+    assert r.verdict == "insufficient"
+    assert r.reached_confidence == pytest.approx(0.75)
+    assert r.reached_ci == pytest.approx((1.02, 1.06))
+    r = compare_paired(b * 2 + [1.0], c * 2 + [1.03], confidence=0.8)  # 7 blocks: a verdict, nothing reached
+    assert r.verdict != "insufficient" and r.reached_ci is None and r.reached_confidence is None
+    r = compare_paired(b + [1.0], c + [1.03], confidence=0.8)  # 4 blocks reach 87.5%: the 80% asked, no more
+    assert r.verdict == "insufficient" and r.reached_confidence == pytest.approx(0.8)
+    assert compare_unpaired([1.0, 1.1, 0.9], [1.2, 1.3, 1.1]).reached_confidence == pytest.approx(0.9)
+    assert compare_paired([1.0], [1.1]).reached_ci is None
+
+
+def test_too_few_blocks_of_differences_give_their_interval_too():
+    """Times that read 0 (a shell's start-up subtracted) are compared as differences: 3 of them
+    still give the 75% interval, relative to the baseline's mean as the ratio is."""
+    from pairbench.stats.differences import compare_differences
+
+    r = compare_differences([0.0, 0.01, 0.02], [0.01, 0.02, 0.04])
+    assert r.verdict == "insufficient" and r.reached_confidence == pytest.approx(0.75)
+    low, high = r.reached_ci
+    assert low == pytest.approx(1 + 0.01 / 0.01) and high == pytest.approx(1 + 0.02 / 0.01)

@@ -103,3 +103,28 @@ def test_same_and_inconclusive_state_the_smallest_change_the_run_could_have_seen
     # a faster/slower verdict found its change: no MDE is said
     c = comp(ratio=0.926, ci=(0.912, 0.941), significant=True, meaningful=True, verdict="faster", mde=0.01)
     assert "could have seen" not in verdict_sentence(c, TIME)
+
+
+def test_too_few_blocks_say_the_interval_at_the_level_they_reach():
+    """Below the blocks a level needs: the ratio and the interval at the level reached, and how
+    many blocks the level asked needs; never the asked level beside an interval that does not reach it."""
+    c = comp(ratio=1.04, ci=(0.95, 1.14), n=3, verdict="insufficient", more_runs=3,
+             reached_ci=(1.01, 1.07), reached_confidence=0.75)
+    text = verdict_sentence(c, TIME)
+    assert text == ("no verdict: ratio 1.040, 75% interval [1.010, 1.070]; 3 blocks are too few for a 95% "
+                    "verdict: run 6 or more")
+    assert "95% CI" not in text and "[0.950" not in text
+    c = comp(ratio=0.9, ci=(0.8, 1.0), n=2, verdict="insufficient", more_runs=2, paired=False,
+             reached_ci=(0.85, 0.95), reached_confidence=2 / 3)
+    assert verdict_sentence(c, TIME) == ("no verdict: ratio 0.900, 66.6% interval [0.850, 0.950]; 2 runs per "
+                                         "side are too few for a 95% verdict: run 4 or more per side")
+
+
+def test_the_ci_cell_of_too_few_blocks_names_its_level():
+    from pairbench.report.summary import ci_text
+
+    c = comp(ratio=1.04, ci=(0.95, 1.14), n=3, verdict="insufficient", more_runs=3,
+             reached_ci=(1.01, 1.07), reached_confidence=0.75)
+    assert ci_text(c) == "[1.010, 1.070] at 75%"
+    old = comp(ratio=1.04, ci=(0.95, 1.14), n=3, verdict="insufficient", more_runs=3)  # a run file from before
+    assert ci_text(old) == "[0.950, 1.140]"

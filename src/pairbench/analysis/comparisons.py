@@ -78,7 +78,8 @@ def _from_result(r: PairedResult, bench: str, metric: str, baseline: str, candid
         verdict=r.verdict,  # type: ignore[arg-type]
         more_runs=r.more_runs, threshold=r.threshold, confidence=r.confidence, method=r.method, paired=r.paired,
         mde=r.mde, notes=r.notes, achieved_confidence=r.achieved_confidence if r.ci is not None else None,
-        baseline_value=base_value, candidate_value=cand_value,
+        baseline_value=base_value, candidate_value=cand_value, reached_ci=r.reached_ci,
+        reached_confidence=r.reached_confidence,
     )
 
 

@@ -47,6 +47,7 @@ _METHOD_NOTES = (
     re.compile(r"^significant, but may be below"),  # the sentence says it
     re.compile(r"^non-normal differences|^skewed (differences|values)"),  # which estimate: -v
     re.compile(r"^cannot resolve within budget"),  # the inconclusive sentence says it
+    re.compile(r"^too few (blocks|values per side) for a verdict"),  # the no-verdict sentence says it
 )
 
 
@@ -171,7 +172,8 @@ def render_brief(run: Run, console: Console, sentences: str = "primary",
         console.print(Text(f"note: {visible(note)}", style="dim"))
     out = diagnostics or console
     open_verdict = any(c.verdict in ("inconclusive", "insufficient") for c in run.comparisons)
-    shown = merged_notices([n for n in run.notices if _kind(n) not in HIDDEN_KINDS
+    hidden = HIDDEN_KINDS | ({"few-blocks"} if sentences != "none" else set())  # the sentence says how many to run
+    shown = merged_notices([n for n in run.notices if _kind(n) not in hidden
                             and (_kind(n) != "budget" or open_verdict)])
     busy = any(_kind(n) == "machine-busy" for n in shown)
     for notice in shown:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pairbench.analysis.replicates import Spread, spreads
 from pairbench.model import Benchmark, Comparison, Metric, Run, Sample
 from pairbench.report.format import format_delta, format_percent, format_ratio, format_value
-from pairbench.report.wording import verdict_sentence
+from pairbench.report.wording import reached_label, verdict_sentence
 
 __all__ = ["Spread", "spreads", "spread_text", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
            "MetricGroups", "metric_groups", "FIGURES_CAPTION", "figures", "figure_text", "percent_shown", "exact_change",
@@ -150,6 +150,9 @@ def ci_text(c: Comparison | None, mixed: bool = False) -> str:
         return ""
     if _exact(c):
         return "exact"
+    if c.verdict == "insufficient" and c.reached_ci is not None and c.reached_confidence is not None:
+        low, high = c.reached_ci  # too few blocks for the level in the header: say the level reached
+        return f"[{format_ratio(low)}, {format_ratio(high)}] at {reached_label(c.reached_confidence)}"
     ci = c.verdict_ci
     if not ci:
         return "–"

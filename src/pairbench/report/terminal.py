@@ -189,7 +189,8 @@ def print_table(run: Run, bench: Benchmark, console: Console, caption: str | Non
         line.append_text(metric)
         line.append(" · ")
         line.append_text(cand)
-        line.append(f": {value} vs {last_base} ({baseline}); ratio {ratio}, {ci_label} {ci}, ")
+        interval = f"interval {ci}" if ci.endswith("%") else f"{ci_label} {ci}"  # too few blocks: its own level
+        line.append(f": {value} vs {last_base} ({baseline}); ratio {ratio}, {interval}, ")
         line.append_text(verdict)
         console.print(line)
     if caption:

@@ -14,10 +14,12 @@ Numbers are formatted by report/format.py, as the tables beside the sentences fo
 
 from __future__ import annotations
 
+import math
+
 from pairbench.model import Comparison, Metric
 from pairbench.report.format import MINUS, confidence_label, format_delta, format_percent, format_ratio
 
-__all__ = ["verdict_sentence", "verdict_word"]
+__all__ = ["reached_label", "verdict_sentence", "verdict_word"]
 
 
 def _band(threshold: float) -> str:
@@ -137,6 +139,27 @@ def _seen(c: Comparison) -> str:
     return f"; the smallest change this run could have seen is {format_percent(c.mde, signed=False)} (80% power)"
 
 
+def reached_label(level: float) -> str:
+    """0.75 -> '75%', 0.9375 -> '93.7%': rounded down, so that no interval is said to reach more than it does."""
+    text = f"{math.floor(level * 1000 + 1e-9) / 10:.1f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+def _reached_sentence(c: Comparison, ratio: float, ci: tuple[float, float], level: float) -> str:
+    """`no verdict: ratio 1.040, 75% interval [1.010, 1.070]; 3 blocks are too few for a 95% verdict:
+    run 6 or more`: what too few blocks can say, at the level they reach."""
+    need = c.n + (c.more_runs or 0)
+    if c.paired:
+        few = f"{c.n} block{'' if c.n == 1 else 's'} {'is' if c.n == 1 else 'are'}"
+        run = f"run {need} or more"
+    else:
+        few = f"{c.n} run{'' if c.n == 1 else 's'} per side {'is' if c.n == 1 else 'are'}"
+        run = f"run {need} or more per side"
+    return (f"no verdict: ratio {format_ratio(ratio)}, {reached_label(level)} interval "
+            f"[{format_ratio(ci[0])}, {format_ratio(ci[1])}]; {few} too few for a "
+            f"{confidence_label(c.confidence)} verdict: {run}")
+
+
 def verdict_sentence(comparison: Comparison, metric: Metric) -> str:
     """The comparison's verdict as one sentence a reader can paste into a tracker.
 
@@ -150,6 +173,9 @@ def verdict_sentence(comparison: Comparison, metric: Metric) -> str:
     c = comparison
     if c.exact or c.verdict == "exact":
         return _exact_sentence(c, metric)
+    if c.verdict == "insufficient" and c.ratio is not None and c.reached_ci is not None \
+            and c.reached_confidence is not None:
+        return _reached_sentence(c, c.ratio, c.reached_ci, c.reached_confidence)
     if c.verdict == "insufficient" or c.ratio is None or c.ci is None:
         need = c.n + (c.more_runs or 0)
         what = ("paired block" if c.paired else "run per side") if c.n == 1 else \

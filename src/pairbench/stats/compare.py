@@ -23,6 +23,7 @@ from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES, bca_mean_interval, bc
 from pairbench.stats.drift import trend
 from pairbench.stats.estimate import log_diffs, log_values
 from pairbench.stats.outliers import MIN_MODE, bimodal_flag, outlier_mask, skew_flag, two_groups
+from pairbench.stats.reached import reached_paired, reached_unpaired
 from pairbench.stats.tests import (
     mann_whitney_interval,
     mann_whitney_max_confidence,
@@ -123,6 +124,11 @@ class PairedResult:
     n_candidate: int = 0
     mode: str = "t"
     """How the CI was made: "t", "bootstrap" or "rank" (see MODES)."""
+    reached_ci: tuple[float, float] | None = None
+    """Below the blocks a verdict needs (insufficient): the rank CI of the ratio at the highest level
+    these blocks reach, at most `confidence`, so that what can be said is said at a level it holds."""
+    reached_confidence: float | None = None
+    """The level of `reached_ci` (its coverage is at least this)."""
 
     @property
     def change(self) -> float | None:
@@ -227,6 +233,10 @@ def _unreachable_note(n: int, most: float, reach: float) -> str:
     need = n
     while rank_max_confidence(need) < reach:
         need += 1
+    if n < MIN_PAIRS:  # no verdict: what is shown is the rank CI at the level it reaches
+        return (f"with {n} blocks the signed-rank CI reaches at most {math.floor(most * 1000) / 10:g}%, so the "
+                f"interval is given at that level; the {_label(reach)} CI kept beside it is the t interval on the "
+                "paired log-ratios, which assumes normal differences")
     return (f"with {n} blocks the signed-rank CI reaches at most {most * 100:.1f}%, short of the "
             f"{_label(reach)} asked, so the t interval on the paired log-ratios is used (the rank CI needs at "
             f"least {need} blocks for that level)")
@@ -349,9 +359,11 @@ def compare_paired(baseline: Sequence[float], candidate: Sequence[float], *, dir
     if tr.flagged:
         notes.append(f"drift: the differences trend with block order (Kendall τ = {tr.tau:.2f}, p = {tr.p_value:.3f}); "
                      "interleaving keeps the estimate unbiased but widens the CI")
+    reached_ci, reached_level = reached_paired(d, confidence) if n < MIN_PAIRS else (None, None)
     return _finish(est=est, lo=lo, hi=hi, p=p, n=n, se_log=se, threshold=threshold, confidence=confidence,
                    direction=direction, method=_METHODS[mode], notes=notes, budget=budget, min_n=MIN_PAIRS,
-                   paired=True, robust=mode == "rank", log_sd=float(d.std(ddof=1)), achieved_confidence=achieved,
+                   reached_ci=reached_ci, reached_confidence=reached_level, paired=True, robust=mode == "rank",
+                   log_sd=float(d.std(ddof=1)), achieved_confidence=achieved,
                    outliers=n_out, drift_tau=tr.tau, drift_p=tr.p_value, n_baseline=n, n_candidate=n, mode=mode)
 
 
@@ -404,9 +416,11 @@ def compare_unpaired(baseline: Sequence[float], candidate: Sequence[float], *, d
             notes.append(f"drift: the {side} values trend with measurement order (Kendall τ = {tr.tau:.2f}, "
                          f"p = {tr.p_value:.3f}); unpaired results are biased by it")
     pooled = math.sqrt((float(lb.var(ddof=1)) * (nb - 1) + float(lc.var(ddof=1)) * (nc - 1)) / (nb + nc - 2))
+    reached_ci, reached_level = reached_unpaired(lb, lc, confidence) if n < MIN_PER_SIDE else (None, None)
     return _finish(est=iv.estimate, lo=iv.low, hi=iv.high, p=iv.p_value, n=n, se_log=se, threshold=threshold,
                    confidence=confidence, direction=direction, method=method, notes=notes, budget=budget,
-                   min_n=MIN_PER_SIDE, paired=False, robust=use_robust, log_sd=pooled,
+                   min_n=MIN_PER_SIDE, reached_ci=reached_ci, reached_confidence=reached_level, paired=False,
+                   robust=use_robust, log_sd=pooled,
                    achieved_confidence=iv.achieved, outliers=n_out, n_baseline=nb, n_candidate=nc)
 
 

@@ -29,6 +29,7 @@ from pairbench.stats.compare import (
     paired_interval,
 )
 from pairbench.stats.drift import trend
+from pairbench.stats.reached import reached_differences
 from pairbench.stats.tests import welch_interval
 from pairbench.stats.outliers import outlier_mask, skew_flag
 from pairbench.stats.verdict import DEFAULT_BUDGET_BLOCKS, MIN_PAIRS, blocks_needed, judge, min_detectable_effect
@@ -105,6 +106,7 @@ def compare_differences(baseline: Sequence[float], candidate: Sequence[float], *
                 notes.append(f"cannot resolve within budget: the estimate sits near the ±{threshold * 100:g}% "
                              f"band edge (more than {budget} blocks would be needed)")
     tr = trend(d)
+    reached_ci, reached_level = reached_differences(d, scale, confidence) if n < MIN_PAIRS else (None, None)
     return PairedResult(
         ratio=ratio, ci=ci, p_value=p, n=n, significant=significant, meaningful=meaningful, verdict=verdict,
         more_runs=more, unresolvable=unresolvable,
@@ -113,7 +115,7 @@ def compare_differences(baseline: Sequence[float], candidate: Sequence[float], *
         direction=direction, paired=True, robust=mode == "rank",
         estimate_log=math.log(ratio) if ratio > 0 else math.nan, ci_log=None, log_sd=math.nan,
         achieved_confidence=achieved, outliers=n_out, drift_tau=tr.tau, drift_p=tr.p_value, n_baseline=n,
-        n_candidate=n, mode=mode,
+        n_candidate=n, mode=mode, reached_ci=reached_ci, reached_confidence=reached_level,
     )
 
 

@@ -195,6 +195,7 @@ def _comparison_to_dict(c: Comparison) -> dict[str, Any]:
     d = {k: _defined(v) for k, v in asdict(c).items()}
     d["ci"] = _defined_pair(c.ci)
     d["adjusted_ci"] = _defined_pair(c.adjusted_ci)
+    d["reached_ci"] = _defined_pair(c.reached_ci)
     d["notes"] = list(c.notes)
     return d
 
@@ -339,6 +340,7 @@ def _comparison_from_dict(d: dict[str, Any]) -> Comparison:
     c = _only_known(Comparison, d)
     c["ci"] = _pair(c.get("ci"))
     c["adjusted_ci"] = _pair(c.get("adjusted_ci"))
+    c["reached_ci"] = _pair(c.get("reached_ci"))
     c["notes"] = tuple(c.get("notes", ()))
     return Comparison(**c)
 
