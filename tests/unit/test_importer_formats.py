@@ -216,3 +216,10 @@ def test_a_format_named_that_the_file_is_not_says_what_it_looks_like(tmp_path: P
     text.write_text("nothing measured here\n")
     with pytest.raises(UserError, match="is not a results file pairbench imports"):
         import_file(text)
+
+
+def test_the_docs_table_lists_every_format_in_the_tables_order() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "reports.md").read_text()
+    section = doc[doc.index("## import"):]
+    listed = [line.split("`")[1] for line in section.splitlines() if line.startswith("| `") and "what the tool" not in line]
+    assert listed == list(FORMATS)
