@@ -223,3 +223,12 @@ def test_the_docs_table_lists_every_format_in_the_tables_order() -> None:
     section = doc[doc.index("## import"):]
     listed = [line.split("`")[1] for line in section.splitlines() if line.startswith("| `") and "what the tool" not in line]
     assert listed == list(FORMATS)
+
+
+def test_a_damaged_or_empty_criterion_directory_is_one_clear_message(tmp_path: Path) -> None:
+    _write(tmp_path / "crit" / "f" / "new" / "sample.json", {"iters": [1], "times": "x"})
+    with pytest.raises(UserError, match="sample.json is not criterion's sample.json"):
+        import_file(tmp_path / "crit")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(UserError, match="empty is not a results file pairbench imports"):
+        import_file(tmp_path / "empty")
