@@ -223,3 +223,13 @@ def test_criterion_directory_new_against_base(tmp_path: Path, run_cli) -> None:
     assert proc.returncode == 0, proc.stderr
     line = next(x for x in proc.stdout.splitlines() if x.startswith("Fibonacci/Recursive"))
     assert line.split()[-1] == "slower"
+
+
+def test_compare_of_summary_only_files_says_why_it_has_no_verdict(tmp_path: Path, run_cli) -> None:
+    (tmp_path / "a.json").write_text(json.dumps({"parse": {"latency": {"value": 88.0}}}))
+    (tmp_path / "b.json").write_text(json.dumps({"parse": {"latency": {"value": 120.0}}}))
+    proc = run_cli("compare", "a.json", "b.json")
+    assert proc.returncode == 0, proc.stderr
+    assert next(x for x in proc.stdout.splitlines() if x.startswith("parse")).split()[-1] == "insufficient"
+    assert "Bencher Metric Format's summary statistics (a.json)" in proc.stderr
+    assert "Bencher Metric Format's summary statistics (b.json)" in proc.stderr
