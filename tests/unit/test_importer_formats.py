@@ -232,3 +232,11 @@ def test_a_damaged_or_empty_criterion_directory_is_one_clear_message(tmp_path: P
     (tmp_path / "empty").mkdir()
     with pytest.raises(UserError, match="empty is not a results file pairbench imports"):
         import_file(tmp_path / "empty")
+
+
+def test_asv_types_without_benchmarks_json_come_from_the_name(tmp_path: Path) -> None:
+    doc = {**_asv_doc(), "results": {"m.mem_list": [[8056], [], "v", 0, 0.1], "m.track_x": [[42], [], "v", 0, 0.1],
+                                     "m.peakmem_y": [[1e6], [], "v", 0, 0.1]}}
+    run = import_file(_write(tmp_path / "r.json", doc))
+    assert [(b.metrics[0].name, b.metrics[0].unit) for b in run.benchmarks] == [
+        ("memory", "B"), ("value", ""), ("peak_rss", "B")]

@@ -8,7 +8,7 @@ A parametrized benchmark's `result` and `samples` run over the product of its `p
 a benchmark `name(p1, p2)` as asv prints it. `samples` (with `asv run --record-samples`) become
 blocks; without them the result (asv's median) is the one value, marked summary-only. The unit
 and type come from `results/benchmarks.json` when it is beside the machine's directory, else from
-the name (`time_` seconds, `peakmem_`/`mem_` bytes, `track_` a plain number). The variant is the
+the name (`time_` seconds, `peakmem_` peak RSS and `mem_` object size in bytes, `track_` a plain number). The variant is the
 commit (its first 8 hex digits) unless `--name`.
 """
 
@@ -25,8 +25,10 @@ from pairbench.model import Benchmark, Metric, Notice, Run, Sample, Variant
 __all__ = ["IMPORTER"]
 
 _UNITS = {"seconds": "s", "bytes": "B"}
-_PREFIXES = (("time_", "time", "s"), ("timeraw_", "time", "s"), ("peakmem_", "peakmem", "B"), ("mem_", "mem", "B"),
-             ("track_", "track", ""))
+_PREFIXES = (("time_", "time", "s"), ("timeraw_", "time", "s"), ("peakmem_", "peakmemory", "B"),
+             ("mem_", "memory", "B"), ("track_", "track", ""))
+"""Name prefix -> asv's benchmark type and unit, for a results file without benchmarks.json beside it."""
+_METRIC_NAMES = {"time": "time", "peakmemory": "peak_rss", "memory": "memory"}
 
 
 def _detect(source: Source) -> bool:
@@ -47,8 +49,7 @@ def _metric(name: str, info: dict[str, Any]) -> Metric:
     kind, unit = next(((k, u) for p, k, u in _PREFIXES if name.rpartition(".")[2].startswith(p)), ("track", ""))
     kind = str(info.get("type") or kind)
     unit = _UNITS.get(str(info.get("unit")), unit) if "unit" in info else unit
-    metric = "time" if kind == "time" else "peak_rss" if kind in ("peakmem", "memory") else "value"
-    return Metric(metric, unit, "lower", description=f"asv {kind}")
+    return Metric(_METRIC_NAMES.get(kind, "value"), unit, "lower", description=f"asv {kind}")
 
 
 def _read(source: Source, naming: Naming) -> Run:
