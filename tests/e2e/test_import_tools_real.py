@@ -202,9 +202,10 @@ def _criterion_benchmark(root: Path, baseline: str, per_iteration_ns: float, noi
     times = [n * per_iteration_ns * (1 + e) for n, e in zip(iters, noise)]
     (d / "sample.json").write_text(json.dumps({"sampling_mode": "Linear", "iters": iters, "times": times}))
     mean = statistics.fmean(t / n for n, t in zip(iters, times))
-    (d / "estimates.json").write_text(json.dumps({key: {
-        "confidence_interval": {"confidence_level": 0.95, "lower_bound": mean * 0.99, "upper_bound": mean * 1.01},
-        "point_estimate": mean, "standard_error": mean * 0.005} for key in ("mean", "median", "std_dev", "median_abs_dev", "slope")}))
+    estimate = {"confidence_interval": {"confidence_level": 0.95, "lower_bound": mean * 0.99, "upper_bound": mean * 1.01},
+                "point_estimate": mean, "standard_error": mean * 0.005}
+    keys = ("mean", "median", "std_dev", "median_abs_dev", "slope")
+    (d / "estimates.json").write_text(json.dumps({key: estimate for key in keys}))
 
 
 def test_criterion_directory_new_against_base(tmp_path: Path, run_cli) -> None:

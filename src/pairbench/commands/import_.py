@@ -24,14 +24,14 @@ def register(subparsers: Any) -> None:
     from pairbench.importers.formats import FORMATS, IMPORTERS
 
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "import", help="turn other tools' results (pyperf, hyperfine, pytest-benchmark, Google Benchmark, criterion, "
-                       "go test -bench, asv, Bencher) into run files and record them in the history",
+        "import", help="turn other tools' results (pyperf, hyperfine, pytest-benchmark, Google Benchmark, "
+                       "criterion, go test -bench, asv, Bencher) into run files and record them in the history",
         description="Write FILE's results as a pairbench run file (FILE stem + .run.json, or -o) and record it "
                     "in the history. Imported runs are not interleaved; compare them with `pairbench compare`.",
         epilog="formats: " + "; ".join(f"{name}: {importer.reads}" for name, importer in IMPORTERS.items()),
     )
-    p.add_argument("files", nargs="+", metavar="FILE", help="a results file (or criterion's directory) of a format below, "
-                                                            "or a pairbench run file to record")
+    p.add_argument("files", nargs="+", metavar="FILE", help="a results file (or criterion's directory) of a format "
+                                                            "below, or a pairbench run file to record")
     p.add_argument("-o", "--output", metavar="RUN", help="run file to write (only with one FILE; for a pairbench run "
                                                           "file, the run it holds, salvaged if cut short)")
     p.add_argument("--format", choices=("auto", *FORMATS), default="auto", help="input format (default: detect)")

@@ -96,8 +96,8 @@ def _analyse_what_was_kept(run: Run, path: str, say: Callable[[str], None]) -> N
 def import_files(files: list[str], output: str | None = None, fmt: str = "auto", name: str | None = None,
                  benchmark: str | None = None, force: bool = False, record: bool = True,
                  history: str | None = None) -> int:
-    """Other tools' results (importers/formats.py) written as run files (FILE stem + .run.json, or `output`) and recorded
-    in the history; a pairbench run file is recorded (salvaged if cut short, written whole with
+    """Other tools' results (importers/formats.py) written as run files (FILE stem + .run.json, or
+    `output`) and recorded in the history; a pairbench run file is recorded (salvaged if cut short, written whole with
     `output`). One summary line per file; the exit code."""
     from pathlib import Path
 

@@ -8,8 +8,8 @@ A parametrized benchmark's `result` and `samples` run over the product of its `p
 a benchmark `name(p1, p2)` as asv prints it. `samples` (with `asv run --record-samples`) become
 blocks; without them the result (asv's median) is the one value, marked summary-only. The unit
 and type come from `results/benchmarks.json` when it is beside the machine's directory, else from
-the name (`time_` seconds, `peakmem_` peak RSS and `mem_` object size in bytes, `track_` a plain number). The variant is the
-commit (its first 8 hex digits) unless `--name`.
+the name (`time_` seconds, `peakmem_` peak RSS and `mem_` object size in bytes, `track_` a plain
+number). The variant is the commit (its first 8 hex digits) unless `--name`.
 """
 
 from __future__ import annotations
@@ -84,8 +84,8 @@ def _read(source: Source, naming: Naming) -> Run:
                     continue
                 values = [result]
                 summary[name] = result
-            benchmarks.append(Benchmark(name, "micro", (metric,),
-                                        {"asv_params": dict(zip(info.get("param_names") or [], point))} if point else {}))
+            options = {"asv_params": dict(zip(info.get("param_names") or [], point))} if point else {}
+            benchmarks.append(Benchmark(name, "micro", (metric,), options))
             samples.extend(Sample(name, variant, metric.name, value, block) for block, value in enumerate(values))
     if not benchmarks:
         raise RunFileError(f"{source.label} holds no asv result")

@@ -59,7 +59,8 @@ def _read(source: Source, naming: Naming) -> Run:
         for block, rep in enumerate(sorted(reps, key=lambda r: int(r.get("repetition_index") or 0))):
             scale = TIME_UNITS_S.get(str(rep.get("time_unit", "ns")))
             if scale is None:
-                raise RunFileError(f"{source.label}: benchmark {name!r} has an unknown time_unit {rep.get('time_unit')!r}")
+                raise RunFileError(f"{source.label}: benchmark {name!r} has an unknown time_unit "
+                                   f"{rep.get('time_unit')!r} (ns, us, ms or s)")
             for field, metric in fields:
                 value = finite(rep.get(field))
                 if value is not None:
