@@ -202,8 +202,8 @@ def _criterion_benchmark(root: Path, baseline: str, per_iteration_ns: float, noi
     times = [n * per_iteration_ns * (1 + e) for n, e in zip(iters, noise)]
     (d / "sample.json").write_text(json.dumps({"sampling_mode": "Linear", "iters": iters, "times": times}))
     mean = statistics.fmean(t / n for n, t in zip(iters, times))
-    estimate = {"confidence_interval": {"confidence_level": 0.95, "lower_bound": mean * 0.99, "upper_bound": mean * 1.01},
-                "point_estimate": mean, "standard_error": mean * 0.005}
+    bounds = {"confidence_level": 0.95, "lower_bound": mean * 0.99, "upper_bound": mean * 1.01}
+    estimate = {"confidence_interval": bounds, "point_estimate": mean, "standard_error": mean * 0.005}
     keys = ("mean", "median", "std_dev", "median_abs_dev", "slope")
     (d / "estimates.json").write_text(json.dumps({key: estimate for key in keys}))
 

@@ -47,7 +47,7 @@ def _estimate(doc: Any, key: str) -> dict[str, Any] | None:
 
 def _detect(source: Source) -> bool:
     if source.path is not None and source.is_dir:
-        return any(True for _ in _measurement_dirs(source.path))
+        return bool(_measurement_dirs(source.path))
     if source.path is None or source.path.name not in _FILES:
         return False
     return _pairs(source.doc) is not None or _estimate(source.doc, "mean") is not None
@@ -56,7 +56,7 @@ def _detect(source: Source) -> bool:
 def _measurement_dirs(root: Path) -> list[Path]:
     """The baseline directories under `root` (or `root` itself) holding sample.json or estimates.json."""
     found = {p.parent for name in _FILES for p in root.rglob(name) if p.parent.name not in _SKIPPED}
-    return sorted(d for d in found if not (set(d.relative_to(root).parts) & _SKIPPED) or d == root)
+    return sorted(d for d in found if not set(d.relative_to(root).parts) & _SKIPPED)
 
 
 def _benchmark_name(directory: Path, root: Path) -> str:
