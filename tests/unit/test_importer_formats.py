@@ -61,7 +61,7 @@ GOOGLE = {"context": {"date": "2026-12-02T12:24:32+00:00", "host_name": "vm", "e
               {"name": "BM_fib/10_mean", "run_name": "BM_fib/10", "run_type": "aggregate", "aggregate_name": "mean",
                "iterations": 2, "real_time": 61.5, "cpu_time": 60.5, "time_unit": "ns"},
               {"name": "BM_copy", "run_name": "BM_copy", "run_type": "iteration", "iterations": 5, "real_time": 2.0,
-               "cpu_time": 2.0, "time_unit": "ms", "bytes_per_second": 1e9}]}
+               "cpu_time": 2.0, "time_unit": "ms", "bytes_per_second": 1e9, "cache misses": 12.0}]}
 
 
 def test_google_benchmark_repetitions_are_blocks_and_aggregates_are_left_out(tmp_path: Path) -> None:
@@ -71,6 +71,8 @@ def test_google_benchmark_repetitions_are_blocks_and_aggregates_are_left_out(tmp
     assert _values(run, "BM_fib/10", "cpu_time") == pytest.approx([60e-9, 61e-9])
     assert _values(run, "BM_copy") == pytest.approx([2e-3])
     assert run.benchmark("BM_copy").metric("bytes_per_s").direction == "higher"
+    assert run.benchmark("BM_copy").metric("cache_misses").direction == "none"  # a user counter: kept, not judged
+    assert _values(run, "BM_copy", "cache_misses") == [12.0]
 
 
 def _criterion_sample(iters: list[float], times: list[float]) -> dict[str, Any]:

@@ -5,11 +5,13 @@
 "iterations", "real_time", "cpu_time", "time_unit": "ns"|"us"|"ms"|"s", "bytes_per_second",
 "items_per_second", "error_occurred", ...}]}. Each repetition (`--benchmark_repetitions`) of a
 benchmark is a block; the aggregates the library adds (mean, median, stddev, cv) are left out, as
-pairbench makes its own from the repetitions.
+pairbench makes its own from the repetitions. User counters (`state.counters["x"]`) are recorded
+under their names but never judged (direction none): the JSON does not say which way is better.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pairbench.errors import RunFileError
@@ -25,6 +27,16 @@ _METRICS: tuple[tuple[str, Metric], ...] = (
     ("bytes_per_second", Metric("bytes_per_s", "B/s", "higher")),
     ("items_per_second", Metric("items_per_s", "op/s", "higher")),
 )
+_NOT_COUNTERS = {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
+                 "repetition_index", "threads", "iterations", "time_unit", "aggregate_name", "aggregate_unit",
+                 "error_occurred", "error_message", "label", "big_o", "rms", "complexity_n"}
+"""Numeric fields of a benchmark entry that are not user counters (the _METRICS fields aside)."""
+
+
+def _counters(reps: list[dict[str, Any]]) -> list[tuple[str, Metric]]:
+    known = _NOT_COUNTERS | {field for field, _ in _METRICS}
+    names = dict.fromkeys(k for r in reps for k, v in r.items() if k not in known and finite(v) is not None)
+    return [(k, Metric(re.sub(r"\s+", "_", k), "", "none", description="user counter")) for k in names]
 
 
 def _detect(source: Source) -> bool:
@@ -54,6 +66,7 @@ def _read(source: Source, naming: Naming) -> Run:
     samples: list[Sample] = []
     for name, reps in rows.items():
         fields = [(field, metric) for field, metric in _METRICS if any(finite(r.get(field)) is not None for r in reps)]
+        fields += _counters(reps)
         benchmarks.append(Benchmark(name, "micro", tuple(m for _, m in fields),
                                     {"iterations": [r.get("iterations") for r in reps]}))
         for block, rep in enumerate(sorted(reps, key=lambda r: int(r.get("repetition_index") or 0))):
