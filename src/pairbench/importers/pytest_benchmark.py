@@ -52,6 +52,7 @@ def _read(source: Source, naming: Naming) -> Run:
         raise RunFileError(f"{source.label} holds no pytest-benchmark benchmark")
     machine = doc.get("machine_info") or {}
     commit = doc.get("commit_info") or {}
+    cpu = machine.get("cpu")
     notices: list[Notice] = [not_interleaved_notice("pytest-benchmark", source.label)]
     if summaries:
         notices.append(summary_notice("pytest-benchmark", source.label,
@@ -59,7 +60,7 @@ def _read(source: Source, naming: Naming) -> Run:
     metadata: dict[str, Any] = {
         "imported_from": "pytest-benchmark", "source_file": source.label, "interleaved": False,
         "started": str(doc.get("datetime") or ""), "hostname": str(machine.get("node") or ""),
-        "cpu": str((machine.get("cpu") or {}).get("brand_raw") or "") if isinstance(machine.get("cpu"), dict) else "",
+        "cpu": str(cpu.get("brand_raw") or "") if isinstance(cpu, dict) else "",
         "pytest_benchmark": {"version": doc.get("version"), "machine_info": machine, "commit_info": commit}}
     if summaries:
         metadata["summary_only"] = summaries
