@@ -44,12 +44,12 @@ def test_pytest_benchmark_files_import_with_every_round(tmp_path: Path, run_cli)
         "import os\n\ndef test_sum(benchmark):\n    benchmark(sum, range(int(os.environ['N'])))\n")
     quick = ["--benchmark-max-time=0.05", "--benchmark-min-rounds=5", "-p", "no:cacheprovider", "-q"]
     pytest_cmd = [sys.executable, "-m", "pytest", "test_b.py", *quick]
-    _tool([*pytest_cmd, "--benchmark-save=base", "--benchmark-save-data"], tmp_path, {"N": "50"})
-    _tool([*pytest_cmd, "--benchmark-json=patched.json", "--benchmark-save-data"], tmp_path, {"N": "3000"})
-    _tool([*pytest_cmd, "--benchmark-save=summary"], tmp_path, {"N": "50"})  # a saved file keeps no data by default
-    (saved,) = (tmp_path / ".benchmarks").rglob("0001_base.json")
-    (summary_file,) = (tmp_path / ".benchmarks").rglob("0002_summary.json")
-    for path in (saved, tmp_path / "patched.json"):
+    # --benchmark-json always holds every round; a saved file only with --benchmark-save-data
+    _tool([*pytest_cmd, "--benchmark-json=base.json", "--benchmark-save=summary"], tmp_path, {"N": "50"})
+    _tool([*pytest_cmd, "--benchmark-save=patched", "--benchmark-save-data"], tmp_path, {"N": "3000"})
+    (summary_file,) = (tmp_path / ".benchmarks").rglob("0001_summary.json")
+    (saved,) = (tmp_path / ".benchmarks").rglob("0002_patched.json")
+    for path in (tmp_path / "base.json", saved):
         stats = json.loads(path.read_text())["benchmarks"][0]["stats"]
         run = import_file(path)
         values = [s.value for s in run.samples if s.benchmark == "test_b.py::test_sum"]
@@ -58,7 +58,7 @@ def test_pytest_benchmark_files_import_with_every_round(tmp_path: Path, run_cli)
     stats = json.loads(summary_file.read_text())["benchmarks"][0]["stats"]
     assert [s.value for s in summary.samples] == [stats["mean"]]
     assert "summary-only" in [n.kind for n in summary.notices]
-    shutil.copy(saved, tmp_path / "base.json")
+    shutil.copy(saved, tmp_path / "patched.json")
     assert _verdict(run_cli, "base.json", "patched.json", "test_b.py::test_sum") == "slower"
 
 
