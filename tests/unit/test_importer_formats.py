@@ -243,3 +243,20 @@ def test_asv_types_without_benchmarks_json_come_from_the_name(tmp_path: Path) ->
     run = import_file(_write(tmp_path / "r.json", doc))
     assert [(b.metrics[0].name, b.metrics[0].unit) for b in run.benchmarks] == [
         ("memory", "B"), ("value", ""), ("peak_rss", "B")]
+
+
+def test_many_rounds_are_grouped_in_order_into_at_most_a_hundred_blocks_every_value_kept(tmp_path: Path) -> None:
+    # The unpaired tests compare every block of one side with every block of the other: 20 000
+    # rounds a side took minutes and gigabytes; a hundred blocks of means keep the test's power
+    from pairbench.analysis.replicates import replicate_values
+
+    doc = _pytest_benchmark(data=True)
+    data = [1e-6 * (1 + (i % 7) / 10) for i in range(1001)]
+    doc["benchmarks"][0]["stats"]["data"] = data
+    run = import_file(_write(tmp_path / "many.json", doc))
+    assert sorted(s.value for s in run.samples) == sorted(data)
+    assert [s.value for s in sorted(run.samples, key=lambda s: (s.block, s.iteration))] == data  # in order
+    blocks = replicate_values(run, "test_b.py::test_sum[10]", "time")["many"]
+    assert len(blocks) == 100 and {len([s for s in run.samples if s.block == b]) for b in blocks} == {10, 11}
+    few = import_file(_write(tmp_path / "few.json", _pytest_benchmark(data=True)))
+    assert [(s.block, s.iteration) for s in few.samples] == [(0, 0), (1, 0), (2, 0)]

@@ -19,7 +19,7 @@ from typing import Any
 
 from pairbench.errors import RunFileError
 from pairbench.importers.source import (
-    Importer, Naming, Source, finite, not_interleaved_notice, read_json, summary_notice)
+    Importer, Naming, Source, blocks, finite, not_interleaved_notice, read_json, summary_notice)
 from pairbench.model import Benchmark, Metric, Notice, Run, Sample, Variant
 
 __all__ = ["IMPORTER"]
@@ -86,7 +86,8 @@ def _read(source: Source, naming: Naming) -> Run:
                 summary[name] = result
             options = {"asv_params": dict(zip(info.get("param_names") or [], point))} if point else {}
             benchmarks.append(Benchmark(name, "micro", (metric,), options))
-            samples.extend(Sample(name, variant, metric.name, value, block) for block, value in enumerate(values))
+            samples.extend(Sample(name, variant, metric.name, value, block, iteration=i)
+                           for block, i, value in blocks(values))
     if not benchmarks:
         raise RunFileError(f"{source.label} holds no asv result")
     if summary:

@@ -18,7 +18,7 @@ from typing import Any
 
 from pairbench.errors import RunFileError
 from pairbench.importers.source import (
-    TIME_UNITS_S, Importer, Naming, Source, finite, not_interleaved_notice, read_json, summary_notice)
+    TIME_UNITS_S, Importer, Naming, Source, blocks, finite, not_interleaved_notice, read_json, summary_notice)
 from pairbench.model import Benchmark, Metric, Notice, Run, Sample, Variant
 
 __all__ = ["IMPORTER"]
@@ -117,8 +117,8 @@ def _read(source: Source, naming: Naming) -> Run:
     variants = [Variant(name, baseline=(i == 0)) for i, name in enumerate(names)]
     metric = Metric("time", "s", "lower", description="time per iteration")
     benchmarks = [Benchmark(name, "micro", (metric,)) for name in dict.fromkeys(b for b, _ in measured)]
-    samples = [Sample(bench, variant, "time", value, block)
-               for (bench, variant), values in measured.items() for block, value in enumerate(values)]
+    samples = [Sample(bench, variant, "time", value, block, iteration=i)
+               for (bench, variant), values in measured.items() for block, i, value in blocks(values)]
     notices: list[Notice] = [not_interleaved_notice("criterion", source.label)]
     metadata: dict[str, Any] = {"imported_from": "criterion", "source_file": source.label, "interleaved": False}
     if summaries:

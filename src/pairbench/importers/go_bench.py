@@ -4,7 +4,8 @@
     pkg: example.com/fib
     BenchmarkFib-8     2000     2814 ns/op     0 B/op     0 allocs/op
 
-Each benchmark line is one measurement (`-count N` writes N lines): a block. Its name loses the
+Each benchmark line is one measurement (`-count N` writes N lines): a block (more than a hundred are
+grouped in order, importers/source.py `blocks`). Its name loses the
 `Benchmark` prefix and the `-GOMAXPROCS` suffix, as benchstat shows it (a package's path goes in
 front when the file holds several packages). `ns/op`, `B/op`, `allocs/op` and `MB/s` become
 `time`, `alloc_bytes`, `allocs` and `bytes_per_s`; any other unit is a metric of its own name.
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 
 from pairbench.errors import RunFileError
-from pairbench.importers.source import Importer, Naming, Source, not_interleaved_notice
+from pairbench.importers.source import Importer, Naming, Source, blocks, not_interleaved_notice
 from pairbench.model import Benchmark, Metric, Run, Sample, Variant
 
 __all__ = ["IMPORTER"]
@@ -62,19 +63,19 @@ def _read(source: Source, naming: Naming) -> Run:
     if not lines:
         raise RunFileError(f"{source.label} holds no Go benchmark line")
     several = len({pkg for pkg, _, _ in lines}) > 1
+    by_name: dict[str, list[list[tuple[float, str]]]] = {}
+    for pkg, short, pairs in lines:
+        by_name.setdefault(f"{pkg}.{short}" if several and pkg else short, []).append(pairs)
     metrics: dict[str, list[Metric]] = {}
     samples: list[Sample] = []
-    blocks: dict[str, int] = {}
-    for pkg, short, pairs in lines:
-        name = f"{pkg}.{short}" if several and pkg else short
-        block = blocks.get(name, 0)
-        blocks[name] = block + 1
-        for value, unit in pairs:
-            metric, factor = _metric_of(unit)
-            known = metrics.setdefault(name, [])
-            if metric not in known:
-                known.append(metric)
-            samples.append(Sample(name, variant, metric.name, value * factor, block))
+    for name, measured in by_name.items():
+        known = metrics.setdefault(name, [])
+        for block, i, pairs in blocks(measured):
+            for value, unit in pairs:
+                metric, factor = _metric_of(unit)
+                if metric not in known:
+                    known.append(metric)
+                samples.append(Sample(name, variant, metric.name, value * factor, block, iteration=i))
     benchmarks = [Benchmark(name, "micro", tuple(ms)) for name, ms in metrics.items()]
     metadata = {"imported_from": "go", "source_file": source.label, "interleaved": False,
                 "cpu": config.get("cpu", ""), "go": config}

@@ -15,7 +15,8 @@ import re
 from typing import Any
 
 from pairbench.errors import RunFileError
-from pairbench.importers.source import TIME_UNITS_S, Importer, Naming, Source, finite, not_interleaved_notice
+from pairbench.importers.source import (
+    TIME_UNITS_S, Importer, Naming, Source, blocks, finite, not_interleaved_notice)
 from pairbench.model import Benchmark, Metric, Notice, Run, Sample, Variant
 
 __all__ = ["IMPORTER"]
@@ -69,7 +70,7 @@ def _read(source: Source, naming: Naming) -> Run:
         fields += _counters(reps)
         benchmarks.append(Benchmark(name, "micro", tuple(m for _, m in fields),
                                     {"iterations": [r.get("iterations") for r in reps]}))
-        for block, rep in enumerate(sorted(reps, key=lambda r: int(r.get("repetition_index") or 0))):
+        for block, i, rep in blocks(sorted(reps, key=lambda r: int(r.get("repetition_index") or 0))):
             scale = TIME_UNITS_S.get(str(rep.get("time_unit", "ns")))
             if scale is None:
                 raise RunFileError(f"{source.label}: benchmark {name!r} has an unknown time_unit "
@@ -78,7 +79,7 @@ def _read(source: Source, naming: Naming) -> Run:
                 value = finite(rep.get(field))
                 if value is not None:
                     factor = scale if metric.unit == "s" else 1.0
-                    samples.append(Sample(name, variant, metric.name, value * factor, block))
+                    samples.append(Sample(name, variant, metric.name, value * factor, block, iteration=i))
     if not benchmarks:
         raise RunFileError(f"{source.label} holds no Google Benchmark repetition")
     context = doc.get("context") or {}

@@ -3,8 +3,9 @@
 {"machine_info": {...}, "commit_info": {"id": ...}, "datetime": ..., "version": ...,
 "benchmarks": [{"fullname": "test_x.py::test_y[1]", "name", "group", "params", "extra_info",
 "stats": {"min", "max", "mean", "stddev", "median", "rounds", "iterations", ..., "data": [...]}}]}.
-`data` (with `--benchmark-save-data`) holds every round's time per iteration, in seconds: each
-round becomes a block. Without it the file holds statistics only, and the mean is imported as the
+`data` (always with `--benchmark-json`; in a saved file with `--benchmark-save-data`) holds every
+round's time per iteration, in seconds: each round becomes a block (more than MOST_BLOCKS are
+grouped in order, importers/source.py `blocks`). Without it the file holds statistics only, and the mean is imported as the
 benchmark's one value (the statistics kept in the run's metadata), marked summary-only.
 """
 
@@ -13,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from pairbench.errors import RunFileError
-from pairbench.importers.source import Importer, Naming, Source, finite, not_interleaved_notice, summary_notice
+from pairbench.importers.source import (
+    Importer, Naming, Source, blocks, finite, not_interleaved_notice, summary_notice)
 from pairbench.model import Benchmark, Metric, Notice, Run, Sample, Variant
 
 __all__ = ["IMPORTER"]
@@ -47,7 +49,7 @@ def _read(source: Source, naming: Naming) -> Run:
         options = {k: bench[k] for k in ("group", "params", "extra_info") if bench.get(k)}
         benchmarks.append(Benchmark(name, "micro", (Metric("time", "s", "lower", description="time per call"),),
                                     options))
-        samples.extend(Sample(name, variant, "time", value, block) for block, value in enumerate(data))
+        samples.extend(Sample(name, variant, "time", value, block, iteration=i) for block, i, value in blocks(data))
     if not benchmarks:
         raise RunFileError(f"{source.label} holds no pytest-benchmark benchmark")
     machine = doc.get("machine_info") or {}

@@ -14,16 +14,38 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence, TypeVar
 
 from pairbench.errors import UserError
 from pairbench.model import Notice, Run
 
 __all__ = ["Source", "Naming", "Importer", "read_json", "summary_notice", "not_interleaved_notice",
-           "finite", "TIME_UNITS_S"]
+           "finite", "blocks", "TIME_UNITS_S", "MOST_BLOCKS"]
+
+T = TypeVar("T")
 
 TIME_UNITS_S: dict[str, float] = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 """Seconds per unit, for the tools that write times in a unit of their own (Google Benchmark, criterion, Go)."""
+
+MOST_BLOCKS = 100
+"""Consecutive measurements are grouped, in order, into at most this many blocks (a block's value is
+the mean of its iterations, analysis/replicates.py). The unpaired tests weigh every block of one
+side against every block of the other: 20 000 pytest-benchmark rounds a side took minutes and
+gigabytes, while a hundred blocks of means keep every value (as iterations) and the test's power."""
+
+
+def blocks(values: Sequence[T], most: int = MOST_BLOCKS) -> list[tuple[int, int, T]]:
+    """(block, iteration, value) of consecutive measurements: one block each, or `most` blocks of
+    near-equal size when there are more."""
+    count = len(values)
+    if count <= most:
+        return [(i, 0, v) for i, v in enumerate(values)]
+    out: list[tuple[int, int, T]] = []
+    for i, v in enumerate(values):
+        block = i * most // count
+        first = -(-block * count // most)  # the first index of this block
+        out.append((block, i - first, v))
+    return out
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:
