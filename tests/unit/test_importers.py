@@ -66,9 +66,9 @@ def test_bad_inputs_are_one_clear_message(tmp_path: Path) -> None:
         import_file(bad)
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"results": "nope"}))
-    with pytest.raises(UserError, match="is not a pyperf or hyperfine JSON file"):
+    with pytest.raises(UserError, match="is not a results file pairbench imports .formats: pyperf, hyperfine, "):
         import_file(other)
-    with pytest.raises(UserError, match="not a pyperf or hyperfine"):
+    with pytest.raises(UserError, match="is not pyperf JSON .* it looks like hyperfine --export-json .--format hyperfine."):
         path = tmp_path / "hf.json"
         path.write_text(json.dumps(HYPERFINE))
         import_file(path, fmt="pyperf")

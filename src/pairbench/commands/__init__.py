@@ -40,7 +40,8 @@ COMMAND_SUMMARIES: dict[str, tuple[str, str]] = {
     "calibrate": ("calibrate", "measure a command against itself: the smallest change this machine can tell from noise"),
     "bisect": ("bisect", "find the commit that made a benchmark slower (each step a paired verdict)"),
     "ci": ("ci", "compare a pull request's head with its merge-base, built and measured here; comment and gate"),
-    "import_": ("import", "turn pyperf or hyperfine JSON results into run files and record them in the history"),
+    "import_": ("import", "turn other tools' results (pyperf, hyperfine, pytest-benchmark, Google Benchmark, "
+                         "criterion, go test -bench, asv, Bencher) into run files and record them in the history"),
     "init": ("init", "write a commented example suite file (./pairbench.toml)"),
     "demo": ("demo", "run a bundled comparison (a real difference and a real non-difference)"),
     "completions": ("completions", "print a shell completion script (bash, zsh, fish)"),

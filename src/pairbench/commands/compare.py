@@ -16,7 +16,7 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
 
     from pairbench.model import Comparison, Notice, Run
 
@@ -210,6 +210,7 @@ def _compare_two(args: argparse.Namespace, sides: list[tuple[str, str, Run]]) ->
         out.write(f"{'' if only_base else chr(10)}only in {pb}: {', '.join(only_cand)}\n")
     for n in notices:
         warn(n.message)
+    _warn_summary_only(warn, base, cand)
     if not comparisons:
         warn("no benchmark is in both runs; nothing was compared")
     options = ExportOptions(title="pairbench compare")
@@ -217,6 +218,14 @@ def _compare_two(args: argparse.Namespace, sides: list[tuple[str, str, Run]]) ->
         if target:
             export(merged, fmt, target, options, inputs=list(args.files))
     return 0
+
+
+def _warn_summary_only(warn: Callable[[str], None], *runs: Run) -> None:
+    """Say which imported files held summary statistics only: why their verdicts are insufficient."""
+    for run in runs:
+        for n in run.notices:
+            if n.kind == "summary-only":
+                warn(f"{n.message}; {n.hint}" if n.hint else n.message)
 
 
 def _shown(args: argparse.Namespace, side: Run, label: str, one_file: bool) -> str:
@@ -258,6 +267,7 @@ def _compare_many(args: argparse.Namespace, sides: list[tuple[str, str, Run]]) -
         out.write(f"{c.benchmark} · {c.metric}: {sentence_of(c, metric_of(merged, c.benchmark, c.metric))}\n")
     for n in notices:
         warn(n.message)
+    _warn_summary_only(warn, *(run for _, _, run in sides))
     names = {b.name for b in merged.benchmarks}
     for label, path, run in sides:
         missing = [b.name for b in run.benchmarks if b.name not in names]

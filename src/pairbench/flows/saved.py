@@ -1,7 +1,7 @@
 """Saved results read and written for the commands that do not measure (report, compare, import, init).
 
 Run files are read as `report` reads them (a cut-short one yields what it holds, analysed from its
-kept samples, with a warning; pyperf and hyperfine files are imported on the way), and written or
+kept samples, with a warning; other tools' results are imported on the way), and written or
 recorded in the history store here, so that `commands/` never opens the store itself.
 """
 
@@ -24,19 +24,20 @@ def warn(message: str) -> None:
 
 
 def load_results(path: str, say: Callable[[str], None] = warn) -> Run:
-    """A run file (a cut-short one yields what it holds, with a warning), or a pyperf/hyperfine JSON file."""
-    from pairbench.errors import NotARunFile, UserError
-    from pairbench.importers import detect_format, import_file, read_json
+    """A run file (a cut-short one yields what it holds, with a warning), or another tool's results
+    (importers/formats.py: a file, or criterion's directory)."""
+    from pathlib import Path
+
+    from pairbench.errors import NotARunFile
+    from pairbench.importers import FORMATS, Source, detect_format, import_file
     from pairbench.store.salvage import load_run_salvaging
 
+    if Path(path).is_dir():
+        return import_file(path)
     try:
         loaded = load_run_salvaging(path)
-    except NotARunFile as exc:
-        try:
-            doc = read_json(path)  # pyperf writes .json.gz too
-        except UserError:
-            raise exc from None
-        if detect_format(doc) in ("pyperf", "hyperfine"):
+    except NotARunFile:
+        if detect_format(Source(path)) in FORMATS:  # pyperf writes .json.gz too
             return import_file(path)
         raise
     for note in loaded.missing:
@@ -95,8 +96,8 @@ def _analyse_what_was_kept(run: Run, path: str, say: Callable[[str], None]) -> N
 def import_files(files: list[str], output: str | None = None, fmt: str = "auto", name: str | None = None,
                  benchmark: str | None = None, force: bool = False, record: bool = True,
                  history: str | None = None) -> int:
-    """pyperf or hyperfine files written as run files (FILE stem + .run.json, or `output`) and recorded
-    in the history; a pairbench run file is recorded (salvaged if cut short, written whole with
+    """Other tools' results (importers/formats.py) written as run files (FILE stem + .run.json, or
+    `output`) and recorded in the history; a pairbench run file is recorded (salvaged if cut short, written whole with
     `output`). One summary line per file; the exit code."""
     from pathlib import Path
 
@@ -109,8 +110,8 @@ def import_files(files: list[str], output: str | None = None, fmt: str = "auto",
     if output and len(files) > 1:
         raise UserError("-o/--output takes one input FILE; without it each FILE gets FILE.run.json")
     for path in files:
-        try:
-            loaded = load_run_salvaging(path)  # a run file, cut short or with a killed run's journal too
+        try:  # a run file, cut short or with a killed run's journal too; criterion writes a directory
+            loaded = None if Path(path).is_dir() else load_run_salvaging(path)
         except NotARunFile:
             loaded = None
         out: Path | None
@@ -121,7 +122,7 @@ def import_files(files: list[str], output: str | None = None, fmt: str = "auto",
             out = Path(output) if output else None  # -o writes the run whole (journal folded in)
         else:
             run = import_file(path, fmt=fmt, name=name, benchmark=benchmark)
-            out = Path(output) if output else Path(path).with_name(Path(path).name.split(".")[0] + ".run.json")
+            out = Path(output) if output else _run_file_beside(Path(path))
         if out is not None:
             if out.exists() and not force:
                 raise UserError(f"{out} exists; pass --force to overwrite it or -o to choose another name")
@@ -139,6 +140,12 @@ def import_files(files: list[str], output: str | None = None, fmt: str = "auto",
         print(f"{what}: {_count(len(run.variants), 'variant')}, {_count(len(run.benchmarks), 'benchmark')}, "
               f"{_count(samples, 'sample')}{recorded}", file=sys.stderr if to_stdout else sys.stdout)
     return 0
+
+
+def _run_file_beside(path: Path) -> Path:
+    """FILE's stem + .run.json beside it; for a directory (criterion's), DIR.run.json beside the directory."""
+    resolved = path.resolve() if path.is_dir() else path
+    return resolved.with_name((resolved.name.split(".")[0] or "imported") + ".run.json")
 
 
 def _count(n: int, noun: str) -> str:
