@@ -28,6 +28,7 @@ from pairbench.errors import UserError
 
 if TYPE_CHECKING:
     from pairbench.builds import Build
+    from pairbench.flows.builders.pytest import PytestSettings
     from pairbench.forges import Target
     from pairbench.model import Benchmark, Comparison, Run, Variant
     from pairbench.flows.settings import Reports, RunOptions
@@ -60,6 +61,9 @@ class CiRequest:
     cmd: str | None = None
     """The benchmark command, `{worktree}` the commit's checkout; or `suite`."""
     suite: str | None = None
+    pytest: PytestSettings | None = None
+    """A pytest-benchmark suite instead (its paths as given, from the current folder; `python` may hold
+    `{worktree}`): run in each commit's checkout, with that checkout's code first on PYTHONPATH."""
     comment: str | None = None
     """Write the comment's Markdown here too."""
     threshold_source: str = "the default"
@@ -108,6 +112,8 @@ def run_ci(req: CiRequest) -> CiResult:
     head = _commit(repo, req.head, given=True)
     merge_base = _merge_base(repo, base_tip, head, base_ref)
     suite = _load_suite(req.suite) if req.suite else None
+    if req.pytest is not None:
+        req = replace(req, pytest=replace(req.pytest, paths=tuple(_in_repo(p, repo) for p in req.pytest.paths)))
     build = req.build if req.build is not None else _suite_build(suite)
     builds: dict[str, Build] = {}
     for role, commit in (("base", merge_base), ("head", head)):
@@ -123,7 +129,7 @@ def run_ci(req: CiRequest) -> CiResult:
         names = sorted({c.benchmark for c in suspects})
         _say(f"confirming: {len(names)} benchmark{'s' if len(names) != 1 else ''} found slower "
              f"({', '.join(names[:5])}{' ...' if len(names) > 5 else ''}) measured again in a fresh interleaved run")
-        confirm = _make_run(req, suite, builds, merge_base, head, only=set(names))
+        confirm = _make_run(req, suite, builds, merge_base, head, only=set(names), first=run)
         again_options = replace(req.options, export_json=None, record_history=False,
                                 seed=None if req.options.seed is None else req.options.seed + 1)
         from pairbench.flows.settings import Reports
@@ -269,25 +275,70 @@ def _failed_build(req: CiRequest, env: Mapping[str, str], target: Target | None,
 
 
 def _make_run(req: CiRequest, suite: Any, builds: dict[str, Build], base: str, head: str,
-              only: set[str] | None = None) -> Run:
-    """The base (baseline) and the head as two variants, and the benchmarks to measure under both."""
+              only: set[str] | None = None, first: Run | None = None) -> Run:
+    """The base (baseline) and the head as two variants, and the benchmarks to measure under both
+    (`only` these, for the confirmation run of `first`)."""
     from pairbench.machine import machine_metadata
     from pairbench.model import Run
 
     commits = {"base": base, "head": head}
-    if suite is not None:
+    notices: list[Any] = []
+    if req.pytest is not None and first is not None:  # calibrated already: the same loop counts again
+        variants, benchmarks = list(first.variants), list(first.benchmarks)
+    elif req.pytest is not None:
+        run = _pytest_run(req.pytest, [_pytest_variant(req.pytest, role, builds[role].worktree, commits[role], req.env)
+                                       for role in ("base", "head")], req.options.seed)
+        variants, benchmarks = run.variants, [_settle_primary(b) for b in run.benchmarks]
+        notices = run.notices
+    elif suite is not None:
         variants = [_suite_variant(suite, role, builds[role].worktree, commits[role]) for role in ("base", "head")]
-        benchmarks = [replace(b, options={**b.options, "settle": [b.metrics[0].name]}) if b.metrics else b
-                      for b in suite.benchmarks]
+        benchmarks = [_settle_primary(b) for b in suite.benchmarks]
     else:
         variants = [_cmd_variant(str(req.cmd), role, builds[role].worktree, commits[role]) for role in ("base", "head")]
         benchmarks = [_cmd_benchmark()]
     if only is not None:
         benchmarks = [b for b in benchmarks if b.name in only]
     run = Run(metadata=machine_metadata(), variants=variants, benchmarks=benchmarks)
+    run.notices.extend(notices)
     run.metadata["ci"] = {"base_commit": base, "head_commit": head, "confirmation": only is not None}
     run.metadata["git_commit"] = base
     return run
+
+
+def _settle_primary(b: Benchmark) -> Benchmark:
+    """Adaptive stopping waits for the primary metric only: the one the gate judges."""
+    return replace(b, options={**b.options, "settle": [b.metrics[0].name]}) if b.metrics else b
+
+
+def _in_repo(path: str, repo: str) -> str:
+    """A --pytest path (a file, a folder, a node id) given from here, as the same path in any checkout."""
+    file, sep, rest = path.partition("::")
+    rel = os.path.relpath(os.path.realpath(file), repo)
+    if rel == ".." or rel.startswith(".." + os.sep):
+        raise UserError(f"--pytest {path!r} is outside the repository {repo}; give tests of the project")
+    return rel + sep + rest
+
+
+def _pytest_variant(s: PytestSettings, role: str, worktree: str, commit: str, env: Mapping[str, str]) -> Variant:
+    """The commit's checkout as a pytest variant: pytest runs there, and its code comes first on
+    PYTHONPATH (its `src` folder in a src layout, else the checkout's top), ahead of an installed copy."""
+    from pairbench.flows.builders.pytest import interpreter
+    from pairbench.model import Variant
+
+    python = (s.python[0] if s.python else "python3").replace("{worktree}", worktree)
+    code = os.path.join(worktree, "src") if os.path.isdir(os.path.join(worktree, "src")) else worktree
+    path = os.pathsep.join([code, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+    return Variant(name=role, command=interpreter(python), env={"PYTHONPATH": path}, cwd=worktree,
+                   baseline=role == "base", params={"worktree": worktree},
+                   meta={"language": "python", "python": python, "git_commit": commit, "worktree": worktree})
+
+
+def _pytest_run(s: PytestSettings, variants: list[Variant], seed: int | None) -> Run:
+    """Collect the suite in both checkouts and calibrate its loop counts on the base's."""
+    from pairbench.flows.builders.pytest import pytest_run, pytest_runner
+
+    with pytest_runner(s, seed) as runner:
+        return pytest_run(s, runner, variants)
 
 
 def _cmd_variant(cmd: str, role: str, worktree: str, commit: str) -> Variant:
@@ -338,10 +389,17 @@ def _comment(req: CiRequest, run: Run, confirm: Run | None, gated: tuple[tuple[s
 
     words = ["pairbench", "ci", "--base", base[:12], "--head", head[:12]]
     words += ["--build", build] if build else []
-    words += ["--cmd", str(req.cmd)] if req.suite is None else [req.suite]
+    if req.pytest is not None:
+        words += [w for p in req.pytest.paths for w in ("--pytest", p)]
+        words += ["--python", req.pytest.python[0]] if req.pytest.python else []
+    else:
+        words += ["--cmd", str(req.cmd)] if req.suite is None else [req.suite]
     if req.options.max_time is not None:
         words += ["--max-time", f"{req.options.max_time:g}"]
     words += ["--threshold", f"{req.options.threshold:g}"]
+    if req.pytest is not None:
+        words += ["--clock", req.pytest.clock] if req.pytest.clock != "wall" else []
+        words += ["--", *req.pytest.args] if req.pytest.args else []
     notes = tuple(f"{role} {b.commit[:12]}: " + ("build reused from the cache" if b.cached else f"built in {b.seconds:.1f} s")
                   for role, b in builds.items()) if build else ()
     facts = CommentFacts(base_ref=base_ref, base_commit=base, head_commit=head, threshold_source=req.threshold_source,
