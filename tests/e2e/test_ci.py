@@ -363,3 +363,39 @@ def test_the_comment_says_the_band_how_it_was_set_and_the_machine(tmp_path: Path
     default = ci(run_cli, repo, {"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache")}, "1,1.0", "--base", "main",
                  "--comment", str(tmp_path / "d.md"))
     assert "**Noise band** ±2% (the default of pairbench ci)" in (tmp_path / "d.md").read_text()
+
+
+def test_an_api_error_on_writing_is_one_warning_and_the_summary_stays(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path)
+    with ForgeServer() as srv:
+        srv.state.fail_writes = 500
+        proc = ci(run_cli, repo, github_env(tmp_path, srv.url), "1,1.3")
+    assert proc.returncode == 3, proc.stderr  # the verdict's
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: no comment")]
+    assert len(warnings) == 1 and "HTTP 500" in warnings[0] and "Traceback" not in proc.stderr, proc.stderr
+    assert "confirmed" in (tmp_path / "summary.md").read_text()
+
+
+def test_gitlab_without_a_token_warns_with_the_variable_to_set(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path)
+    with ForgeServer() as srv:
+        env = {k: v for k, v in gitlab_env(tmp_path, srv.url).items() if k != "PAIRBENCH_GITLAB_TOKEN"}
+        proc = ci(run_cli, repo, env, "1,1.0", "--comment", str(tmp_path / "c.md"))
+    assert proc.returncode == 0, proc.stderr
+    assert not srv.state.requests
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: no comment")]
+    assert len(warnings) == 1 and "merge request !3" in warnings[0] and "PAIRBENCH_GITLAB_TOKEN" in warnings[0]
+    assert "no regression" in (tmp_path / "c.md").read_text()
+
+
+def test_outside_a_pull_request_the_base_is_the_remotes_default_branch(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path)
+    git(repo, "checkout", "-q", "main")  # the remote's HEAD, so origin/HEAD is origin/main in the clone
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", f"file://{repo}", str(clone)], check=True, capture_output=True)
+    git(clone, "checkout", "-q", "feature")
+    proc = ci(run_cli, clone, {"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache")}, "1,1.0", "--comment",
+              str(tmp_path / "c.md"))
+    assert proc.returncode == 0, proc.stderr
+    base = git(clone, "rev-parse", "origin/main")
+    assert f"against `{base[:12]}`, the merge-base with origin/main" in (tmp_path / "c.md").read_text()
