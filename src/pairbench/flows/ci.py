@@ -113,7 +113,9 @@ def run_ci(req: CiRequest) -> CiResult:
     merge_base = _merge_base(repo, base_tip, head, base_ref)
     suite = _load_suite(req.suite) if req.suite else None
     if req.pytest is not None:
-        req = replace(req, pytest=replace(req.pytest, paths=tuple(_in_repo(p, repo) for p in req.pytest.paths)))
+        from pairbench.flows.ci_pytest import in_repo
+
+        req = replace(req, pytest=replace(req.pytest, paths=tuple(in_repo(p, repo) for p in req.pytest.paths)))
     build = req.build if req.build is not None else _suite_build(suite)
     builds: dict[str, Build] = {}
     for role, commit in (("base", merge_base), ("head", head)):
@@ -283,13 +285,16 @@ def _make_run(req: CiRequest, suite: Any, builds: dict[str, Build], base: str, h
 
     commits = {"base": base, "head": head}
     notices: list[Any] = []
+    collected: dict[str, Any] = {}
     if req.pytest is not None and first is not None:  # calibrated already: the same loop counts again
         variants, benchmarks = list(first.variants), list(first.benchmarks)
     elif req.pytest is not None:
-        run = _pytest_run(req.pytest, [_pytest_variant(req.pytest, role, builds[role].worktree, commits[role], req.env)
-                                       for role in ("base", "head")], req.options.seed)
+        from pairbench.flows.ci_pytest import pytest_sides
+
+        run = pytest_sides(req.pytest, {role: (builds[role].worktree, commits[role]) for role in ("base", "head")},
+                           req.env, req.options.seed)
         variants, benchmarks = run.variants, [_settle_primary(b) for b in run.benchmarks]
-        notices = run.notices
+        notices, collected = run.notices, {"pytest": run.metadata.get("pytest")}
     elif suite is not None:
         variants = [_suite_variant(suite, role, builds[role].worktree, commits[role]) for role in ("base", "head")]
         benchmarks = [_settle_primary(b) for b in suite.benchmarks]
@@ -300,6 +305,7 @@ def _make_run(req: CiRequest, suite: Any, builds: dict[str, Build], base: str, h
         benchmarks = [b for b in benchmarks if b.name in only]
     run = Run(metadata=machine_metadata(), variants=variants, benchmarks=benchmarks)
     run.notices.extend(notices)
+    run.metadata.update(collected)
     run.metadata["ci"] = {"base_commit": base, "head_commit": head, "confirmation": only is not None}
     run.metadata["git_commit"] = base
     return run
@@ -308,37 +314,6 @@ def _make_run(req: CiRequest, suite: Any, builds: dict[str, Build], base: str, h
 def _settle_primary(b: Benchmark) -> Benchmark:
     """Adaptive stopping waits for the primary metric only: the one the gate judges."""
     return replace(b, options={**b.options, "settle": [b.metrics[0].name]}) if b.metrics else b
-
-
-def _in_repo(path: str, repo: str) -> str:
-    """A --pytest path (a file, a folder, a node id) given from here, as the same path in any checkout."""
-    file, sep, rest = path.partition("::")
-    rel = os.path.relpath(os.path.realpath(file), repo)
-    if rel == ".." or rel.startswith(".." + os.sep):
-        raise UserError(f"--pytest {path!r} is outside the repository {repo}; give tests of the project")
-    return rel + sep + rest
-
-
-def _pytest_variant(s: PytestSettings, role: str, worktree: str, commit: str, env: Mapping[str, str]) -> Variant:
-    """The commit's checkout as a pytest variant: pytest runs there, and its code comes first on
-    PYTHONPATH (its `src` folder in a src layout, else the checkout's top), ahead of an installed copy."""
-    from pairbench.flows.builders.pytest import interpreter
-    from pairbench.model import Variant
-
-    python = (s.python[0] if s.python else "python3").replace("{worktree}", worktree)
-    code = os.path.join(worktree, "src") if os.path.isdir(os.path.join(worktree, "src")) else worktree
-    path = os.pathsep.join([code, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
-    return Variant(name=role, command=interpreter(python), env={"PYTHONPATH": path}, cwd=worktree,
-                   baseline=role == "base", params={"worktree": worktree},
-                   meta={"language": "python", "python": python, "git_commit": commit, "worktree": worktree})
-
-
-def _pytest_run(s: PytestSettings, variants: list[Variant], seed: int | None) -> Run:
-    """Collect the suite in both checkouts and calibrate its loop counts on the base's."""
-    from pairbench.flows.builders.pytest import pytest_run, pytest_runner
-
-    with pytest_runner(s, seed) as runner:
-        return pytest_run(s, runner, variants)
 
 
 def _cmd_variant(cmd: str, role: str, worktree: str, commit: str) -> Variant:
