@@ -103,3 +103,19 @@ def test_an_unchanged_function_passes(tmp_path: Path, run_cli) -> None:
     proc = ci_pytest(run_cli, repo, tmp_path, *REAL)
     assert proc.returncode == 0, proc.stderr
     assert "confirmed regression" not in (tmp_path / "comment.md").read_text().splitlines()[1].replace("no confirmed", "")
+
+
+def test_an_environment_in_the_checkout_is_the_code_and_gets_no_pythonpath(tmp_path: Path, run_cli) -> None:
+    # the build makes a virtual environment inside each checkout (here: one that sees the job's
+    # packages and the checkout's src through a .pth file, as an install would)
+    repo = make_repo(tmp_path, {"README": "docs\n"})
+    build = ("python3 -m venv --system-site-packages --without-pip .venv && "
+             "echo \"$PWD/src\" > \"$(.venv/bin/python -c 'import site; print(site.getsitepackages()[0])')/app.pth\"")
+    proc = ci_pytest(run_cli, repo, tmp_path, "--debug-fake", "1,1.0", "--max-time", "20", "--build", build,
+                     "--python", "{worktree}/.venv")
+    assert proc.returncode == 0, proc.stderr
+    run = json.loads((tmp_path / "run.json").read_text())
+    for v in run["variants"]:
+        assert v["command"] == str(Path(v["params"]["worktree"]) / ".venv" / "bin" / "python")
+        assert "PYTHONPATH" not in v["env"]
+    assert [b["name"] for b in run["benchmarks"]] == ["bench/test_app.py::test_work"]

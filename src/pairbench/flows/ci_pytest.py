@@ -4,7 +4,8 @@ Why PYTHONPATH: each side must import its own commit's code, not a copy installe
 environment. The checkout's `src` folder (a src layout), else its top, goes first on PYTHONPATH, and
 pytest runs in the checkout, so each side collects its own test files. A project with compiled parts
 builds them in place (`--build`), or installs into a virtual environment inside the checkout and
-names it with `--python '{worktree}/.venv'`.
+names it with `--python '{worktree}/.venv'`: that environment is then the code, and PYTHONPATH is
+left alone.
 """
 
 from __future__ import annotations
@@ -32,14 +33,20 @@ def in_repo(path: str, repo: str) -> str:
 
 def _variant(s: PytestSettings, role: str, worktree: str, commit: str, env: Mapping[str, str]) -> Variant:
     """The commit's checkout as a pytest variant: pytest runs there, and its code comes first on
-    PYTHONPATH (its `src` folder in a src layout, else the checkout's top), ahead of an installed copy."""
+    PYTHONPATH (its `src` folder in a src layout, else the checkout's top), ahead of an installed copy.
+
+    An interpreter inside the checkout (`--python '{worktree}/.venv'`) is an environment the build
+    installed this commit into: that install is the code (with its compiled parts), and the source
+    folder on PYTHONPATH would shadow it, so none is set."""
     from pairbench.flows.builders.pytest import interpreter
     from pairbench.model import Variant
 
-    python = (s.python[0] if s.python else "python3").replace("{worktree}", worktree)
+    given = s.python[0] if s.python else "python3"
+    python = given.replace("{worktree}", worktree)
     code = os.path.join(worktree, "src") if os.path.isdir(os.path.join(worktree, "src")) else worktree
     path = os.pathsep.join([code, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
-    return Variant(name=role, command=interpreter(python), env={"PYTHONPATH": path}, cwd=worktree,
+    own = {} if "{worktree}" in given else {"PYTHONPATH": path}
+    return Variant(name=role, command=interpreter(python), env=own, cwd=worktree,
                    baseline=role == "base", params={"worktree": worktree},
                    meta={"language": "python", "python": python, "git_commit": commit, "worktree": worktree})
 
