@@ -399,3 +399,21 @@ def test_outside_a_pull_request_the_base_is_the_remotes_default_branch(tmp_path:
     assert proc.returncode == 0, proc.stderr
     base = git(clone, "rev-parse", "origin/main")
     assert f"against `{base[:12]}`, the merge-base with origin/main" in (tmp_path / "c.md").read_text()
+
+
+def test_a_benchmark_failing_on_the_head_replaces_the_comment_with_the_error(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path)
+    with ForgeServer() as srv:
+        env = github_env(tmp_path, srv.url)
+        assert ci(run_cli, repo, env, "1,1.0").returncode == 0  # an earlier push: a comment with results
+        (repo / "bench.sh").write_text("echo 'no such file: data.json' >&2; exit 1\n")
+        git(repo, "commit", "-q", "-am", "a push that breaks the benchmark")
+        proc = run_cli("ci", "--cmd", "sh {worktree}/bench.sh", "--no-history", "--max-time", "20", cwd=repo, env=env)
+    line = one_line_error(proc)
+    assert "variant 'head'" in line and "exited with code 1" in line
+    ours = [c for c in srv.state.comments if "pairbench-ci-comment" in c["body"]]
+    assert len(ours) == 1
+    body = ours[0]["body"]
+    assert "nothing to compare" in body and "variant 'head'" in body and "exited with code 1" in body, body
+    assert "| Benchmark | Base | Head |" not in body  # the earlier push's results are gone
+    assert "nothing to compare" in (tmp_path / "summary.md").read_text().split("pairbench-ci-comment")[-1]

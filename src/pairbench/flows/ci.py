@@ -124,7 +124,8 @@ def run_ci(req: CiRequest) -> CiResult:
             _failed_build(req, env, target, role, builds[role], base_ref, merge_base, head)
     run = _make_run(req, suite, builds, merge_base, head)
     gated = tuple((b.name, b.metrics[0].name) for b in run.benchmarks if b.metrics)
-    measure(run, req.options, req.reports, req.fakes[0], req.observer(req.options))
+    _measure_or_say(req, env, target, (base_ref, merge_base, head),
+                    lambda: measure(run, req.options, req.reports, req.fakes[0], req.observer(req.options)))
     suspects = [c for c in run.comparisons if (c.benchmark, c.metric) in gated and c.verdict == "slower"]
     confirm = None
     if suspects:
@@ -136,9 +137,11 @@ def run_ci(req: CiRequest) -> CiResult:
                                 seed=None if req.options.seed is None else req.options.seed + 1)
         from pairbench.flows.settings import Reports
 
-        measure(confirm, again_options, Reports(style=req.reports.style, time_unit=req.reports.time_unit),
-                req.fakes[1] or req.fakes[0], req.observer(again_options),
-                to_stderr=req.options.export_json == "-")  # standard output holds the run file
+        again = confirm
+        _measure_or_say(req, env, target, (base_ref, merge_base, head), lambda: measure(
+            again, again_options, Reports(style=req.reports.style, time_unit=req.reports.time_unit),
+            req.fakes[1] or req.fakes[0], req.observer(again_options),
+            to_stderr=req.options.export_json == "-"))  # standard output holds the run file
     confirmed = _confirmed(suspects, confirm)
     comment = _comment(req, run, confirm, gated, base_ref, merge_base, head, build, builds, len(confirmed))
     posted = _comment(req, run, confirm, gated, base_ref, merge_base, head, build, builds, len(confirmed), limited=True)
@@ -162,6 +165,19 @@ def measure(run: Run, options: RunOptions, reports: Reports, fake: tuple[float, 
     run_pipeline(run, replace(options, fail_on_regression=False), reports,
                  fake=FakeOptions(factors=fake) if fake is not None else None, observer=observer,
                  console=console)
+
+
+def _measure_or_say(req: CiRequest, env: Mapping[str, str], target: Target | None, commits: tuple[str, str, str],
+                    measuring: Callable[[], None]) -> None:
+    """Measure; a benchmark that cannot be measured replaces the comment with its error, then stops (exit 1)."""
+    from pairbench.errors import BenchmarkFailed
+    from pairbench.report.comment import render_run_failure
+
+    try:
+        measuring()
+    except BenchmarkFailed as exc:
+        _publish(req, env, target, render_run_failure(str(exc), *commits))
+        raise
 
 
 def _confirmed(suspects: list[Comparison], confirm: Run | None) -> list[str]:

@@ -21,7 +21,8 @@ from pairbench.report.markdown import _fence, md_escape
 from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spreads
 from pairbench.report.wording import verdict_word
 
-__all__ = ["CommentFacts", "render_comment", "render_build_failure", "comment_escape", "MARKER", "COMMENT_LIMIT"]
+__all__ = ["CommentFacts", "render_comment", "render_build_failure", "render_run_failure", "comment_escape", "MARKER",
+           "COMMENT_LIMIT"]
 
 COMMENT_LIMIT = 65_000
 """Characters a comment may hold, a little under GitHub's 65,536 (GitLab allows 1,000,000)."""
@@ -167,3 +168,15 @@ def render_build_failure(role: str, commit: str, build: str, log_tail: str, base
         f"Head `{_short(head)}` against `{_short(base)}`, the merge-base with {comment_escape(base_ref)}.", "",
         "Build command:", "", f"{fence}sh", build, fence, "",
         "The last lines of its log:", "", fence, log_tail, fence, ""])
+
+
+def render_run_failure(error: str, base_ref: str, base: str, head: str) -> str:
+    """The comment when a benchmark cannot be measured on a side (it exits non-zero, times out...).
+
+    It replaces the comment of an earlier push, whose results describe code that is gone."""
+    fence = _fence(error)
+    return "\n".join([
+        MARKER, "### pairbench: :warning: a benchmark failed, nothing to compare", "",
+        f"Head `{_short(head)}` against `{_short(base)}`, the merge-base with {comment_escape(base_ref)} "
+        "(variant 'base' is the merge-base, 'head' the head).", "",
+        fence, error, fence, ""])
