@@ -119,3 +119,15 @@ def test_an_environment_in_the_checkout_is_the_code_and_gets_no_pythonpath(tmp_p
         assert v["command"] == str(Path(v["params"]["worktree"]) / ".venv" / "bin" / "python")
         assert "PYTHONPATH" not in v["env"]
     assert [b["name"] for b in run["benchmarks"]] == ["bench/test_app.py::test_work"]
+
+
+@pytest.mark.slow
+def test_a_test_the_head_breaks_is_a_row_that_says_so(tmp_path: Path, run_cli) -> None:
+    broken = TESTS.replace("    benchmark(app.work)\n", "    benchmark(app.work)\n    raise ValueError('broken by the head')\n")
+    repo = make_repo(tmp_path, {"bench/test_app.py": broken})
+    proc = ci_pytest(run_cli, repo, tmp_path, "--max-time", "30", "--samples", "2", "--target-time", "0.01")
+    assert proc.returncode == 0, proc.stderr  # nothing compared is no regression; the comment says what failed
+    text = (tmp_path / "comment.md").read_text()
+    assert "1 benchmark not compared" in text.splitlines()[1]
+    row = next(line for line in text.splitlines() if line.startswith("| bench/test_app.py::test_work |"))
+    assert "failed on head" in row and "broken by the head" in row
