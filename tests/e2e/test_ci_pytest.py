@@ -53,8 +53,8 @@ def test_each_side_runs_its_own_test_file_with_its_own_code(tmp_path: Path, run_
     head_tests = "from app import added\n" + TESTS + "\n\ndef test_new(benchmark):\n    benchmark(added)\n"
     repo = make_repo(tmp_path, {"src/app/__init__.py": APP.format(n=10) + "\n\ndef added():\n    return 1\n",
                                 "bench/test_app.py": head_tests})
-    proc = ci_pytest(run_cli, repo, tmp_path, "--debug-fake", "1,1.3", "--max-time", "30", "--",
-                     "-k", "work or new")
+    proc = ci_pytest(run_cli, repo, tmp_path, "--debug-fake", "1,1.3", "--max-time", "30", "--samples", "3",
+                     "--clock", "cpu", "-b", "work", "--", "-k", "work or new")
     assert proc.returncode == 3, proc.stderr
     run = json.loads((tmp_path / "run.json").read_text())
     worktrees = {v["name"]: v["params"]["worktree"] for v in run["variants"]}
@@ -68,6 +68,7 @@ def test_each_side_runs_its_own_test_file_with_its_own_code(tmp_path: Path, run_
     text = (tmp_path / "comment.md").read_text()
     assert "1 confirmed regression" in text and "| bench/test_app.py::test_work |" in text
     assert "--pytest bench/test_app.py" in text and "-- -k 'work or new'" in text
+    assert "-b work --samples 3 --clock cpu" in text and "--target-time" not in text  # the flags not at their defaults
 
 
 def test_a_path_given_from_a_subfolder_is_the_same_file_in_each_worktree(tmp_path: Path, run_cli) -> None:

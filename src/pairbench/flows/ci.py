@@ -376,6 +376,7 @@ def _suite_variant(suite: Any, role: str, worktree: str, commit: str) -> Variant
 
 def _comment(req: CiRequest, run: Run, confirm: Run | None, gated: tuple[tuple[str, str], ...], base_ref: str,
              base: str, head: str, build: str, builds: dict[str, Build], regressions: int, limited: bool = False) -> str:
+    from pairbench.flows.builders.pytest import PytestSettings as PytestDefaults
     from pairbench.report.comment import COMMENT_LIMIT, CommentFacts, render_comment
 
     words = ["pairbench", "ci", "--base", base[:12], "--head", head[:12]]
@@ -389,7 +390,13 @@ def _comment(req: CiRequest, run: Run, confirm: Run | None, gated: tuple[tuple[s
         words += ["--max-time", f"{req.options.max_time:g}"]
     words += ["--threshold", f"{req.options.threshold:g}"]
     if req.pytest is not None:
-        words += ["--clock", req.pytest.clock] if req.pytest.clock != "wall" else []
+        p, plain = req.pytest, PytestDefaults()
+        words += [w for b in p.bench for w in ("-b", b)]
+        words += [w for flag, value, default in (("--samples", p.samples, plain.samples),
+                                                 ("--warmup-samples", p.warmup_samples, plain.warmup_samples),
+                                                 ("--target-time", p.target_time, plain.target_time),
+                                                 ("--clock", p.clock, plain.clock)) if value != default
+                  for w in (flag, f"{value:g}" if isinstance(value, float) else str(value))]
         words += ["--", *req.pytest.args] if req.pytest.args else []
     notes = tuple(f"{role} {b.commit[:12]}: " + ("build reused from the cache" if b.cached else f"built in {b.seconds:.1f} s")
                   for role, b in builds.items()) if build else ()
