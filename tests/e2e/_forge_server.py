@@ -30,6 +30,8 @@ class ForgeState:
     requests: list[Recorded] = field(default_factory=list)
     refuse: bool = False
     rate_limited: bool = False
+    fail_writes: int = 0
+    """An HTTP status (500...) every POST, PATCH and PUT answers with, when set."""
     page_size: int = 2
     next_id: int = 100
 
@@ -61,6 +63,8 @@ class _Handler(BaseHTTPRequestHandler):
                                {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1893456000"})
         if st.refuse:
             return self._reply(403, {"message": "Resource not accessible by integration"})
+        if st.fail_writes and self.command != "GET":
+            return self._reply(st.fail_writes, {"message": "Server Error"})
         path, _, query = self.path.partition("?")
         params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
         gh_list = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/(\d+)/comments", path)

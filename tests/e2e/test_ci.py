@@ -103,16 +103,25 @@ def test_the_known_token_appears_nowhere(tmp_path: Path, run_cli) -> None:
     with ForgeServer() as srv:
         env = github_env(tmp_path, srv.url)
         env["GITHUB_API_URL"] = srv.url
-        proc = ci(run_cli, repo, env, "1,1.3", "--build", "env > built-env.txt; echo $GITHUB_TOKEN",
-                  "--export-json", str(tmp_path / "run.json"), "--comment", str(tmp_path / "comment.md"))
+        env["XDG_DATA_HOME"] = str(tmp_path / "data")  # the run files saved without --export-json
+        proc = run_cli("ci", "--cmd", "sh {worktree}/bench.sh", "--debug-fake", "1,1.3", "--max-time", "30",
+                       "--history", str(tmp_path / "history.sqlite"),
+                       "--build", "env > built-env.txt; echo $GITHUB_TOKEN $GH_TOKEN",
+                       "--export-json", str(tmp_path / "run.json"), "--comment", str(tmp_path / "comment.md"),
+                       "--export-markdown", str(tmp_path / "report.md"), "--export-html", str(tmp_path / "report.html"),
+                       cwd=repo, env={**env, "GH_TOKEN": TOKEN})
     assert proc.returncode == 3, proc.stderr
     assert srv.state.requests and all(TOKEN in r.headers["authorization"] for r in srv.state.requests)
     assert TOKEN not in proc.stdout and TOKEN not in proc.stderr
-    seen = [tmp_path / "run.json", tmp_path / "summary.md", tmp_path / "comment.md"]
+    seen = [tmp_path / "run.json", tmp_path / "summary.md", tmp_path / "comment.md", tmp_path / "report.md",
+            tmp_path / "report.html", tmp_path / "history.sqlite"]
     seen += [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]  # build logs, the build's environment
+    saved = [p for p in (tmp_path / "data").rglob("*.json") if p.is_file()]
+    assert saved, "no run file of the confirmation run"  # the first run's is run.json
+    seen += saved
     assert any(p.name == "built-env.txt" for p in seen)
     for path in seen:
-        assert TOKEN not in path.read_text(errors="replace"), path
+        assert TOKEN.encode() not in path.read_bytes(), path
     for c in srv.state.comments:
         assert TOKEN not in c["body"]
 
@@ -316,3 +325,95 @@ def test_gitlab_refusing_the_token_is_one_warning_that_names_the_scope(tmp_path:
     warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: no note")]
     assert len(warnings) == 1 and "403" in warnings[0] and "api scope" in warnings[0]
     assert "confirmed" in (tmp_path / "c.md").read_text()
+
+
+def test_history_records_the_base_and_the_head_under_their_commits_once(tmp_path: Path, run_cli) -> None:
+    import sqlite3
+
+    repo = make_repo(tmp_path)
+    store = tmp_path / "trend.sqlite"
+    proc = run_cli("ci", "--cmd", "sh {worktree}/bench.sh", "--debug-fake", "1,1.3", "--max-time", "30", "--base", "main",
+                   "--history", str(store), cwd=repo, env={"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 3, proc.stderr  # a confirmation run happened: it is not recorded
+    base, head = git(repo, "merge-base", "main", "HEAD"), git(repo, "rev-parse", "HEAD")
+    with sqlite3.connect(store) as db:
+        runs = db.execute("SELECT id, git_commit FROM runs").fetchall()
+        assert [commit for _, commit in runs] == [base]
+        variants = dict(db.execute("SELECT name, git_commit FROM variants").fetchall())
+        assert variants == {"base": base, "head": head}
+        counted = dict(db.execute("SELECT variant, COUNT(*) FROM samples GROUP BY variant").fetchall())
+    assert counted.get("base", 0) > 0 and counted.get("head", 0) > 0
+    listed = run_cli("history", "--history", str(store), cwd=repo)
+    assert listed.returncode == 0 and base[:10] in listed.stdout, listed.stdout + listed.stderr
+
+
+def test_the_comment_says_the_band_how_it_was_set_and_the_machine(tmp_path: Path, run_cli) -> None:
+    import os
+
+    repo = make_repo(tmp_path)
+    proc = ci(run_cli, repo, {"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache")}, "1,1.3", "--base", "main",
+              "--threshold", "3", "--comment", str(tmp_path / "c.md"))
+    assert proc.returncode == 3, proc.stderr
+    text = (tmp_path / "c.md").read_text()
+    assert "**Noise band** ±3% (--threshold 3)" in text
+    machine = next(line for line in text.splitlines() if line.startswith("**Machine**"))
+    assert f"{os.cpu_count()} cores" in machine
+    assert "<details>" in text and "Confirmation run" in text.split("<details>", 1)[1]
+    assert "--threshold 3" in text.split("Reproduce locally", 1)[1]
+    default = ci(run_cli, repo, {"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache")}, "1,1.0", "--base", "main",
+                 "--comment", str(tmp_path / "d.md"))
+    assert "**Noise band** ±2% (the default of pairbench ci)" in (tmp_path / "d.md").read_text()
+
+
+def test_an_api_error_on_writing_is_one_warning_and_the_summary_stays(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path)
+    with ForgeServer() as srv:
+        srv.state.fail_writes = 500
+        proc = ci(run_cli, repo, github_env(tmp_path, srv.url), "1,1.3")
+    assert proc.returncode == 3, proc.stderr  # the verdict's
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: no comment")]
+    assert len(warnings) == 1 and "HTTP 500" in warnings[0] and "Traceback" not in proc.stderr, proc.stderr
+    assert "confirmed" in (tmp_path / "summary.md").read_text()
+
+
+def test_gitlab_without_a_token_warns_with_the_variable_to_set(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path)
+    with ForgeServer() as srv:
+        env = {k: v for k, v in gitlab_env(tmp_path, srv.url).items() if k != "PAIRBENCH_GITLAB_TOKEN"}
+        proc = ci(run_cli, repo, env, "1,1.0", "--comment", str(tmp_path / "c.md"))
+    assert proc.returncode == 0, proc.stderr
+    assert not srv.state.requests
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning: no comment")]
+    assert len(warnings) == 1 and "merge request !3" in warnings[0] and "PAIRBENCH_GITLAB_TOKEN" in warnings[0]
+    assert "no regression" in (tmp_path / "c.md").read_text()
+
+
+def test_outside_a_pull_request_the_base_is_the_remotes_default_branch(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path)
+    git(repo, "checkout", "-q", "main")  # the remote's HEAD, so origin/HEAD is origin/main in the clone
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", f"file://{repo}", str(clone)], check=True, capture_output=True)
+    git(clone, "checkout", "-q", "feature")
+    proc = ci(run_cli, clone, {"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache")}, "1,1.0", "--comment",
+              str(tmp_path / "c.md"))
+    assert proc.returncode == 0, proc.stderr
+    base = git(clone, "rev-parse", "origin/main")
+    assert f"against `{base[:12]}`, the merge-base with origin/main" in (tmp_path / "c.md").read_text()
+
+
+def test_a_benchmark_failing_on_the_head_replaces_the_comment_with_the_error(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path)
+    with ForgeServer() as srv:
+        env = github_env(tmp_path, srv.url)
+        assert ci(run_cli, repo, env, "1,1.0").returncode == 0  # an earlier push: a comment with results
+        (repo / "bench.sh").write_text("echo 'no such file: data.json' >&2; exit 1\n")
+        git(repo, "commit", "-q", "-am", "a push that breaks the benchmark")
+        proc = run_cli("ci", "--cmd", "sh {worktree}/bench.sh", "--no-history", "--max-time", "20", cwd=repo, env=env)
+    line = one_line_error(proc)
+    assert "variant 'head'" in line and "exited with code 1" in line
+    ours = [c for c in srv.state.comments if "pairbench-ci-comment" in c["body"]]
+    assert len(ours) == 1
+    body = ours[0]["body"]
+    assert "nothing to compare" in body and "variant 'head'" in body and "exited with code 1" in body, body
+    assert "| Benchmark | Base | Head |" not in body  # the earlier push's results are gone
+    assert "nothing to compare" in (tmp_path / "summary.md").read_text().split("pairbench-ci-comment")[-1]

@@ -81,3 +81,25 @@ def test_the_gitlab_job_runs_on_merge_requests_with_the_whole_history() -> None:
     assert job["variables"]["GIT_DEPTH"] == "0"
     assert any("merge_request_event" in rule["if"] for rule in job["rules"])
     assert any("pairbench ci" in line for line in job["script"])
+
+
+def test_the_actions_script_passes_a_pytest_suite_and_its_arguments_as_words(tmp_path: Path) -> None:
+    yaml = pytest.importorskip("yaml")
+    steps = yaml.safe_load((ROOT / "action.yml").read_text())["runs"]["steps"]
+    step = next(s for s in steps if s.get("id") == "ci")
+    assert {"INPUT_PYTEST", "INPUT_PYTEST_ARGS", "INPUT_PYTHON"} <= set(step["env"])
+    stub = tmp_path / "bin" / "pairbench"
+    stub.parent.mkdir()
+    stub.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done > "$ARGS_OUT"\n')
+    stub.chmod(0o755)
+    env = {"PATH": f"{stub.parent}:/usr/bin:/bin", "RUNNER_TEMP": str(tmp_path), "GITHUB_OUTPUT": str(tmp_path / "out"),
+           "ARGS_OUT": str(tmp_path / "args"), "INPUT_MAX_TIME": "300", "INPUT_THRESHOLD": "2",
+           "INPUT_PYTEST": "tests/bench", "INPUT_PYTHON": "{worktree}/.venv",
+           "INPUT_PYTEST_ARGS": "-k 'not slow' $(touch pwned)"}
+    proc = subprocess.run(["bash", "-c", step["run"]], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    words = (tmp_path / "args").read_text().splitlines()
+    assert words[words.index("--pytest") + 1] == "tests/bench"
+    assert words[words.index("--python") + 1] == "{worktree}/.venv"
+    assert words[words.index("--") + 1:] == ["-k", "not slow", "$(touch", "pwned)"]  # split as words, never run
+    assert not (tmp_path / "pwned").exists()

@@ -81,3 +81,27 @@ def test_a_comment_past_the_limit_leaves_the_details_out_but_keeps_the_table() -
     assert "<details>" in full and "<details>" not in short and len(short) < len(full)
     assert all(f"| {n} |" in short for n in names) and short.startswith(MARKER)
     assert "pairbench ci --base" in short
+
+
+def test_a_benchmark_that_failed_on_a_side_has_its_row_with_the_error() -> None:
+    from pairbench.model import Notice
+
+    run = _run({"parse": _comparison("parse", 1.0, (0.99, 1.01), "same", False)})
+    run.benchmarks.append(Benchmark("bench/t.py::test_@x", "pytest", (Metric("time", "s", "lower"),)))
+    run.notices.append(Notice("benchmark-failed", "pytest benchmark 'bench/t.py::test_@x' on variant 'head': "
+                              "ValueError: broken", "its other variants still run", "bench/t.py::test_@x", "head"))
+    text = render_comment(run, None, _facts(["parse", "bench/t.py::test_@x"]), 0)
+    row = next(line for line in text.splitlines() if line.startswith("| bench/t.py::test"))
+    assert "failed on head" in row and "ValueError: broken" in row and "@x" not in row  # escaped
+    assert "1 benchmark not compared" in text.splitlines()[1]
+
+
+def test_an_insufficient_comparison_of_a_failed_benchmark_is_the_failed_row() -> None:
+    from pairbench.model import Notice
+
+    run = _run({"t": _comparison("t", 1.0, (0.0, 0.0), "insufficient", False)})
+    run.notices.append(Notice("benchmark-failed", "pytest benchmark 't' on variant 'head': ValueError: broken", "",
+                              "t", "head"))
+    text = render_comment(run, None, _facts(["t"]), 0)
+    rows = [line for line in text.splitlines() if line.startswith("| t |")]
+    assert len(rows) == 1 and "failed on head: ValueError: broken" in rows[0]

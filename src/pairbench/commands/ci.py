@@ -26,6 +26,7 @@ EPILOG = """examples:
   pairbench ci --build 'make -j2' --cmd '{worktree}/bin/tool bench/input.txt'
   pairbench ci bench/pairbench.toml --base main --max-time 600 --comment comment.md
   pairbench ci --cmd 'python {worktree}/bench.py' --threshold 3
+  pairbench ci --pytest tests/benchmarks -- -k 'not slow'
 
 Exit codes: 0 no confirmed regression, 3 a regression found and confirmed by a second
 interleaved run, 1 an error. In GitHub Actions (pull_request) or a GitLab merge request pipeline,
@@ -41,7 +42,11 @@ def register(sub: Any) -> None:
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("suite", nargs="?", metavar="SUITE",
                    help="a suite file whose benchmarks run under both commits ({worktree} is each checkout)")
+    p.__class__ = _dash_parser()
     p.add_argument("--cmd", metavar="CMD", help="the benchmark command; {worktree} is the commit's checkout")
+    p.add_argument("--pytest", action="append", default=[], metavar="PATH",
+                   help="a pytest-benchmark suite (test files or folders, repeatable; pytest's own arguments "
+                        "after --), run in each commit's checkout with that checkout's code first on PYTHONPATH")
     p.add_argument("--base", metavar="REF",
                    help="compare with the merge-base of this ref (default: the pull request's base branch from "
                         "the CI environment, else the remote's default branch)")
@@ -54,9 +59,48 @@ def register(sub: Any) -> None:
     p.add_argument("--repo", default=".", metavar="DIR", help="the git repository (default: the current folder)")
     p.add_argument("--comment", metavar="FILE", help="also write the comment's Markdown to this file")
     p.add_argument("--no-post", action="store_true", help="never post to the pull request (the summary is still written)")
-    add_run_options(p, runs=None)
+    _add_pytest_flags(p)
+    add_run_options(p, runs=None, warmup=None)
     _say_ci_defaults(p)
-    p.set_defaults(handler=_handle)
+    p.set_defaults(handler=_handle, pytest_args=[])
+
+
+def _dash_parser() -> type:
+    from pairbench.commands.pytest import DashArgsParser
+
+    return DashArgsParser
+
+
+def _add_pytest_flags(p: argparse.ArgumentParser) -> None:
+    """How a --pytest suite runs (as `pairbench pytest`, one interpreter for both commits)."""
+    g = p.add_argument_group("with --pytest")
+    g.add_argument("--python", metavar="EXE|VENV",
+                   help="the interpreter or virtual environment of both sides (default python3); {worktree} is the "
+                        "commit's checkout, e.g. '{worktree}/.venv' made by --build")
+    g.add_argument("-b", "--bench", action="append", default=[], metavar="PATTERN",
+                   help="only tests whose node id matches this glob or substring (repeatable)")
+    g.add_argument("--samples", type=int, default=5, help="measured samples per process (default 5)")
+    g.add_argument("--warmup-samples", type=int, default=1, help="warm-up samples per process (default 1)")
+    g.add_argument("--target-time", type=positive_float, default=0.1,
+                   help="seconds per sample used to calibrate the loop count (default 0.1)")
+    g.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                   help="wall (default) or cpu (the worker's CPU time, blind to other processes)")
+
+
+def _pytest_settings(args: argparse.Namespace) -> Any:
+    from pairbench.errors import UserError
+    from pairbench.flows.builders.pytest import PytestSettings
+
+    if not args.pytest:
+        if args.pytest_args:
+            raise UserError("arguments after -- go to pytest: give the suite with --pytest PATH")
+        return None
+    if args.samples < 2:
+        raise UserError(f"--samples {args.samples}: need at least 2 samples per process")
+    return PytestSettings(paths=tuple(args.pytest), args=tuple(args.pytest_args),
+                          python=(args.python,) if args.python else (), bench=tuple(args.bench),
+                          samples=args.samples, warmup_samples=max(args.warmup_samples, 0),
+                          target_time=args.target_time, clock=args.clock)
 
 
 def _say_ci_defaults(p: argparse.ArgumentParser) -> None:
@@ -68,6 +112,8 @@ def _say_ci_defaults(p: argparse.ArgumentParser) -> None:
         elif action.dest == "max_time":
             action.help = (f"time budget of the first run, warm-ups included, with adaptive stopping (default "
                            f"{DEFAULT_MAX_TIME_S:g} s); a confirmation run gets as much again, at most")
+        elif action.dest == "warmup":
+            action.help = "warm-up runs per variant, discarded (default 1; 0 with --pytest, which warms up in each process)"
         elif action.dest == "fail_on_regression":
             action.help = argparse.SUPPRESS  # ci always exits 3 on a confirmed regression
 
@@ -95,18 +141,21 @@ def _handle(args: argparse.Namespace) -> int:
     from pairbench.flows.ci import CiRequest, run_ci
     from pairbench.flows.measure import observer_for
 
-    if bool(args.cmd) == bool(args.suite):
-        raise UserError("say what to measure: --cmd '{worktree}/...' or a suite file (one of them)")
+    if sum(map(bool, (args.cmd, args.suite, args.pytest))) != 1:
+        raise UserError("say what to measure: --cmd '{worktree}/...', a suite file or --pytest PATH (one of them)")
     if args.cmd and "{worktree}" not in args.cmd:
         raise UserError("--cmd must name the commit's checkout as {worktree}, e.g. '{worktree}/bin/tool input'")
     if args.threshold == "auto":
         raise UserError("pairbench ci takes --threshold as a percentage (the CI machine is not the calibrated one)")
     given = args.threshold is not None
-    options = options_from_args(args, max_time=DEFAULT_MAX_TIME_S, threshold=DEFAULT_THRESHOLD_PCT)
+    # a pytest process warms up inside (--warmup-samples): a warm-up block would cost a whole pytest start
+    options = options_from_args(args, max_time=DEFAULT_MAX_TIME_S, threshold=DEFAULT_THRESHOLD_PCT,
+                                warmup=0 if args.pytest else 1)
     source = f"--threshold {args.threshold:g}" if given else "the default of pairbench ci"
     request = CiRequest(
         options=options, reports=reports_from(args, title="pairbench ci"), repo=args.repo, base=args.base,
-        head=args.head, build=args.build, cmd=args.cmd, suite=args.suite, comment=args.comment,
+        head=args.head, build=args.build, cmd=args.cmd, suite=args.suite, pytest=_pytest_settings(args),
+        comment=args.comment,
         threshold_source=source, env=os.environ, fakes=_fakes(args),
         observer=lambda o: observer_for(args.style, not args.no_progress, o), cache=Path(args.cache_dir).expanduser() if args.cache_dir else None,
         build_timeout=args.build_timeout, post=not args.no_post,

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 from pairbench.commands.common import add_run_options, positive_float, reports_from
 
-__all__ = ["register", "add_variant_flags", "pytest_settings", "run_pytest"]
+__all__ = ["register", "add_variant_flags", "pytest_settings", "run_pytest", "DashArgsParser"]
 
 EPILOG = """examples:
   pairbench pytest tests/benchmarks --python venv-main --python venv-branch -n main -n branch
@@ -42,6 +42,10 @@ class _DashArgsParser(argparse.ArgumentParser):
         namespace, extras = super().parse_known_args(given, namespace)
         namespace.pytest_args = tail
         return namespace, extras
+
+
+DashArgsParser = _DashArgsParser
+"""The parser class of a subcommand that hands the words after `--` to pytest (`ci --pytest` too)."""
 
 
 def register(subparsers: Any) -> None:

@@ -28,6 +28,7 @@ from pairbench.errors import UserError
 
 if TYPE_CHECKING:
     from pairbench.builds import Build
+    from pairbench.flows.builders.pytest import PytestSettings
     from pairbench.forges import Target
     from pairbench.model import Benchmark, Comparison, Run, Variant
     from pairbench.flows.settings import Reports, RunOptions
@@ -60,6 +61,9 @@ class CiRequest:
     cmd: str | None = None
     """The benchmark command, `{worktree}` the commit's checkout; or `suite`."""
     suite: str | None = None
+    pytest: PytestSettings | None = None
+    """A pytest-benchmark suite instead (its paths as given, from the current folder; `python` may hold
+    `{worktree}`): run in each commit's checkout, with that checkout's code first on PYTHONPATH."""
     comment: str | None = None
     """Write the comment's Markdown here too."""
     threshold_source: str = "the default"
@@ -108,6 +112,10 @@ def run_ci(req: CiRequest) -> CiResult:
     head = _commit(repo, req.head, given=True)
     merge_base = _merge_base(repo, base_tip, head, base_ref)
     suite = _load_suite(req.suite) if req.suite else None
+    if req.pytest is not None:
+        from pairbench.flows.ci_pytest import in_repo
+
+        req = replace(req, pytest=replace(req.pytest, paths=tuple(in_repo(p, repo) for p in req.pytest.paths)))
     build = req.build if req.build is not None else _suite_build(suite)
     builds: dict[str, Build] = {}
     for role, commit in (("base", merge_base), ("head", head)):
@@ -116,21 +124,24 @@ def run_ci(req: CiRequest) -> CiResult:
             _failed_build(req, env, target, role, builds[role], base_ref, merge_base, head)
     run = _make_run(req, suite, builds, merge_base, head)
     gated = tuple((b.name, b.metrics[0].name) for b in run.benchmarks if b.metrics)
-    measure(run, req.options, req.reports, req.fakes[0], req.observer(req.options))
+    _measure_or_say(req, env, target, (base_ref, merge_base, head),
+                    lambda: measure(run, req.options, req.reports, req.fakes[0], req.observer(req.options)))
     suspects = [c for c in run.comparisons if (c.benchmark, c.metric) in gated and c.verdict == "slower"]
     confirm = None
     if suspects:
         names = sorted({c.benchmark for c in suspects})
         _say(f"confirming: {len(names)} benchmark{'s' if len(names) != 1 else ''} found slower "
              f"({', '.join(names[:5])}{' ...' if len(names) > 5 else ''}) measured again in a fresh interleaved run")
-        confirm = _make_run(req, suite, builds, merge_base, head, only=set(names))
+        confirm = _make_run(req, suite, builds, merge_base, head, only=set(names), first=run)
         again_options = replace(req.options, export_json=None, record_history=False,
                                 seed=None if req.options.seed is None else req.options.seed + 1)
         from pairbench.flows.settings import Reports
 
-        measure(confirm, again_options, Reports(style=req.reports.style, time_unit=req.reports.time_unit),
-                req.fakes[1] or req.fakes[0], req.observer(again_options),
-                to_stderr=req.options.export_json == "-")  # standard output holds the run file
+        again = confirm
+        _measure_or_say(req, env, target, (base_ref, merge_base, head), lambda: measure(
+            again, again_options, Reports(style=req.reports.style, time_unit=req.reports.time_unit),
+            req.fakes[1] or req.fakes[0], req.observer(again_options),
+            to_stderr=req.options.export_json == "-"))  # standard output holds the run file
     confirmed = _confirmed(suspects, confirm)
     comment = _comment(req, run, confirm, gated, base_ref, merge_base, head, build, builds, len(confirmed))
     posted = _comment(req, run, confirm, gated, base_ref, merge_base, head, build, builds, len(confirmed), limited=True)
@@ -154,6 +165,19 @@ def measure(run: Run, options: RunOptions, reports: Reports, fake: tuple[float, 
     run_pipeline(run, replace(options, fail_on_regression=False), reports,
                  fake=FakeOptions(factors=fake) if fake is not None else None, observer=observer,
                  console=console)
+
+
+def _measure_or_say(req: CiRequest, env: Mapping[str, str], target: Target | None, commits: tuple[str, str, str],
+                    measuring: Callable[[], None]) -> None:
+    """Measure; a benchmark that cannot be measured replaces the comment with its error, then stops (exit 1)."""
+    from pairbench.errors import BenchmarkFailed
+    from pairbench.report.comment import render_run_failure
+
+    try:
+        measuring()
+    except BenchmarkFailed as exc:
+        _publish(req, env, target, render_run_failure(str(exc), *commits))
+        raise
 
 
 def _confirmed(suspects: list[Comparison], confirm: Run | None) -> list[str]:
@@ -269,25 +293,43 @@ def _failed_build(req: CiRequest, env: Mapping[str, str], target: Target | None,
 
 
 def _make_run(req: CiRequest, suite: Any, builds: dict[str, Build], base: str, head: str,
-              only: set[str] | None = None) -> Run:
-    """The base (baseline) and the head as two variants, and the benchmarks to measure under both."""
+              only: set[str] | None = None, first: Run | None = None) -> Run:
+    """The base (baseline) and the head as two variants, and the benchmarks to measure under both
+    (`only` these, for the confirmation run of `first`)."""
     from pairbench.machine import machine_metadata
     from pairbench.model import Run
 
     commits = {"base": base, "head": head}
-    if suite is not None:
+    notices: list[Any] = []
+    collected: dict[str, Any] = {}
+    if req.pytest is not None and first is not None:  # calibrated already: the same loop counts again
+        variants, benchmarks = list(first.variants), list(first.benchmarks)
+    elif req.pytest is not None:
+        from pairbench.flows.ci_pytest import pytest_sides
+
+        run = pytest_sides(req.pytest, {role: (builds[role].worktree, commits[role]) for role in ("base", "head")},
+                           req.env, req.options.seed)
+        variants, benchmarks = run.variants, [_settle_primary(b) for b in run.benchmarks]
+        notices, collected = run.notices, {"pytest": run.metadata.get("pytest")}
+    elif suite is not None:
         variants = [_suite_variant(suite, role, builds[role].worktree, commits[role]) for role in ("base", "head")]
-        benchmarks = [replace(b, options={**b.options, "settle": [b.metrics[0].name]}) if b.metrics else b
-                      for b in suite.benchmarks]
+        benchmarks = [_settle_primary(b) for b in suite.benchmarks]
     else:
         variants = [_cmd_variant(str(req.cmd), role, builds[role].worktree, commits[role]) for role in ("base", "head")]
         benchmarks = [_cmd_benchmark()]
     if only is not None:
         benchmarks = [b for b in benchmarks if b.name in only]
     run = Run(metadata=machine_metadata(), variants=variants, benchmarks=benchmarks)
+    run.notices.extend(notices)
+    run.metadata.update(collected)
     run.metadata["ci"] = {"base_commit": base, "head_commit": head, "confirmation": only is not None}
     run.metadata["git_commit"] = base
     return run
+
+
+def _settle_primary(b: Benchmark) -> Benchmark:
+    """Adaptive stopping waits for the primary metric only: the one the gate judges."""
+    return replace(b, options={**b.options, "settle": [b.metrics[0].name]}) if b.metrics else b
 
 
 def _cmd_variant(cmd: str, role: str, worktree: str, commit: str) -> Variant:
@@ -334,14 +376,28 @@ def _suite_variant(suite: Any, role: str, worktree: str, commit: str) -> Variant
 
 def _comment(req: CiRequest, run: Run, confirm: Run | None, gated: tuple[tuple[str, str], ...], base_ref: str,
              base: str, head: str, build: str, builds: dict[str, Build], regressions: int, limited: bool = False) -> str:
+    from pairbench.flows.builders.pytest import PytestSettings as PytestDefaults
     from pairbench.report.comment import COMMENT_LIMIT, CommentFacts, render_comment
 
     words = ["pairbench", "ci", "--base", base[:12], "--head", head[:12]]
     words += ["--build", build] if build else []
-    words += ["--cmd", str(req.cmd)] if req.suite is None else [req.suite]
+    if req.pytest is not None:
+        words += [w for p in req.pytest.paths for w in ("--pytest", p)]
+        words += ["--python", req.pytest.python[0]] if req.pytest.python else []
+    else:
+        words += ["--cmd", str(req.cmd)] if req.suite is None else [req.suite]
     if req.options.max_time is not None:
         words += ["--max-time", f"{req.options.max_time:g}"]
     words += ["--threshold", f"{req.options.threshold:g}"]
+    if req.pytest is not None:
+        p, plain = req.pytest, PytestDefaults()
+        words += [w for b in p.bench for w in ("-b", b)]
+        words += [w for flag, value, default in (("--samples", p.samples, plain.samples),
+                                                 ("--warmup-samples", p.warmup_samples, plain.warmup_samples),
+                                                 ("--target-time", p.target_time, plain.target_time),
+                                                 ("--clock", p.clock, plain.clock)) if value != default
+                  for w in (flag, f"{value:g}" if isinstance(value, float) else str(value))]
+        words += ["--", *req.pytest.args] if req.pytest.args else []
     notes = tuple(f"{role} {b.commit[:12]}: " + ("build reused from the cache" if b.cached else f"built in {b.seconds:.1f} s")
                   for role, b in builds.items()) if build else ()
     facts = CommentFacts(base_ref=base_ref, base_commit=base, head_commit=head, threshold_source=req.threshold_source,

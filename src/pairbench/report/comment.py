@@ -15,13 +15,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pairbench.model import Comparison, Run
+from pairbench.model import Comparison, Notice, Run
 from pairbench.report.format import format_value
 from pairbench.report.markdown import _fence, md_escape
 from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spreads
 from pairbench.report.wording import verdict_word
 
-__all__ = ["CommentFacts", "render_comment", "render_build_failure", "comment_escape", "MARKER", "COMMENT_LIMIT"]
+__all__ = ["CommentFacts", "render_comment", "render_build_failure", "render_run_failure", "comment_escape", "MARKER",
+           "COMMENT_LIMIT"]
 
 COMMENT_LIMIT = 65_000
 """Characters a comment may hold, a little under GitHub's 65,536 (GitLab allows 1,000,000)."""
@@ -97,11 +98,17 @@ def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressio
         head = "### pairbench: :white_check_mark: no confirmed regression (a first slower result did not reproduce)"
     else:
         head = "### pairbench: :white_check_mark: no regression found"
+    compared = {(c.benchmark, c.metric) for c in gated if not (c.verdict == "insufficient" and _failure(run, c.benchmark))}
+    missing = [(b, m) for b, m in facts.gated if (b, m) not in compared]
+    if missing:
+        head += f" · :warning: {len(missing)} benchmark{'s' if len(missing) != 1 else ''} not compared"
     lines = [MARKER, head, "",
              f"Head `{_short(facts.head_commit)}` against `{_short(facts.base_commit)}`, the merge-base with "
              f"{comment_escape(facts.base_ref)}, built and measured interleaved on the same machine.", "",
              f"| Benchmark | Base | Head | Ratio | {ci_header(gated).replace('*', chr(92) + '*')} | Verdict |", "|---|--:|--:|--:|---|---|"]
     for c in gated:
+        if (c.benchmark, c.metric) not in compared:
+            continue
         m = metric_of(run, c.benchmark, c.metric)
         base, cand = spread.get((c.benchmark, c.metric, c.baseline)), spread.get((c.benchmark, c.metric, c.candidate))
         name = comment_escape(c.benchmark) + ("" if len(facts.gated) == len({b for b, _ in facts.gated})
@@ -110,7 +117,8 @@ def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressio
                      f"{format_value(cand.median, m.unit) if cand else '–'} | {ratio_text(c)} | "
                      f"{ci_text(c).replace('*', chr(92) + '*')} | "
                      f"{_verdict(c, run, again.get((c.benchmark, c.metric)), confirm is not None)} |")
-    if not gated:
+    lines += [_missing_row(run, b) for b, _ in missing]
+    if not gated and not missing:
         lines.append("| (no comparison) | | | | | |")
     band = gated[0].threshold * 100 if gated else 1.0
     lines += ["", f"**Noise band** ±{band:g}% ({comment_escape(facts.threshold_source)}): a difference counts only when "
@@ -125,6 +133,21 @@ def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressio
         text = "\n".join(lines + ["The details (every comparison, both runs, the notices) are in the job summary: "
                                    "with them this comment would pass the forge's length limit.", ""] + tail)
     return text
+
+
+def _missing_row(run: Run, benchmark: str) -> str:
+    """The row of a benchmark without a comparison: why (it failed on a side), from the run's notices."""
+    failed = _failure(run, benchmark)
+    why = "not compared"
+    if failed is not None:
+        error = failed.message.split(f"variant {failed.variant!r}: ", 1)[-1].splitlines()[0] if failed.message else ""
+        why = f"failed on {failed.variant}: {error[:160]}"
+    return f"| {comment_escape(benchmark)} | – | – | – | – | **{comment_escape(why)}** |"
+
+
+def _failure(run: Run, benchmark: str) -> Notice | None:
+    """The notice that `benchmark` failed on a variant, if it did."""
+    return next((n for n in run.notices if n.kind == "benchmark-failed" and n.benchmark == benchmark), None)
 
 
 def _machine(run: Run) -> str:
@@ -167,3 +190,15 @@ def render_build_failure(role: str, commit: str, build: str, log_tail: str, base
         f"Head `{_short(head)}` against `{_short(base)}`, the merge-base with {comment_escape(base_ref)}.", "",
         "Build command:", "", f"{fence}sh", build, fence, "",
         "The last lines of its log:", "", fence, log_tail, fence, ""])
+
+
+def render_run_failure(error: str, base_ref: str, base: str, head: str) -> str:
+    """The comment when a benchmark cannot be measured on a side (it exits non-zero, times out...).
+
+    It replaces the comment of an earlier push, whose results describe code that is gone."""
+    fence = _fence(error)
+    return "\n".join([
+        MARKER, "### pairbench: :warning: a benchmark failed, nothing to compare", "",
+        f"Head `{_short(head)}` against `{_short(base)}`, the merge-base with {comment_escape(base_ref)} "
+        "(variant 'base' is the merge-base, 'head' the head).", "",
+        fence, error, fence, ""])

@@ -132,9 +132,12 @@ def _selected(name: str, patterns: tuple[str, ...]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(name, p) or p in name for p in patterns)
 
 
-def pytest_run(settings: PytestSettings, runner: Any) -> Run:
+def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None = None) -> Run:
     """The Run to execute: the suite collected under each variant, a benchmark per test using the
-    fixture, loop counts calibrated on the baseline, problems as notices."""
+    fixture, loop counts calibrated on the baseline, problems as notices.
+
+    `variants` replace the ones the settings describe (`pairbench ci`: the base's and the head's
+    checkouts, each running pytest in its own folder, where the paths are looked for)."""
     from pairbench.errors import UserError
     from pairbench.model import Benchmark, Notice
     from pairbench.runners.kinds import get_kind
@@ -144,10 +147,12 @@ def pytest_run(settings: PytestSettings, runner: Any) -> Run:
     if not s.paths:
         raise UserError(f"nothing to run: give the {s.harness} benchmarks to run (a file or directory), "
                         f"e.g. pairbench {s.harness} benchmarks --python venv-old --python venv-new")
+    variants = variants or _variants(s)
     for path in s.paths:
-        if not os.path.exists(path.split("::")[0]):
-            raise UserError(f"{s.harness} path {path!r} not found")
-    variants = _variants(s)
+        for v in variants:
+            if not os.path.exists(os.path.join(v.cwd or "", path.split("::")[0])):
+                where = f" in {v.name!r} ({v.cwd})" if v.cwd else ""
+                raise UserError(f"{s.harness} path {path!r} not found{where}")
     suite = (tuple(s.paths), tuple(s.args), None)
     notices: list[Notice] = []
     collected: dict[str, list[dict[str, Any]]] = {}
