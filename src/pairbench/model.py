@@ -27,6 +27,7 @@ __all__ = [
     "SweepTable",
     "SuiteSummary",
     "Notice",
+    "Profile",
     "Run",
     "SeriesPoint",
     "VERDICTS",
@@ -339,6 +340,27 @@ class Notice:
     variant: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One profiled run of a variant (`--profile`): its folded call stacks, from a profiling block.
+
+    Profiling blocks run apart from the timed blocks, so a profile never adds a timed sample.
+    """
+
+    benchmark: str
+    variant: str
+    block: int
+    """Index of the profiling block (its own count, not a timed block's)."""
+    sampler: str
+    """What recorded it: py-spy, perf, callgrind or fake."""
+    unit: str
+    """What a stack's weight counts: samples (py-spy, perf) or instructions (callgrind)."""
+    stacks: tuple[tuple[str, float], ...]
+    """Folded stacks, root first, frames joined by ';', with their weights (flamegraph.pl's input)."""
+    seconds: float = 0.0
+    """Wall time of the profiled run (under the sampler: slower than a timed run)."""
+
+
 @dataclass(slots=True)
 class Run:
     """One invocation of pairbench: what was asked, where, and everything measured.
@@ -360,6 +382,8 @@ class Run:
     """Sweep tables the analysis made from `comparisons` (empty without sweeps)."""
     summaries: list[SuiteSummary] = field(default_factory=list)
     """Suite summaries the analysis made, one per candidate (empty with fewer than 2 benchmarks)."""
+    profiles: list[Profile] = field(default_factory=list)
+    """The profiling blocks' folded stacks (`--profile`; empty without it)."""
 
     @property
     def baseline(self) -> Variant:

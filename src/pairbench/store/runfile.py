@@ -15,6 +15,8 @@ History of the format:
         geometric mean over blocks, the mean when a value is <= 0, the median of an exact count),
         the candidate's is that times the ratio (plus `delta` for an exact count), and an `exact`
         verdict is judged as version 3 judges it.
+        A version 3 file may hold `profiles` (`--profile`: each profiled run's folded stacks as
+        [stack, weight] pairs); a file without the key has none, so no migration was needed.
 
 While a run is measured, its samples are appended to the file as journal lines after the
 document (store/journal.py, written by store/runwriter.py); when it ends, the document is written
@@ -37,6 +39,7 @@ from pairbench.model import (
     Comparison,
     Metric,
     Notice,
+    Profile,
     Run,
     Sample,
     Spread,
@@ -211,7 +214,7 @@ def _summary_to_dict(s: SuiteSummary) -> dict[str, Any]:
 
 def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
     """The run as the JSON-ready document of the current version (`samples` stands in for its samples)."""
-    return {
+    doc: dict[str, Any] = {
         "schema": SCHEMA,
         "version": VERSION,
         "status": run.status,
@@ -225,6 +228,9 @@ def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
         "sweeps": [_sweep_to_dict(t) for t in run.sweeps],
         "summaries": [_summary_to_dict(x) for x in run.summaries],
     }
+    if run.profiles:  # absent without --profile, so such a file reads as before
+        doc["profiles"] = [{**asdict(p), "stacks": [list(pair) for pair in p.stacks]} for p in run.profiles]
+    return doc
 
 
 _SAMPLE_FIELDS = tuple(f.name for f in fields(Sample))
@@ -302,6 +308,8 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
         notices = [Notice(**_only_known(Notice, n)) for n in doc.get("notices", [])]
         by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
         sweeps = [_sweep_from_dict(t, by_key) for t in doc.get("sweeps", [])]
+        profiles = [Profile(**{**_only_known(Profile, p), "stacks": tuple((str(k), float(w)) for k, w in p["stacks"])})
+                    for p in doc.get("profiles", [])]
         summaries = [SuiteSummary(**{**_only_known(SuiteSummary, x), "ci": _pair(x["ci"])})
                      for x in doc.get("summaries", [])]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # AttributeError: a list where a table was
@@ -317,6 +325,7 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
         suite=doc.get("suite"),
         sweeps=sweeps,
         summaries=summaries,
+        profiles=profiles,
     )
 
 
