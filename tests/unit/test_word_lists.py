@@ -203,6 +203,7 @@ SAMPLE_VALUES: dict[str, tuple[str, ...]] = {
     "runs": ("3",), "warmup": ("0",), "max_time": ("5",), "max_runs": ("20",), "threshold": ("2.5",),
     "confidence": ("0.9",), "export_json": ("r.json",), "fail_on_regression": (), "seed": ("4",),
     "correction": ("bh",), "history": ("h.db",), "record_history": (),
+    "profile": (),
 }
 SAMPLE_SUITE_VALUES: dict[str, object] = {"runs": 3, "warmup": 0, "max_time": 5.0, "threshold": 2.5,
                                           "confidence": 0.9, "seed": 4}

@@ -32,7 +32,7 @@ from typing import Iterable, Mapping, Sequence
 from pairbench.analysis.replicates import replicate_values
 from pairbench.model import Profile, Run
 
-__all__ = ["FrameDifference", "ProfileDifference", "parse_folded", "format_folded", "clean_frame",
+__all__ = ["FrameDifference", "ProfileDifference", "parse_folded", "format_folded", "clean_frame", "clean_stacks",
            "frame_times", "difference", "differential_stacks", "variant_stacks", "profile_differences",
            "MIN_SAMPLES"]
 
@@ -107,23 +107,30 @@ def clean_frame(frame: str) -> str:
     return _DIRECTORY.sub(r"(\1)", frame.strip())
 
 
-def parse_folded(text: str) -> dict[str, float]:
-    """Folded stacks (`a;b;c 12` per line) -> {stack: weight}; frames cleaned, empty stacks dropped.
+def clean_stacks(stacks: Iterable[tuple[str, float]]) -> dict[str, float]:
+    """Stored stacks with their frames cleaned (`clean_frame`, process frames gone), empty ones dropped.
 
     An empty stack (py-spy's samples of a process outside Python) and a stack of process frames
     only carry no frame, so they are left out: shares are of the time some frame was seen in.
     """
     out: dict[str, float] = defaultdict(float)
-    for line in text.splitlines():
-        stack, _, weight = line.rstrip().rpartition(" ")
-        try:
-            value = float(weight)
-        except ValueError:
-            continue
+    for stack, value in stacks:
         frames = [clean_frame(f) for f in stack.split(";") if f.strip() and not _PROCESS_FRAME.match(f.strip())]
         if frames and value > 0:
             out[";".join(frames)] += value
     return dict(out)
+
+
+def parse_folded(text: str) -> dict[str, float]:
+    """Folded stacks (`a;b;c 12` per line) -> {stack: weight}, cleaned as `clean_stacks` does."""
+    pairs = []
+    for line in text.splitlines():
+        stack, _, weight = line.rstrip().rpartition(" ")
+        try:
+            pairs.append((stack, float(weight)))
+        except ValueError:
+            continue
+    return clean_stacks(pairs)
 
 
 def format_folded(stacks: Mapping[str, float]) -> str:
@@ -234,8 +241,8 @@ def profile_differences(run: Run, confidence: float = 0.95) -> list[ProfileDiffe
             c_profiles = _ordered(by_key.get((bench.name, variant.name), []))
             if variant.name == base or not c_profiles or base not in means or variant.name not in means:
                 continue
-            b_stacks = [dict(p.stacks) for p in b_profiles]
-            c_stacks = [dict(p.stacks) for p in c_profiles]
+            b_stacks = [clean_stacks(p.stacks) for p in b_profiles]
+            c_stacks = [clean_stacks(p.stacks) for p in c_profiles]
             weights = (sum(sum(s.values()) for s in b_stacks), sum(sum(s.values()) for s in c_stacks))
             short = b_profiles[0].unit == "samples" and min(weights) < MIN_SAMPLES
             out.append(ProfileDifference(
