@@ -148,3 +148,33 @@ def test_a_run_without_profiles_keeps_its_file_as_before() -> None:
     run.profiles.clear()
     assert '"profiles"' not in dumps_run(run)
     assert profile_differences(run) == []
+
+
+def test_a_kind_without_a_profiler_gets_one_notice_and_its_verdict() -> None:
+    """The session's profiling blocks: a runner without `profile` is said once, never fails the run."""
+    from pairbench.runners.fake import FakeRunner
+    from pairbench.session import RunOptions, execute
+
+    class Plain:
+        def __init__(self) -> None:
+            self.inner = FakeRunner(positional=(1.0, 1.5))
+
+        def prepare(self, benchmark, variants):
+            return self.inner.prepare(benchmark, variants)
+
+        def measure(self, benchmark, variant, block, warmup, progress):
+            return self.inner.measure(benchmark, variant, block, warmup, progress)
+
+        def close(self) -> None:
+            self.inner.close()
+
+    import tempfile
+
+    metric = Metric("time", "s", "lower")
+    run = Run(metadata={}, variants=[Variant("A", baseline=True), Variant("B")],
+              benchmarks=[Benchmark("b", "fake", (metric,))])
+    with tempfile.TemporaryDirectory() as tmp:
+        execute(run, {"fake": Plain()}, RunOptions(runs=6, profile=3, export_json=f"{tmp}/r.json",
+                                                   record_history=False))
+    assert [n.kind for n in run.notices].count("profile") == 1
+    assert not run.profiles and run.comparisons[0].verdict == "slower"

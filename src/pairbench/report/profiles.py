@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Callable
 
 from rich.console import Console
 from rich.table import Table
@@ -24,7 +25,7 @@ from pairbench.model import Run
 from pairbench.report.escape import visible
 from pairbench.report.format import format_delta, format_percent
 
-__all__ = ["render_where", "where_lines", "export_folded", "WHERE_ROWS", "FOLDED_SCALE"]
+__all__ = ["render_where", "where_lines", "where_markdown", "export_folded", "WHERE_ROWS", "FOLDED_SCALE"]
 
 WHERE_ROWS = 5
 """Frames listed each way (added, removed)."""
@@ -75,6 +76,25 @@ def render_where(run: Run, console: Console) -> None:
         console.print(table)
         console.print(Text(WHERE_CAPTION, style="dim"))
         console.print()
+
+
+def where_markdown(run: Run, escape: Callable[[str], str]) -> list[str]:
+    """The "where" tables as Markdown lines (`report`'s default format)."""
+    out: list[str] = []
+    for d in profile_differences(run):
+        out += [f"### {escape(_describe(d))}", ""]
+        lines = where_lines(d)
+        if lines:
+            out += [escape(line) for line in lines] + [""]
+            continue
+        unit = "s" if d.metric == "time" else ""
+        out += ["| frame | self | share | total | share |", "|---|---:|---:|---:|---:|"]
+        for f in d.added(WHERE_ROWS) + d.removed(WHERE_ROWS):
+            out.append(f"| {escape(f.frame)} | {format_delta(f.self_s, unit)}{' ~' if f.noise else ''} | "
+                       f"{format_percent(f.self_share)} | {format_delta(f.total_s, unit)} | "
+                       f"{format_percent(f.total_share)} |")
+        out += ["", escape(WHERE_CAPTION), ""]
+    return out
 
 
 def _safe(name: str) -> str:
