@@ -93,7 +93,7 @@ def test_saved_reports_draw_the_profiles(run_cli, tmp_path: Path) -> None:
 # -- real programs ---------------------------------------------------------------------------
 
 def _profiled(run_cli, tmp_path: Path, base: str, cand: str, *extra: str, env: dict[str, str] | None = None):
-    r = run_cli("cmd", base, cand, "-r", "6", "-w", "0", "--profile", "--no-history", "--no-progress",
+    r = run_cli("cmd", base, cand, "-r", "10", "-w", "0", "--profile", "--profile-blocks", "4", "--no-history", "--no-progress",
                 "--export-json", "r.json", *extra, timeout=600, env=env)
     assert r.returncode == 0, r.stderr
     return r, load_run(tmp_path / "r.json")
@@ -102,7 +102,10 @@ def _profiled(run_cli, tmp_path: Path, base: str, cand: str, *extra: str, env: d
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("py-spy") is None, reason="py-spy is not installed (python3 -m pip install py-spy)")
 def test_python_function_made_slower_is_first_with_its_share(run_cli, tmp_path: Path) -> None:
-    """Truth: the candidate doubles `work`, half of the baseline's run: all of the difference is in it."""
+    """Truth: the candidate runs `work` (half of the baseline's run) 4x as long: all of the difference is in it.
+
+    The share divides by the measured difference, whose noise on a loaded machine is the error's
+    main source: a large effect (+150% of the run) keeps it within the 10 points."""
     py = sys.executable
     r, run = _profiled(run_cli, tmp_path, f"{py} {DATA / 'shift.py'} base", f"{py} {DATA / 'shift.py'} slower")
     (d,) = profile_differences(run)
@@ -121,7 +124,7 @@ def test_c_function_made_slower_is_first_with_its_share(run_cli, tmp_path: Path)
     r, run = _profiled(run_cli, tmp_path, f"{exe} base 20000000", f"{exe} slower 20000000")
     (d,) = profile_differences(run)
     assert d.sampler in ("perf", "callgrind")
-    assert f"by {d.sampler}" in r.stdout
+    assert f"by {d.sampler}" in " ".join(r.stdout.split())
     top = d.added(1)[0]
     assert top.frame == "work", r.stdout
     assert abs(top.self_share - 1.0) <= 0.10, r.stdout

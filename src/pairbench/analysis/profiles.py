@@ -2,7 +2,8 @@
 
 Method. Each profiled run gives folded stacks (flamegraph.pl's format: root;...;leaf weight). A
 variant's profile says which share of its run each frame takes; the timed blocks say how long a
-run takes (`T`, the mean of its per-block values of the benchmark's time metric). A frame's time
+run takes (`T`: the figures the verdict shows, the baseline's geometric mean and the candidate's as
+that times the paired ratio; the mean of the per-block values where nothing was compared). A frame's time
 per run is its share times `T`, so that the samplers' own slowdown (callgrind's 50x) and rate
 drop out, and the frames' self times add up to `T` exactly. Candidate minus baseline, frame by
 frame, then adds up to the measured difference `T_c - T_b`: each frame's *share of the
@@ -236,19 +237,26 @@ def profile_differences(run: Run, confidence: float = 0.95) -> list[ProfileDiffe
         if metric is None:
             continue
         means = _means(run, bench.name, metric)
+        # the figures the verdict shows (the baseline's, and the candidate's as baseline x the paired
+        # ratio) where compared: less noisy than two separate means, and the table's own numbers
+        shown = {c.candidate: c for c in run.comparisons
+                 if c.benchmark == bench.name and c.metric == metric and c.baseline_value and c.candidate_value}
         b_profiles = _ordered(by_key[(bench.name, base)])
         for variant in run.variants:
             c_profiles = _ordered(by_key.get((bench.name, variant.name), []))
             if variant.name == base or not c_profiles or base not in means or variant.name not in means:
                 continue
+            compared = shown.get(variant.name)
+            base_s, cand_s = ((compared.baseline_value, compared.candidate_value) if compared is not None
+                              else (means[base], means[variant.name]))
             b_stacks = [clean_stacks(p.stacks) for p in b_profiles]
             c_stacks = [clean_stacks(p.stacks) for p in c_profiles]
             weights = (sum(sum(s.values()) for s in b_stacks), sum(sum(s.values()) for s in c_stacks))
             short = b_profiles[0].unit == "samples" and min(weights) < MIN_SAMPLES
             out.append(ProfileDifference(
                 benchmark=bench.name, baseline=base, candidate=variant.name, sampler=b_profiles[0].sampler,
-                metric=metric, baseline_s=means[base], candidate_s=means[variant.name],
-                frames=tuple(difference(b_stacks, c_stacks, means[base], means[variant.name], confidence)),
+                metric=metric, baseline_s=base_s, candidate_s=cand_s,
+                frames=tuple(difference(b_stacks, c_stacks, base_s, cand_s, confidence)),
                 blocks=min(len(b_stacks), len(c_stacks)), samples=weights, too_short=short))
     return out
 
