@@ -23,6 +23,10 @@ __all__ = ["CommandProfiler", "PROFILED_TIMEOUT_FACTOR"]
 PROFILED_TIMEOUT_FACTOR = 100
 """A profiled run may take this many times --timeout (callgrind runs programs 20-60x slower)."""
 
+SHORT_RUN_S = 0.2
+"""A run shorter than this gives a 250 Hz sampler under 50 samples, or ends before py-spy attaches."""
+_GONE_WORDS = ("No python processes found", "Failed to find python version")
+"""py-spy's words for a process that ended before it attached."""
 _PTRACE_WORDS = ("Operation not permitted", "Permission denied", "ptrace")
 
 
@@ -58,10 +62,16 @@ class CommandProfiler:
         conclude = variant.meta.get("conclude") or opts.get("conclude")
         if conclude:
             runner._run_hook("conclude", expand_command(str(conclude), variant), variant, benchmark)
-        tail = " ".join((outcome.stderr.tail or "").split())[-300:]
+        tail = " ".join((outcome.stderr.tail or "").split("Stack backtrace")[0].split())[-300:]
         try:
             stacks = chosen.read()
         except (OSError, ValueError) as exc:
+            if (outcome.wall < SHORT_RUN_S and outcome.exit_code == 0) or any(w in tail for w in _GONE_WORDS):
+                return Profiled(notice=Notice(
+                    "profile", f"no profile: `{command}` ended before {chosen.name} could sample it: "
+                    "the program is too short to sample",
+                    f"make each run longer ({SHORT_RUN_S:g} s or more), e.g. a larger input or a loop", benchmark.name),
+                    stop=True)
             if any(w in tail for w in _PTRACE_WORDS) and chosen.name == "py-spy":
                 return Profiled(notice=Notice("profile", f"no profile: py-spy may not attach to `{command}` "
                                               f"(ptrace not permitted): {tail}", PTRACE_HINT, benchmark.name), stop=True)
