@@ -58,6 +58,16 @@ def test_profiling_never_touches_the_timed_results(run_cli, tmp_path: Path) -> N
         or plain.stdout.split("\n\n")[0] == profiled.stdout.split("\n\n")[0]
 
 
+def test_no_difference_gets_no_shares(run_cli, tmp_path: Path) -> None:
+    """A verdict of no difference: dividing by a difference within the noise would make any frame
+    look like a cause, so the profile says there is nothing to place."""
+    r = run_cli("cmd", "a", "b", "-r", "6", "--profile", "-w", "1", "--no-history", "--no-progress",
+                "--debug-fake=1,1", "--seed", "7")
+    assert r.returncode == 0, r.stderr
+    assert "no significant difference to place" in " ".join(r.stdout.split()), r.stdout
+    assert "where:" not in r.stdout
+
+
 def test_export_folded_writes_each_variant_and_the_difference(run_cli, tmp_path: Path) -> None:
     r = run_cli("cmd", "a", "b", "-r", "6", "--profile", *FAKE, "--export-folded", "folded")
     assert r.returncode == 0, r.stderr
@@ -157,3 +167,19 @@ def test_a_run_too_short_to_sample_says_so(run_cli, tmp_path: Path) -> None:
     assert "too short to sample" in out or "too few samples to say where" in out, out
     assert out.count("profile") <= 3, out  # one line (and the flag's echo in the run file path at most)
     assert "ratio" in r.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("py-spy") is None, reason="py-spy is not installed")
+def test_micro_workers_are_profiled_by_py_spy(run_cli, tmp_path: Path) -> None:
+    """micro: each variant's timing worker runs once per profiling block under py-spy; the
+    benchmark's own function is in its stacks."""
+    (tmp_path / "bench_sums.py").write_text("def bench_sum_range():\n    sum(range(2000))\n")
+    r = run_cli("micro", "bench_sums.py", "--python", sys.executable, "--python", sys.executable,
+                "-r", "3", "-w", "0", "--target-time", "0.05", "--samples", "5", "--profile", "--profile-blocks", "2",
+                "--no-history", "--no-progress", "--export-json", "r.json", timeout=600)
+    assert r.returncode == 0, r.stderr
+    run = load_run(tmp_path / "r.json")
+    assert {p.sampler for p in run.profiles} == {"py-spy"}
+    assert len(run.profiles) == 4
+    assert all(any("bench_sum_range" in stack for stack, _ in p.stacks) for p in run.profiles)

@@ -89,6 +89,12 @@ class ProfileDifference:
     """The weight (samples or instructions) of the baseline's and the candidate's profiles."""
     too_short: bool = False
     """Fewer than MIN_SAMPLES samples on a side: the frames say too little."""
+    unit: str = "s"
+    """The unit of `metric` (the frames' changes are in it)."""
+    per: str = "run"
+    """What one value is of: a run (a command) or an operation (micro)."""
+    significant: bool = True
+    """The verdict found a difference (faster or slower); else the shares are left out."""
 
     @property
     def difference_s(self) -> float:
@@ -160,7 +166,8 @@ def frame_times(stacks: Mapping[str, float], seconds: float) -> tuple[dict[str, 
 
 
 def difference(baseline: Sequence[Mapping[str, float]], candidate: Sequence[Mapping[str, float]],
-               baseline_s: float, candidate_s: float, confidence: float = 0.95) -> list[FrameDifference]:
+               baseline_s: float, candidate_s: float, confidence: float = 0.95,
+               shares: bool = True) -> list[FrameDifference]:
     """Each frame's change, candidate minus baseline, from profiles paired block by block.
 
     Args:
@@ -168,6 +175,8 @@ def difference(baseline: Sequence[Mapping[str, float]], candidate: Sequence[Mapp
             position; the shorter list sets the pairs).
         baseline_s, candidate_s: a run's measured time (the timed blocks').
         confidence: level of the per-frame interval across pairs.
+        shares: give each frame its share of the difference (False: a difference within the noise,
+            which a share would blow up).
 
     Returns:
         The frames whose self or total time changed, largest self change first.
@@ -187,7 +196,7 @@ def difference(baseline: Sequence[Mapping[str, float]], candidate: Sequence[Mapp
             total[frame][k] = c_total.get(frame, 0.0) - b_total.get(frame, 0.0)
     delta = candidate_s - baseline_s
     # a difference within 0.1% of the run is no difference to take shares of
-    tiny = abs(delta) <= 1e-3 * max(abs(baseline_s), abs(candidate_s), 1e-300)
+    tiny = not shares or abs(delta) <= 1e-3 * max(abs(baseline_s), abs(candidate_s), 1e-300)
     frames = []
     for frame in set(own) | set(total):
         self_s, total_s = _mean(own.get(frame, [0.0])), _mean(total.get(frame, [0.0]))
@@ -236,6 +245,7 @@ def profile_differences(run: Run, confidence: float = 0.95) -> list[ProfileDiffe
         metric = _time_metric(run, bench.name)
         if metric is None:
             continue
+        unit = bench.metric(metric).unit
         means = _means(run, bench.name, metric)
         # the figures the verdict shows (the baseline's, and the candidate's as baseline x the paired
         # ratio) where compared: less noisy than two separate means, and the table's own numbers
@@ -247,6 +257,7 @@ def profile_differences(run: Run, confidence: float = 0.95) -> list[ProfileDiffe
             if variant.name == base or not c_profiles or base not in means or variant.name not in means:
                 continue
             compared = shown.get(variant.name)
+            significant = compared is None or compared.verdict in ("faster", "slower")
             base_s, cand_s = ((compared.baseline_value, compared.candidate_value) if compared is not None
                               else (means[base], means[variant.name]))
             b_stacks = [clean_stacks(p.stacks) for p in b_profiles]
@@ -256,8 +267,9 @@ def profile_differences(run: Run, confidence: float = 0.95) -> list[ProfileDiffe
             out.append(ProfileDifference(
                 benchmark=bench.name, baseline=base, candidate=variant.name, sampler=b_profiles[0].sampler,
                 metric=metric, baseline_s=base_s, candidate_s=cand_s,
-                frames=tuple(difference(b_stacks, c_stacks, base_s, cand_s, confidence)),
-                blocks=min(len(b_stacks), len(c_stacks)), samples=weights, too_short=short))
+                frames=tuple(difference(b_stacks, c_stacks, base_s, cand_s, confidence, shares=significant)),
+                blocks=min(len(b_stacks), len(c_stacks)), samples=weights, too_short=short,
+                unit=unit, per="run" if bench.kind == "command" else "op", significant=significant))
     return out
 
 
@@ -266,12 +278,14 @@ def _ordered(profiles: Iterable[Profile]) -> list[Profile]:
 
 
 def _time_metric(run: Run, benchmark: str) -> str | None:
-    """The benchmark's time metric, else its primary metric (an instruction count)."""
+    """The benchmark's time metric (`time`, else the first in seconds: micro's `time_per_op`), else
+    its primary metric (an instruction count)."""
     metrics = run.benchmark(benchmark).metrics
     names = [m.name for m in metrics]
     if "time" in names:
         return "time"
-    return names[0] if names else None
+    timed = [m.name for m in metrics if m.unit == "s" and m.direction == "lower"]
+    return timed[0] if timed else (names[0] if names else None)
 
 
 def _means(run: Run, benchmark: str, metric: str) -> dict[str, float]:

@@ -135,11 +135,11 @@ def profiles_html(run: Run, benchmark: str) -> str:
     for d in profile_differences(run):
         if d.benchmark != benchmark:
             continue
-        unit = "s" if d.metric == "time" else ""
+        unit = d.unit
         base, cand = _side(run, d, d.baseline, d.baseline_s), _side(run, d, d.candidate, d.candidate_s)
         deltas = {s: cand.get(s, 0.0) - base.get(s, 0.0) for s in set(base) | set(cand)}
         parts.append(f"<h4>Where: {esc(d.candidate)} vs {esc(d.baseline)} ({format_delta(d.difference_s, unit)} "
-                     f"per run, by {esc(d.sampler)}, {d.blocks} profiling blocks)</h4>")
+                     f"per {d.per}, by {esc(d.sampler)}, {d.blocks} profiling blocks)</h4>")
         if d.too_short:
             parts.append('<p class="warn">Too few samples to say where: make each run longer.</p>')
             continue

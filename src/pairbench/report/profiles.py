@@ -29,16 +29,15 @@ __all__ = ["render_where", "where_lines", "where_markdown", "export_folded", "WH
 
 WHERE_ROWS = 5
 """Frames listed each way (added, removed)."""
-WHERE_CAPTION = ("self: time in the frame itself, per run; total: with what it calls; share: of the measured "
+WHERE_CAPTION = ("self: time in the frame itself, per run (or op); total: with what it calls; share: of the measured "
                  "difference; ~: the profiling blocks disagree on its sign (noise, not a cause)")
-FOLDED_SCALE = 1e6
-"""Folded files count microseconds per run: the tools read whole numbers."""
+FOLDED_SCALE = {"run": 1e6, "op": 1e12}
+"""Folded files count microseconds per run, picoseconds per operation: the tools read whole numbers."""
 
 
 def _describe(d: ProfileDifference) -> str:
-    unit = "s" if d.metric == "time" else ""
-    change = format_delta(d.difference_s, unit)
-    return (f"where: {visible(d.candidate)} vs {visible(d.baseline)} ({visible(d.benchmark)}): {change} per run, "
+    change = format_delta(d.difference_s, d.unit)
+    return (f"where: {visible(d.candidate)} vs {visible(d.baseline)} ({visible(d.benchmark)}): {change} per {d.per}, "
             f"by {d.sampler}, {d.blocks} profiling block{'s' if d.blocks != 1 else ''}")
 
 
@@ -50,6 +49,9 @@ def where_lines(d: ProfileDifference) -> list[str]:
     if not d.frames:
         return [f"profile [{visible(d.benchmark)}]: the profiles of {visible(d.baseline)} and "
                 f"{visible(d.candidate)} do not differ"]
+    if not d.significant:
+        return [f"profile [{visible(d.benchmark)} · {visible(d.candidate)}]: no significant difference to place "
+                "(the verdict found none); `report --html` draws the profiles, --export-folded writes them"]
     return []
 
 
@@ -62,7 +64,7 @@ def render_where(run: Run, console: Console) -> None:
                 console.print(Text(line, style="dim"))
             console.print()
             continue
-        unit = "s" if d.metric == "time" else ""
+        unit = d.unit
         console.print(Text(_describe(d)))
         table = Table(show_edge=False, pad_edge=False)
         table.add_column("frame", overflow="fold")
@@ -87,7 +89,7 @@ def where_markdown(run: Run, escape: Callable[[str], str]) -> list[str]:
         if lines:
             out += [escape(line) for line in lines] + [""]
             continue
-        unit = "s" if d.metric == "time" else ""
+        unit = d.unit
         out += ["| frame | self | share | total | share |", "|---|---:|---:|---:|---:|"]
         for f in d.added(WHERE_ROWS) + d.removed(WHERE_ROWS):
             out.append(f"| {escape(f.frame)} | {format_delta(f.self_s, unit)}{' ~' if f.noise else ''} | "
@@ -105,7 +107,7 @@ def export_folded(run: Run, directory: str) -> list[str]:
     """Write the folded stacks of every profiled variant and every difference into `directory`.
 
     Returns:
-        The paths written: `<benchmark>.<variant>.folded` (microseconds per run) and
+        The paths written: `<benchmark>.<variant>.folded` (microseconds per run, picoseconds per op) and
         `<benchmark>.<candidate>-vs-<baseline>.diff.folded` (`stack baseline candidate`).
     """
     os.makedirs(directory, exist_ok=True)
@@ -115,7 +117,7 @@ def export_folded(run: Run, directory: str) -> list[str]:
         for variant, seconds in ((d.baseline, d.baseline_s), (d.candidate, d.candidate_s)):
             blocks = [clean_stacks(p.stacks) for p in sorted(run.profiles, key=lambda p: p.block)
                       if p.benchmark == d.benchmark and p.variant == variant]
-            sides[variant] = {k: round(v * FOLDED_SCALE) for k, v in variant_stacks(blocks, seconds).items()}
+            sides[variant] = {k: round(v * FOLDED_SCALE.get(d.per, 1e6)) for k, v in variant_stacks(blocks, seconds).items()}
             path = os.path.join(directory, f"{_safe(d.benchmark)}.{_safe(variant)}.folded")
             if path not in written:
                 _write(path, format_folded({k: v for k, v in sides[variant].items() if v > 0}))
