@@ -37,6 +37,12 @@ __all__ = ["FrameDifference", "ProfileDifference", "parse_folded", "format_folde
            "frame_times", "difference", "differential_stacks", "variant_stacks", "profile_differences",
            "MIN_SAMPLES"]
 
+TIME_METRICS = ("time", "server_cpu_per_req")
+"""The time a profile is scaled to, by preference: a command's run; an HTTP server's CPU time per
+request (what a profile of the server's process divides)."""
+PER = {"command": "run", "micro": "op", "http": "request"}
+"""What one value of each kind's time metric is of."""
+
 MIN_SAMPLES = 20
 """Fewer samples than this in a variant's profiles (all blocks together) say too little: each
 sample is then 5% or more of the run, so the table is replaced by a line asking for a longer run."""
@@ -269,7 +275,7 @@ def profile_differences(run: Run, confidence: float = 0.95) -> list[ProfileDiffe
                 metric=metric, baseline_s=base_s, candidate_s=cand_s,
                 frames=tuple(difference(b_stacks, c_stacks, base_s, cand_s, confidence, shares=significant)),
                 blocks=min(len(b_stacks), len(c_stacks)), samples=weights, too_short=short,
-                unit=unit, per="run" if bench.kind == "command" else "op", significant=significant))
+                unit=unit, per=PER.get(bench.kind, "run"), significant=significant))
     return out
 
 
@@ -278,12 +284,13 @@ def _ordered(profiles: Iterable[Profile]) -> list[Profile]:
 
 
 def _time_metric(run: Run, benchmark: str) -> str | None:
-    """The benchmark's time metric (`time`, else the first in seconds: micro's `time_per_op`), else
-    its primary metric (an instruction count)."""
+    """The benchmark's time metric (TIME_METRICS, else the first in seconds: micro's `time_per_op`),
+    else its primary metric (an instruction count)."""
     metrics = run.benchmark(benchmark).metrics
     names = [m.name for m in metrics]
-    if "time" in names:
-        return "time"
+    for preferred in TIME_METRICS:
+        if preferred in names:
+            return preferred
     timed = [m.name for m in metrics if m.unit == "s" and m.direction == "lower"]
     return timed[0] if timed else (names[0] if names else None)
 

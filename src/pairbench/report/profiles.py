@@ -31,8 +31,9 @@ WHERE_ROWS = 5
 """Frames listed each way (added, removed)."""
 WHERE_CAPTION = ("self: time in the frame itself, per run (or op); total: with what it calls; share: of the measured "
                  "difference; ~: the profiling blocks disagree on its sign (noise, not a cause)")
-FOLDED_SCALE = {"run": 1e6, "op": 1e12}
-"""Folded files count microseconds per run, picoseconds per operation: the tools read whole numbers."""
+FOLDED_SCALE = {"run": 1e6, "op": 1e12, "request": 1e9}
+"""Folded files count microseconds per run, nanoseconds per request, picoseconds per operation:
+the tools read whole numbers."""
 
 
 def _describe(d: ProfileDifference) -> str:

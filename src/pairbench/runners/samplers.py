@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
-__all__ = ["Sampler", "SamplerMissing", "PySpy", "Perf", "Callgrind", "choose_sampler", "is_cpython",
+__all__ = ["Sampler", "Attaching", "SamplerMissing", "PySpy", "Perf", "Callgrind", "choose_sampler", "is_cpython",
            "read_folded", "parse_perf_script", "parse_callgrind", "PY_SPY_INSTALL", "PTRACE_HINT"]
 
 PY_SPY_INSTALL = "python3 -m pip install py-spy"
@@ -55,6 +55,20 @@ class Sampler(Protocol):
         ...
 
     def close(self) -> None:
+        ...
+
+
+class Attaching(Protocol):
+    """A sampler that can attach to running processes (an HTTP server's): started, then stopped by SIGINT."""
+
+    name: str
+    unit: str
+
+    def attach(self, pids: Sequence[int]) -> list[str]:
+        """The argv that samples `pids` until it is interrupted (then `read`)."""
+        ...
+
+    def read(self) -> dict[str, float]:
         ...
 
 
@@ -92,6 +106,13 @@ class PySpy(_Files):
         return [self.executable, "record", "--format", "raw", "--nolineno", "--subprocesses",
                 "-r", str(SAMPLE_RATE_HZ), "-o", out, "--", *argv], env
 
+    def attach(self, pids: Sequence[int]) -> list[str]:
+        self.fresh()
+        # --gil: a server's threads spend most of their wall time waiting in select() and read(),
+        # which py-spy does not always see as idle; the thread holding the GIL is the one at work
+        return [self.executable, "record", "--format", "raw", "--nolineno", "--subprocesses", "--gil", "-r",
+                str(SAMPLE_RATE_HZ), "-o", os.path.join(self.out_dir, "stacks.txt"), "--pid", str(pids[0])]
+
     def read(self) -> dict[str, float]:
         path = os.path.join(self.out_dir, "stacks.txt")
         if not os.path.exists(path):
@@ -112,6 +133,11 @@ class Perf(_Files):
         out = os.path.join(self.out_dir, "perf.data")
         return ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(SAMPLE_RATE_HZ), "-g", "-o", out,
                 "--", *argv], env
+
+    def attach(self, pids: Sequence[int]) -> list[str]:
+        self.fresh()
+        return ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(SAMPLE_RATE_HZ), "-g", "-o",
+                os.path.join(self.out_dir, "perf.data"), "-p", ",".join(str(p) for p in pids)]
 
     def read(self) -> dict[str, float]:
         path = os.path.join(self.out_dir, "perf.data")

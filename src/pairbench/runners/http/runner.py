@@ -21,9 +21,10 @@ from urllib.parse import urljoin, urlsplit
 
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Notice, Sample, Variant
-from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.base import Profiled, ProgressFn, Replicate
 from pairbench.runners.http.engine import run_load
 from pairbench.runners.http.http2 import Http2Refused
+from pairbench.runners.http.profiled import HttpProfiler
 from pairbench.runners.http.metrics import figures_from_result, http_metrics, rate_shortfall
 from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec
 from pairbench.runners.http.server import Server, ServerFailed, ServerSpec, port_in_use
@@ -87,6 +88,18 @@ def _server_command(opts: Mapping[str, Any], variant: Variant) -> str:
     if command and variant.args:
         command += " " + " ".join(shlex.quote(a) for a in variant.args)
     return command
+
+
+def _load_spec(opts: Mapping[str, Any], requests: tuple[RequestSpec, ...]) -> LoadSpec:
+    """The measured load of a round (a profiled load is the same)."""
+    return LoadSpec(
+        requests=requests, connections=int(opts["connections"]),
+        count=int(opts["requests"]) if opts["requests"] else None,
+        duration=float(opts["duration"]) if opts["duration"] else None,
+        rate=float(opts["rate"]) if opts["rate"] else None,
+        keepalive=bool(opts["keepalive"]), timeout=float(opts["timeout"]), insecure=bool(opts["insecure"]),
+        http2=bool(opts["http2"]), streams=int(opts["streams"]),
+    )
 
 
 def _options(benchmark: Benchmark) -> dict[str, Any]:
@@ -182,6 +195,7 @@ class HttpRunner:
         self._told_targets = False
         """Whether the warning that --target servers are not restarted was given (once per run)."""
         self._machine = socket.gethostname()
+        self._profiler = HttpProfiler()
 
     # --- Runner protocol -------------------------------------------------------------------------
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
@@ -273,14 +287,7 @@ class HttpRunner:
                     ),
                     None,
                 )
-            spec = LoadSpec(
-                requests=requests, connections=int(opts["connections"]),
-                count=int(opts["requests"]) if opts["requests"] else None,
-                duration=float(opts["duration"]) if opts["duration"] else None,
-                rate=float(opts["rate"]) if opts["rate"] else None,
-                keepalive=keepalive, timeout=float(opts["timeout"]), insecure=bool(opts["insecure"]),
-                http2=bool(opts["http2"]), streams=int(opts["streams"]),
-            )
+            spec = _load_spec(opts, requests)
             cpu0 = server.usage()[0] if server else 0.0
             result = engine(spec, lambda rps: progress(f"{variant.name}: {rps:,.0f} req/s"))
             cpu1, rss = server.usage() if server else (0.0, 0)
@@ -316,7 +323,22 @@ class HttpRunner:
                 if server in self._servers:
                     self._servers.remove(server)
 
+    def profile(self, benchmark: Benchmark, variant: Variant, block: int, progress: ProgressFn) -> Profiled:
+        """One load of a fresh server of the variant, its processes sampled (`--profile`; runners/http/profiled.py)."""
+        opts = _options(benchmark)
+        engine = self._engine_fn(opts)
+
+        def load(base: str) -> None:
+            progress(f"{variant.name}: profiling the server")
+            engine(_load_spec(opts, self._requests(opts, base)), None)
+
+        try:
+            return self._profiler.profile(self, benchmark, variant, block, _server_command(opts, variant), opts, load)
+        except (WrkFailed, Http2Refused) as exc:
+            raise UserError(str(exc)) from None
+
     def close(self) -> None:
+        self._profiler.close()
         for server in list(self._servers):
             server.stop()
         self._servers.clear()
