@@ -183,3 +183,20 @@ def test_micro_workers_are_profiled_by_py_spy(run_cli, tmp_path: Path) -> None:
     assert {p.sampler for p in run.profiles} == {"py-spy"}
     assert len(run.profiles) == 4
     assert all(any("bench_sum_range" in stack for stack, _ in p.stacks) for p in run.profiles)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("py-spy") is None, reason="py-spy is not installed")
+def test_http_server_is_profiled_during_a_load(run_cli, tmp_path: Path) -> None:
+    """http: the server's process is sampled during one load per profiling block; the demo app's
+    `burn` (its per-request work, 2 vs 30 units) takes the added CPU time per request."""
+    app = Path(__file__).resolve().parents[2] / "src" / "pairbench" / "data" / "demo_app.py"
+    r = run_cli("http", "--server", f"{sys.executable} {app} --port {{port}} --work 2",
+                "--server", f"{sys.executable} {app} --port {{port}} --work 30", "-t", "3", "-r", "6", "-w", "0",
+                "--profile", "--profile-blocks", "2", "--no-history", "--no-progress", "--export-json", "r.json",
+                timeout=600)
+    assert r.returncode == 0, r.stderr
+    run = load_run(tmp_path / "r.json")
+    (d,) = profile_differences(run)
+    assert d.sampler == "py-spy" and d.metric == "server_cpu_per_req" and d.per == "request"
+    assert d.added(1)[0].frame == "burn (demo_app.py)", r.stdout

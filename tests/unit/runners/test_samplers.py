@@ -108,3 +108,11 @@ def test_native_code_uses_perf_where_it_records(monkeypatch: pytest.MonkeyPatch)
     argv, _ = chosen.wrap(["./shift"], {})
     assert argv[:2] == ["perf", "record"] and "-g" in argv
     chosen.close()
+
+
+def test_attaching_samplers_name_the_server_processes() -> None:
+    spy, perf = PySpy(executable="py-spy"), Perf()
+    assert spy.attach([41, 42])[-2:] == ["--pid", "41"] and "--gil" in spy.attach([41])
+    assert perf.attach([41, 42])[-2:] == ["-p", "41,42"]
+    spy.close()
+    perf.close()
