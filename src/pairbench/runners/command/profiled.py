@@ -38,8 +38,8 @@ class CommandProfiler:
         self._executables: dict[str, list[str]] = {}
 
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> None:
-        self._executables[benchmark.name] = [str(v.meta.get("executable") or v.command.split()[0] if v.command
-                                                 else "") for v in variants]
+        self._executables[benchmark.name] = [str(v.meta.get("executable") or (v.command or "").split(" ")[0])
+                                             for v in variants]
 
     def profile(self, runner: CommandRunner, benchmark: Benchmark, variant: Variant, block: int) -> Profiled:
         """Run `variant`'s command once under the benchmark's sampler."""
