@@ -26,7 +26,7 @@ from pairbench.runners.http.engine import run_load
 from pairbench.runners.http.http2 import Http2Refused
 from pairbench.runners.http.profiled import HttpProfiler
 from pairbench.runners.http.metrics import figures_from_result, http_metrics, rate_shortfall
-from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec
+from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec, load_spec
 from pairbench.runners.http.server import Server, ServerFailed, ServerSpec, port_in_use
 from pairbench.runners.http.wrk import WrkFailed, run_wrk, wrk_available, wrk_command
 
@@ -88,18 +88,6 @@ def _server_command(opts: Mapping[str, Any], variant: Variant) -> str:
     if command and variant.args:
         command += " " + " ".join(shlex.quote(a) for a in variant.args)
     return command
-
-
-def _load_spec(opts: Mapping[str, Any], requests: tuple[RequestSpec, ...]) -> LoadSpec:
-    """The measured load of a round (a profiled load is the same)."""
-    return LoadSpec(
-        requests=requests, connections=int(opts["connections"]),
-        count=int(opts["requests"]) if opts["requests"] else None,
-        duration=float(opts["duration"]) if opts["duration"] else None,
-        rate=float(opts["rate"]) if opts["rate"] else None,
-        keepalive=bool(opts["keepalive"]), timeout=float(opts["timeout"]), insecure=bool(opts["insecure"]),
-        http2=bool(opts["http2"]), streams=int(opts["streams"]),
-    )
 
 
 def _options(benchmark: Benchmark) -> dict[str, Any]:
@@ -287,7 +275,7 @@ class HttpRunner:
                     ),
                     None,
                 )
-            spec = _load_spec(opts, requests)
+            spec = load_spec(opts, requests)
             cpu0 = server.usage()[0] if server else 0.0
             result = engine(spec, lambda rps: progress(f"{variant.name}: {rps:,.0f} req/s"))
             cpu1, rss = server.usage() if server else (0.0, 0)
@@ -327,11 +315,7 @@ class HttpRunner:
         """One load of a fresh server of the variant, its processes sampled (`--profile`; runners/http/profiled.py)."""
         opts = _options(benchmark)
         engine = self._engine_fn(opts)
-
-        def load(base: str) -> None:
-            progress(f"{variant.name}: profiling the server")
-            engine(_load_spec(opts, self._requests(opts, base)), None)
-
+        load = lambda base: engine(load_spec(opts, self._requests(opts, base)), None)  # noqa: E731
         try:
             return self._profiler.profile(self, benchmark, variant, block, _server_command(opts, variant), opts, load)
         except (WrkFailed, Http2Refused) as exc:
