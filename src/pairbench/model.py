@@ -28,6 +28,7 @@ __all__ = [
     "SweepTable",
     "SuiteSummary",
     "Notice",
+    "Profile",
     "Run",
     "SeriesPoint",
     "VERDICTS",
@@ -365,6 +366,27 @@ class Notice:
     variant: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One profiled run of a variant (`--profile`): its folded call stacks, from a profiling block.
+
+    Profiling blocks run apart from the timed blocks, so a profile never adds a timed sample.
+    """
+
+    benchmark: str
+    variant: str
+    block: int
+    """Index of the profiling block (its own count, not a timed block's)."""
+    sampler: str
+    """What recorded it: py-spy, perf, callgrind or fake."""
+    unit: str
+    """What a stack's weight counts: samples (py-spy, perf) or instructions (callgrind)."""
+    stacks: tuple[tuple[str, float], ...]
+    """Folded stacks, root first, frames joined by ';', with their weights (flamegraph.pl's input)."""
+    seconds: float = 0.0
+    """Wall time of the profiled run (under the sampler: slower than a timed run)."""
+
+
 @dataclass(slots=True)
 class Run:
     """One invocation of pairbench: what was asked, where, and everything measured.
@@ -388,6 +410,8 @@ class Run:
     """Suite summaries the analysis made, one per candidate (empty with fewer than 2 benchmarks)."""
     steady_states: list[SteadyState] = field(default_factory=list)
     """One per process with enough in-process samples to classify (micro), made by the analysis."""
+    profiles: list[Profile] = field(default_factory=list)
+    """The profiling blocks' folded stacks (`--profile`; empty without it)."""
 
     @property
     def baseline(self) -> Variant:

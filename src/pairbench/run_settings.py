@@ -13,12 +13,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["RunSetting", "RUN_SETTINGS", "SUITE_SETTINGS", "DEFAULT_BOUND_S"]
+__all__ = ["RunSetting", "RUN_SETTINGS", "SUITE_SETTINGS", "DEFAULT_BOUND_S", "DEFAULT_PROFILE_BLOCKS"]
 
 DEFAULT_BOUND_S = 60.0
 """With none of -r, --max-time, -M: blocks are added until every primary comparison is settled,
 for at most this many seconds (the -r minimum is always measured). docs/statistics.md has the
 times measured on a busy 2-core machine to settle 2%, 5% and 20% differences that chose it."""
+
+DEFAULT_PROFILE_BLOCKS = 3
+"""Profiling blocks with `--profile`: three pairs give each frame's difference a t interval (2
+degrees of freedom), for three runs of each variant under the sampler."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +52,8 @@ RUN_SETTINGS: tuple[RunSetting, ...] = (
     RunSetting("record_history", "--no-history"),  # the flag turns it off
     RunSetting("stop_early", None),
     RunSetting("default_bound", None),  # set when none of -r, --max-time, -M is given
-    RunSetting("min_time", None),  # `cmd --min-benchmarking-time` (hyperfine's), not a shared flag
+    RunSetting("min_time", None),
+    RunSetting("profile", "--profile"),  # `cmd --min-benchmarking-time` (hyperfine's), not a shared flag
 )
 """Every run setting, in the order of RunOptions' fields."""
 

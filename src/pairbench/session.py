@@ -26,6 +26,7 @@ from pairbench.model import Metric, Notice, Run, Sample
 from pairbench.plan import Step, plan_block
 from pairbench.run_settings import DEFAULT_BOUND_S
 from pairbench.runners.base import Replicate, Runner
+from pairbench.runners.profiling import ProfilingBlocks
 from pairbench.store.runwriter import RunWriter
 
 __all__ = ["RunOptions", "Observer", "execute", "default_run_path", "finish_analysis", "DEFAULT_BOUND_S"]
@@ -70,6 +71,8 @@ class RunOptions:
     min_time: float | None = None
     """Seconds each variant is measured at least (hyperfine's --min-benchmarking-time): after the
     first block, the -r minimum is raised to the blocks that take (within -M and --max-time), as if given with -r."""
+    profile: int = 0
+    """Profiling blocks (`--profile`): one after each of the first timed blocks, never timed (0: none)."""
 
     def __post_init__(self) -> None:
         if self.runs < 1:
@@ -86,6 +89,8 @@ class RunOptions:
             raise UserError(f"--confidence must be in [0.5, 1) (got {self.confidence:g})")
         if self.default_bound is not None and self.default_bound <= 0:
             raise UserError(f"the default bound must be positive seconds (got {self.default_bound:g})")
+        if self.profile < 0:
+            raise UserError(f"--profile must be 0 or more profiling blocks (got {self.profile})")
         if self.correction not in ("holm", "bh", "none"):
             raise UserError(f"--correction {self.correction!r}: valid choices are holm, bh, none")
 
@@ -182,6 +187,11 @@ def execute(
     blocks_done = 0
     n_looks = 1
     live = dict(runners)
+    profiling = ProfilingBlocks(options.profile)
+    # the profiling blocks' order comes from a random source of their own: the timed plan is the
+    # same with or without --profile
+    profile_rng = random.Random(f"{seed}-profile")
+    profile_previous: dict[str, list[str]] = {}
     try:
         _save(writer, run)
         for bench in run.benchmarks:
@@ -231,6 +241,8 @@ def execute(
                 looks, planned = _plan_adaptive(run, options, start, block_end, budget.block_costs[1])
                 n_looks = len(looks)
             obs.block_done(run, blocks_done, planned)
+            if profiling.left:
+                _profile_block(run, runners, profiling, profile_rng, profile_previous, obs)
             if blocks_done >= planned:
                 stop = "planned" if adaptive else "fixed"
                 break
@@ -251,6 +263,8 @@ def execute(
                 if past_minimum and not budget.next_block_fits(clock()):
                     stop = "budget"
                     break
+        while profiling.left:  # a run that stopped before its profiling blocks were done
+            _profile_block(run, runners, profiling, profile_rng, profile_previous, obs)
         end = clock()
         _close(live)  # inside the run: a failing cleanup fails it as a failed measurement does, samples kept
         reason = budget.stop_reason(end, blocks_done, stop, planned)
@@ -380,6 +394,13 @@ def _measure(run: Run, runners: Mapping[str, Runner], step: Step, warmup: bool, 
     run.notices.extend(replicate.notices)
     _add_new_metrics(run, replicate.samples)
     obs.step_done(step, replicate, warmup)
+
+
+def _profile_block(run: Run, runners: Mapping[str, Runner], profiling: ProfilingBlocks, rng: random.Random,
+                   previous: dict[str, list[str]], obs: Observer) -> None:
+    """One profiling block, in an interleaved order of its own (runners/profiling.py)."""
+    steps = plan_block([b.name for b in run.benchmarks], [v.name for v in run.variants], profiling.done, rng, previous)
+    profiling.run_block(run, runners, [(s.benchmark, s.variant) for s in steps], obs.status)
 
 
 def _close(live: dict[str, Runner]) -> None:

@@ -90,11 +90,16 @@ def format_drift(formats: Mapping[str, str | None], exporters: Sequence[str], me
         found.append(f"EXPORTERS is not in the order of FORMATS: {list(exporters)}")
     sentence = docs.split("FORMAT is any of", 1)[-1].split("--export-FORMAT", 1)[0]
     found += drift(flags + [export_flag(RUN_FILE)],
-                   {"measuring flags": [f for f in measuring if f.startswith("--export-")],
+                   {"measuring flags": [f for f in measuring if f.startswith("--export-") and f not in NOT_FORMATS],
                     "report flags": [f for f in report_flags if f.startswith("--export-")]})
     found += drift(files, {"report --format": report_choices, "docs/reports.md": _backticked(sentence)})
     found += [f"README.md: no {flag}" for flag in flags if flag not in readme]
     return found
+
+
+NOT_FORMATS = ("--export-folded",)
+"""Export flags that write no report of the run: `--export-folded DIR` writes the profiles' folded
+stacks (`--profile`), a directory of files for flame graph tools."""
 
 
 def _format_lists() -> dict[str, object]:
@@ -203,6 +208,7 @@ SAMPLE_VALUES: dict[str, tuple[str, ...]] = {
     "runs": ("3",), "warmup": ("0",), "max_time": ("5",), "max_runs": ("20",), "threshold": ("2.5",),
     "confidence": ("0.9",), "export_json": ("r.json",), "fail_on_regression": (), "seed": ("4",),
     "correction": ("bh",), "history": ("h.db",), "record_history": (),
+    "profile": (),
 }
 SAMPLE_SUITE_VALUES: dict[str, object] = {"runs": 3, "warmup": 0, "max_time": 5.0, "threshold": 2.5,
                                           "confidence": 0.9, "seed": 4}

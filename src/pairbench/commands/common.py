@@ -8,7 +8,7 @@ import sys
 
 from pairbench.report.display import SORTS, STYLES, TIME_UNITS
 from pairbench.report.formats import EXPORTED, FORMATS, export_flag
-from pairbench.run_settings import DEFAULT_BOUND_S
+from pairbench.run_settings import DEFAULT_BOUND_S, DEFAULT_PROFILE_BLOCKS
 
 TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
 if TYPE_CHECKING:
@@ -154,6 +154,12 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
                    help="most blocks: adds blocks after -r until every comparison is settled or N are measured "
                         "(within --max-time when given)")
     g.add_argument("--seed", type=int, help="seed of the random order, to reproduce a plan")
+    g.add_argument("--profile", action="store_true",
+                   help="also profile each variant (py-spy for Python, perf or callgrind for native code) in "
+                        "profiling blocks apart from the timed ones, and show where the time difference goes")
+    g.add_argument("--profile-blocks", type=_positive_int, metavar="N",
+                   help=f"profiling blocks with --profile (default {DEFAULT_PROFILE_BLOCKS}): each gives every "
+                        "frame's difference once, so several give it an interval")
     s = parser.add_argument_group("statistics")
     s.add_argument("--threshold", type=_threshold, metavar="PCT", default=None,
                    help="noise band δ in percent: differences inside ±δ count as no difference (default 1); "
@@ -171,6 +177,9 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
     o.add_argument("--no-history", action="store_true", help="do not record this run in the history store")
     for fmt in EXPORTED:  # the format list of report/formats.py
         o.add_argument(export_flag(fmt), metavar="FILE", dest="export_" + fmt.replace("-", "_"), help=FORMATS[fmt])
+    o.add_argument("--export-folded", metavar="DIR",
+                   help="with --profile: write folded stacks here, one file per variant and one per difference "
+                        "(flamegraph.pl, inferno, speedscope)")
     o.add_argument("--no-progress", action="store_true", help="no live progress bar (and, off a terminal, no progress line every 30 s)")
     o.add_argument("--style", choices=STYLES, default="auto",
                    help="output style, as hyperfine's: auto (colour and live bar on a terminal), basic (neither), "
@@ -236,7 +245,16 @@ def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOption
         history=pick("history", None),  # type: ignore[arg-type]
         record_history=not bool(getattr(args, "no_history", False)),
         default_bound=bound,
+        profile=_profile_blocks(args),
     )
+
+
+def _profile_blocks(args: argparse.Namespace) -> int:
+    """--profile's blocks: --profile-blocks N (which implies --profile), else the default; 0 without either."""
+    blocks = getattr(args, "profile_blocks", None)
+    if blocks is not None:
+        return int(blocks)
+    return DEFAULT_PROFILE_BLOCKS if getattr(args, "profile", False) else 0
 
 
 def fake_from(args: argparse.Namespace) -> tuple[float, ...] | None:
@@ -267,6 +285,9 @@ def reports_from(args: argparse.Namespace, **choices: Any) -> Reports:
 
     exports = tuple((fmt, getattr(args, "export_" + fmt.replace("-", "_"))) for fmt in EXPORTED
                     if getattr(args, "export_" + fmt.replace("-", "_"), None))
+    folded = getattr(args, "export_folded", None)
+    if folded is not None:
+        choices.setdefault("export_folded", folded)
     shown = {"style": getattr(args, "style", "auto") or "auto", "time_unit": getattr(args, "time_unit", None),
              "sort": getattr(args, "sort", "auto") or "auto", "verbose": bool(getattr(args, "verbose", False))}
     return ReportsT(exports=exports, **{**shown, **choices})

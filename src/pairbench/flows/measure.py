@@ -46,8 +46,12 @@ def kind_figures(run: Run) -> list[str]:
     return figures(run)
 
 
-def _after_views(reports: Reports) -> tuple[Callable[[Run, Console], None], ...]:
+def _after_views(reports: Reports, profiled: bool = False) -> tuple[Callable[[Run, Console], None], ...]:
     views: list[Callable[[Run, Console], None]] = []
+    if profiled:  # --profile: where the difference is, under the verdicts
+        from pairbench.report.profiles import render_where
+
+        views.append(render_where)
     if reports.sweeps:
         from pairbench.report.sweep import render_sweeps
 
@@ -81,7 +85,7 @@ def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
     out = console or console_for(reports.style, stderr=options.export_json == "-")
     # warnings and notes: `> results.txt` keeps the results only (a given console gets everything)
     diagnostics = out if console is not None else console_for(reports.style, stderr=True)
-    after = _after_views(reports)
+    after = _after_views(reports, profiled=options.profile > 0)
     try:
         if cluster is not None:
             from pairbench.cluster.client import execute_on_cluster
@@ -121,6 +125,23 @@ def _show(run: Run, reports: Reports, out: Console, diagnostics: Console,
             for fmt, target in reports.exports:
                 export(shown, fmt, target, ExportOptions(title=reports.title),
                        inputs=[str(run.metadata.get("run_file", ""))])
+    if reports.export_folded:
+        _export_folded(run, reports.export_folded, diagnostics)
+
+
+def _export_folded(run: Run, directory: str, diagnostics: Console) -> None:
+    """--export-folded: the folded files, or one line saying why there are none."""
+    from pairbench.errors import UserError
+    from pairbench.report.profiles import export_folded
+
+    if not run.profiles:
+        diagnostics.print("folded stacks: none to write (no profile: give --profile)", markup=False, highlight=False)
+        return
+    try:
+        written = export_folded(run, directory)
+    except OSError as exc:
+        raise UserError(f"--export-folded {directory}: {exc.strerror or exc}") from None
+    diagnostics.print(f"folded stacks: {len(written)} files in {directory}", markup=False, highlight=False)
 
 
 def _answer(reports: Reports) -> Callable[..., None]:

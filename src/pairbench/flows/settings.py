@@ -33,6 +33,8 @@ class Reports:
     """hyperfine's --sort: the order of the variants in the tables."""
     verbose: bool = False
     """-v: every metric's row, each comparison's notes and every notice (default: the short answer)."""
+    export_folded: str | None = None
+    """--export-folded DIR: the profiles' folded stacks, a file per variant and per difference."""
 
 
 @dataclass(frozen=True, slots=True)

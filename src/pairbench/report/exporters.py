@@ -48,7 +48,12 @@ def _terminal(run: Run, out: TextIO, options: ExportOptions) -> None:
 
     from pairbench.report.terminal import render_terminal
 
-    render_terminal(run, Console(file=out, width=options.width), after=options.after)
+    after = options.after
+    if run.profiles:  # a profiled run (--profile): where the difference is, under the verdicts
+        from pairbench.report.profiles import render_where
+
+        after = (*after, render_where)
+    render_terminal(run, Console(file=out, width=options.width), after=after)
 
 
 def _markdown(run: Run, out: TextIO, options: ExportOptions) -> None:

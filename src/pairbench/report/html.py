@@ -55,6 +55,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#f6f6f6}
 .faster{color:#2a7d2a;font-weight:600}.slower{color:#b22222;font-weight:600}
 .warn{background:#fff6e0;border-left:4px solid #e0a000;padding:.5em .8em;margin:.6em 0}
 .sentences li{margin:.2em 0}.notes{color:#666;font-size:.9em}
+svg.flame{display:block;margin:.4em 0;max-width:100%;height:auto}
 svg.plot{display:block;margin:.4em 0;max-width:100%;height:auto;font-family:inherit}
 pre{background:#f6f6f6;padding:.6em;overflow:auto}details{margin-top:1.5em}details.figs{margin:.4em 0;color:#555}
 """
@@ -180,6 +181,10 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
                 drift = drift_plot(run, b.name, b.metrics[0].name)
                 if drift:
                     body.append(drift)
+            if any(p.benchmark == b.name for p in run.profiles):  # --profile
+                from pairbench.report.flamegraph import profiles_html
+
+                body.append(profiles_html(run, b.name))
     body.append(_sweeps(run))
     if run.notices:
         body.append("<h2>Warnings</h2><ul>")

@@ -181,6 +181,10 @@ def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: l
     for kind in kinds_in_order(b.kind for b in run.benchmarks):
         out.extend(_kind_section(run, kind, [c for c in comps if _kind_of(run, c.benchmark) == kind]))
     out.extend(_sweeps(run))
+    if run.profiles:  # --profile
+        from pairbench.report.profiles import where_markdown
+
+        out.extend(where_markdown(run, md_escape))
     out.extend(_suite_summary(run))
     out.extend(_geomeans(run))
     if run.notices:

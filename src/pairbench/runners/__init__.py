@@ -7,5 +7,6 @@
     instructions.py  instruction counting (perf or valgrind), for command and micro
     shims.py         version managers' shims (pyenv, rbenv, asdf...), for command and micro
     fake.py          scripted timings without processes (`--debug-fake`, tests)
+    samplers.py      the profilers of `--profile` (py-spy, perf, callgrind); profiling.py its blocks
     command/  http/  micro/   one folder per kind: its runner, helpers, options.py and kind.py
 """

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
-from pairbench.model import Benchmark, Notice, Sample, Variant
+from pairbench.model import Benchmark, Notice, Profile, Sample, Variant
 
-__all__ = ["Runner", "Replicate", "ProgressFn"]
+__all__ = ["Runner", "Replicate", "Profiled", "ProgressFn"]
 
 ProgressFn = Callable[[str], None]
 """Called by runners with a short live status (for example current req/s)."""
@@ -21,6 +21,21 @@ class Replicate:
     notices: list[Notice] = field(default_factory=list)
     failed: bool = False
     """True when this replicate could not be measured (its notices say why); others go on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Profiled:
+    """What one profiled run returned (`--profile`): its stacks, or why there are none.
+
+    A runner that can profile has a method `profile(benchmark, variant, block, progress) ->
+    Profiled` beside the protocol's three (runners/profiling.py calls it); a problem is a notice,
+    never an exception, so the timed verdict is never lost to a profiler.
+    """
+
+    profile: Profile | None = None
+    notice: Notice | None = None
+    stop: bool = False
+    """Profiling this benchmark cannot work (no sampler, not permitted): do not ask again."""
 
 
 class Runner(Protocol):

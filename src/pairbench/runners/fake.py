@@ -7,8 +7,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
-from pairbench.model import Benchmark, Notice, Sample, Variant
-from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.model import Benchmark, Notice, Profile, Sample, Variant
+from pairbench.runners.base import Profiled, ProgressFn, Replicate
 
 __all__ = ["FakeRunner"]
 
@@ -71,6 +71,14 @@ class FakeRunner:
             value = 1.0 / value
         progress(f"{variant.name} {value:.4g}")
         return Replicate(samples=[Sample(benchmark.name, variant.name, metric, value, block, warmup=warmup)])
+
+    def profile(self, benchmark: Benchmark, variant: Variant, block: int, progress: ProgressFn) -> Profiled:
+        """Scripted stacks with a known truth: a run is `main;setup` 30 and `main;work` 70 samples times
+        the baseline's, and a variant's extra time (its factor) is all in `work`."""
+        extra = 100.0 * (self._factor(variant.name) - 1.0)
+        stacks = (("main;setup", 30.0), ("main;work", max(70.0 + extra, 1.0)))
+        return Profiled(profile=Profile(benchmark.name, variant.name, block, "fake", "samples", stacks,
+                                        seconds=self.base * self._factor(variant.name)))
 
     def clock(self) -> float:
         """The simulated time: the sum of the measurements' `step_seconds` so far."""

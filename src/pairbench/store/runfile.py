@@ -20,6 +20,8 @@ History of the format:
         no steady state), warmup_iterations (samples before the steady state, left out of the
         process's value), iterations and the metrics the cut applies to. Migration: none were
         classified, so the list starts empty and every measured sample counts, as it did.
+        A version 3 or later file may hold `profiles` (`--profile`: each profiled run's folded stacks as
+        [stack, weight] pairs); a file without the key has none, so no migration was needed.
 
 While a run is measured, its samples are appended to the file as journal lines after the
 document (store/journal.py, written by store/runwriter.py); when it ends, the document is written
@@ -42,6 +44,7 @@ from pairbench.model import (
     Comparison,
     Metric,
     Notice,
+    Profile,
     Run,
     Sample,
     Spread,
@@ -223,7 +226,7 @@ def _summary_to_dict(s: SuiteSummary) -> dict[str, Any]:
 
 def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
     """The run as the JSON-ready document of the current version (`samples` stands in for its samples)."""
-    return {
+    doc: dict[str, Any] = {
         "schema": SCHEMA,
         "version": VERSION,
         "status": run.status,
@@ -238,6 +241,9 @@ def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
         "summaries": [_summary_to_dict(x) for x in run.summaries],
         "steady_states": [{**asdict(x), "metrics": list(x.metrics)} for x in run.steady_states],
     }
+    if run.profiles:  # absent without --profile, so such a file reads as before
+        doc["profiles"] = [{**asdict(p), "stacks": [list(pair) for pair in p.stacks]} for p in run.profiles]
+    return doc
 
 
 _SAMPLE_FIELDS = tuple(f.name for f in fields(Sample))
@@ -315,6 +321,8 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
         notices = [Notice(**_only_known(Notice, n)) for n in doc.get("notices", [])]
         by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
         sweeps = [_sweep_from_dict(t, by_key) for t in doc.get("sweeps", [])]
+        profiles = [Profile(**{**_only_known(Profile, p), "stacks": tuple((str(k), float(w)) for k, w in p["stacks"])})
+                    for p in doc.get("profiles", [])]
         summaries = [SuiteSummary(**{**_only_known(SuiteSummary, x), "ci": _pair(x["ci"])})
                      for x in doc.get("summaries", [])]
         steady = [SteadyState(**{**_only_known(SteadyState, x), "metrics": tuple(x.get("metrics", ()))})
@@ -333,6 +341,7 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
         sweeps=sweeps,
         summaries=summaries,
         steady_states=steady,
+        profiles=profiles,
     )
 
 

@@ -14,10 +14,11 @@ import time
 
 from pairbench.errors import BenchmarkFailed
 from pairbench.model import Benchmark, Notice, Sample, Variant
-from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.base import Profiled, ProgressFn, Replicate
 from pairbench.runners.command.duet import DuetPair, duet_cpus
 from pairbench.runners.command.invocation import expand_command
 from pairbench.runners.command.options import failure_ignored
+from pairbench.runners.command.profiled import CommandProfiler
 from pairbench.runners.command.runner import CommandRunner
 from pairbench.runners.instructions import InstructionCounter, default_counter, vary_notice
 
@@ -41,6 +42,7 @@ class CountingCommandRunner(CommandRunner):
         """(benchmark, variant) -> the instruction counts its measured runs gave."""
         self._duets: dict[str, tuple[DuetPair, dict[str, Variant]]] = {}
         """Benchmarks measured with --duet: their pair of runners and variants by name."""
+        self._profiler = CommandProfiler()
 
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
         if benchmark.options.get("duet"):
@@ -49,6 +51,7 @@ class CountingCommandRunner(CommandRunner):
             self._duets[benchmark.name] = (pair, {v.name: v for v in variants})
             return pair.prepare(benchmark, variants)
         notices = super().prepare(benchmark, variants)
+        self._profiler.prepare(benchmark, variants)
         if _counts(benchmark):
             self._counter = self._counter or default_counter()
             notices.append(Notice("instructions", self._counter.describe(), "", benchmark.name))
@@ -79,8 +82,16 @@ class CountingCommandRunner(CommandRunner):
         progress(f"{variant.name}: {count:.0f} instructions")
         return replicate
 
+    def profile(self, benchmark: Benchmark, variant: Variant, block: int, progress: ProgressFn) -> Profiled:
+        """One profiled run of the variant's command (`--profile`; runners/command/profiled.py)."""
+        if benchmark.name in self._duets:
+            return Profiled(notice=Notice("profile", "--profile: not with --duet", "profile without --duet",
+                                          benchmark.name), stop=True)
+        return self._profiler.profile(self, benchmark, variant, block)
+
     def close(self) -> None:
         try:
+            self._profiler.close()
             super().close()
             duets, self._duets = self._duets, {}
             for pair, _ in duets.values():

@@ -21,11 +21,12 @@ from urllib.parse import urljoin, urlsplit
 
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Notice, Sample, Variant
-from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.base import Profiled, ProgressFn, Replicate
 from pairbench.runners.http.engine import run_load
 from pairbench.runners.http.http2 import Http2Refused
+from pairbench.runners.http.profiled import HttpProfiler
 from pairbench.runners.http.metrics import figures_from_result, http_metrics, rate_shortfall
-from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec
+from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec, load_spec
 from pairbench.runners.http.server import Server, ServerFailed, ServerSpec, port_in_use
 from pairbench.runners.http.wrk import WrkFailed, run_wrk, wrk_available, wrk_command
 
@@ -182,6 +183,7 @@ class HttpRunner:
         self._told_targets = False
         """Whether the warning that --target servers are not restarted was given (once per run)."""
         self._machine = socket.gethostname()
+        self._profiler = HttpProfiler()
 
     # --- Runner protocol -------------------------------------------------------------------------
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
@@ -273,14 +275,7 @@ class HttpRunner:
                     ),
                     None,
                 )
-            spec = LoadSpec(
-                requests=requests, connections=int(opts["connections"]),
-                count=int(opts["requests"]) if opts["requests"] else None,
-                duration=float(opts["duration"]) if opts["duration"] else None,
-                rate=float(opts["rate"]) if opts["rate"] else None,
-                keepalive=keepalive, timeout=float(opts["timeout"]), insecure=bool(opts["insecure"]),
-                http2=bool(opts["http2"]), streams=int(opts["streams"]),
-            )
+            spec = load_spec(opts, requests)
             cpu0 = server.usage()[0] if server else 0.0
             result = engine(spec, lambda rps: progress(f"{variant.name}: {rps:,.0f} req/s"))
             cpu1, rss = server.usage() if server else (0.0, 0)
@@ -316,7 +311,18 @@ class HttpRunner:
                 if server in self._servers:
                     self._servers.remove(server)
 
+    def profile(self, benchmark: Benchmark, variant: Variant, block: int, progress: ProgressFn) -> Profiled:
+        """One load of a fresh server of the variant, its processes sampled (`--profile`; runners/http/profiled.py)."""
+        opts = _options(benchmark)
+        engine = self._engine_fn(opts)
+        load = lambda base: engine(load_spec(opts, self._requests(opts, base)), None)  # noqa: E731
+        try:
+            return self._profiler.profile(self, benchmark, variant, block, _server_command(opts, variant), opts, load)
+        except (WrkFailed, Http2Refused) as exc:
+            raise UserError(str(exc)) from None
+
     def close(self) -> None:
+        self._profiler.close()
         for server in list(self._servers):
             server.stop()
         self._servers.clear()

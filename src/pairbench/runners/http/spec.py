@@ -6,12 +6,12 @@ from wrk's own figures.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from pairbench.runners.http.histogram import Histogram
 
-__all__ = ["RequestSpec", "LoadSpec", "LoadResult"]
+__all__ = ["RequestSpec", "LoadSpec", "LoadResult", "load_spec"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -145,3 +145,15 @@ class LoadResult:
     @property
     def req_per_s(self) -> float:
         return self.completed / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+
+def load_spec(opts: Mapping[str, Any], requests: tuple[RequestSpec, ...]) -> LoadSpec:
+    """The measured load of a round, from a benchmark's options (a profiled load is the same)."""
+    return LoadSpec(
+        requests=requests, connections=int(opts["connections"]),
+        count=int(opts["requests"]) if opts["requests"] else None,
+        duration=float(opts["duration"]) if opts["duration"] else None,
+        rate=float(opts["rate"]) if opts["rate"] else None,
+        keepalive=bool(opts["keepalive"]), timeout=float(opts["timeout"]), insecure=bool(opts["insecure"]),
+        http2=bool(opts["http2"]), streams=int(opts["streams"]),
+    )

@@ -23,8 +23,9 @@ import tempfile
 from typing import Any, Callable
 
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
-from pairbench.runners.base import ProgressFn, Replicate
+from pairbench.runners.base import Profiled, ProgressFn, Replicate
 from pairbench.runners.instructions import InstructionCounter, default_counter, vary_notice
+from pairbench.runners.micro.profiled import MicroProfiler
 from pairbench.runners.micro.runner import MicroRunner
 from pairbench.runners.micro.worker import WorkerResult, parse_answer
 from pairbench.runners.shims import resolve_shim
@@ -81,6 +82,7 @@ class CountingMicroRunner(MicroRunner):
         self._seen: dict[tuple[str, str], set[float]] = {}
         """(benchmark, variant) -> the per-op counts its replicates gave."""
         self._noted: set[str] = set()
+        self._profiler = MicroProfiler()
 
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
         notices = super().prepare(benchmark, variants)
@@ -168,7 +170,12 @@ class CountingMicroRunner(MicroRunner):
         except (OSError, ValueError) as exc:
             return WorkerResult(False, {}, f"no instruction count: {exc}"), 0
 
+    def profile(self, benchmark: Benchmark, variant: Variant, block: int, progress: ProgressFn) -> Profiled:
+        """One profiled worker of the benchmark (`--profile`; runners/micro/profiled.py)."""
+        return self._profiler.profile(self, benchmark, variant, block)
+
     def close(self) -> None:
+        self._profiler.close()
         try:
             super().close()
         finally:

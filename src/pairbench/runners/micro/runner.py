@@ -141,18 +141,25 @@ class MicroRunner:
         env["PAIRBENCH_ENV_PAD"] = "x" * self._rng.randrange(0, 4096)
         return env
 
-    def call(self, variant: Variant, language: str, request: dict[str, Any], timeout: float) -> WorkerResult:
-        """Run one worker process with `request`; never raises for a failing worker."""
+    def call(self, variant: Variant, language: str, request: dict[str, Any], timeout: float,
+             wrap: Any = None) -> WorkerResult:
+        """Run one worker process with `request`; never raises for a failing worker.
+
+        `wrap(argv, env) -> (argv, env)` runs it under a profiler (`--profile`, runners/micro/profiled.py).
+        """
         try:
             argv = self._argv(variant, language)
         except UserError as exc:
             return WorkerResult(False, {}, str(exc))
+        env = self._env(variant)
+        if wrap is not None:
+            argv, env = wrap(argv, env)
         if language == "ruby":
             source = self._ruby_sources.get(str(request.get("file")))  # no yaml to load in the worker
             request = {**request, "run_dir": self._ruby_dir.path(),
                        **({"source": source} if source and request["mode"] != "list" else {})}
         try:
-            code, out, err = self._spawn(argv, json.dumps(request), self._env(variant), variant.cwd, timeout)
+            code, out, err = self._spawn(argv, json.dumps(request), env, variant.cwd, timeout)
         except FileNotFoundError:
             return WorkerResult(False, {}, f"interpreter {argv[0]!r} not found; check the path or PATH")
         except PermissionError:

@@ -1,0 +1,180 @@
+"""Differential profiles (analysis/profiles.py) on synthetic folded stacks with a known truth."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pairbench.analysis.profiles import (
+    MIN_SAMPLES,
+    clean_frame,
+    difference,
+    differential_stacks,
+    format_folded,
+    frame_times,
+    parse_folded,
+    profile_differences,
+)
+from pairbench.model import Benchmark, Metric, Profile, Run, Sample, Variant
+from pairbench.store.runfile import dumps_run, loads_run
+
+
+def _sampled(weights: dict[str, float], n: int, rng: random.Random) -> dict[str, float]:
+    """n samples drawn from the stacks in proportion to `weights`: what a sampler sees."""
+    stacks = list(weights)
+    out: dict[str, float] = {}
+    for stack in rng.choices(stacks, weights=[weights[s] for s in stacks], k=n):
+        out[stack] = out.get(stack, 0) + 1
+    return out
+
+
+BASE = {"main;setup": 2.0, "main;work": 4.0, "main;work;helper": 2.0, "main": 2.0}
+"""A run of 10 s: setup 2, work 4 (and 2 more in helper under it), main itself 2."""
+
+
+def test_parse_folded_cleans_frames_and_drops_empty_stacks() -> None:
+    text = ('process 7305:"sh -c python p.py";process 7307:"python p.py" 2\n'
+            'process 7305:"sh -c python p.py";process 7307:"python p.py";<module> (/a/b/p.py);fast (/a/b/p.py) 4\n'
+            '<module> (p.py);fast (p.py) 1\n'
+            ' 3\n'
+            'garbage line\n')
+    assert parse_folded(text) == {"<module> (p.py);fast (p.py)": 5.0}
+    assert clean_frame("work (/src/x/y.py)") == "work (y.py)"
+    assert clean_frame("_find_and_load (<frozen importlib._bootstrap>)") == "_find_and_load (<frozen importlib._bootstrap>)"
+
+
+def test_folded_text_round_trips() -> None:
+    stacks = {"a;b": 3.0, "a": 1.5, "c": -2.0}
+    assert parse_folded(format_folded({k: v for k, v in stacks.items() if v > 0})) == {"a;b": 3.0, "a": 1.5}
+    assert format_folded(stacks).splitlines()[0] == "a;b 3"
+    assert "c -2" in format_folded(stacks)
+
+
+def test_frame_times_self_and_total_add_up() -> None:
+    own, total = frame_times(BASE, 10.0)
+    assert own == pytest.approx({"setup": 2.0, "work": 4.0, "helper": 2.0, "main": 2.0})
+    assert total["main"] == pytest.approx(10.0)
+    assert total["work"] == pytest.approx(6.0)
+    assert sum(own.values()) == pytest.approx(10.0)
+
+
+def test_recursion_counts_a_frame_once_per_stack() -> None:
+    _, total = frame_times({"f;f;f": 1.0, "g": 1.0}, 2.0)
+    assert total["f"] == pytest.approx(1.0)
+
+
+def test_one_function_slower_takes_the_whole_difference() -> None:
+    """Truth: the candidate spends 4 s more in `work` (10 s -> 14 s): work's share is 100%."""
+    cand = {**BASE, "main;work": 8.0}
+    frames = difference([BASE], [cand], 10.0, 14.0)
+    assert frames[0].frame == "work"
+    assert frames[0].self_s == pytest.approx(4.0)
+    assert frames[0].self_share == pytest.approx(1.0)
+    assert frames[0].total_share == pytest.approx(1.0)
+    assert sum(f.self_s for f in frames) == pytest.approx(4.0)
+    main = next(f for f in frames if f.frame == "main")
+    assert main.total_share == pytest.approx(1.0) and main.self_s == pytest.approx(0.0)
+
+
+def test_time_moved_between_functions_shows_both_with_signs() -> None:
+    """Truth: helper +3 s, setup -1 s (10 s -> 12 s): shares +150% and -50%."""
+    cand = {**BASE, "main;work;helper": 5.0, "main;setup": 1.0}
+    frames = {f.frame: f for f in difference([BASE], [cand], 10.0, 12.0)}
+    assert frames["helper"].self_share == pytest.approx(1.5)
+    assert frames["setup"].self_share == pytest.approx(-0.5)
+    assert frames["work"].total_share == pytest.approx(1.5)
+
+
+def test_sampled_blocks_recover_the_truth_within_ten_points() -> None:
+    """Sampling noise, 5 blocks of 400 samples: work's share is within 10 points of 100%, and the
+    frames that did not change have intervals that hold zero."""
+    rng = random.Random(20261202)
+    cand = {**BASE, "main;work": 9.0}  # +5 s on 10 s: +50% of the run in one function
+    b = [_sampled(BASE, 400, rng) for _ in range(5)]
+    c = [_sampled(cand, 400, rng) for _ in range(5)]
+    frames = difference(b, c, 10.0, 15.0)
+    assert frames[0].frame == "work"
+    assert frames[0].self_share == pytest.approx(1.0, abs=0.10)
+    assert not frames[0].noise
+    unchanged = [f for f in frames if f.frame in ("setup", "helper", "main")]
+    assert sum(f.noise for f in unchanged) >= 2
+
+
+def test_no_difference_has_no_shares() -> None:
+    frames = difference([BASE], [BASE], 10.0, 10.0)
+    assert all(f.self_share is None for f in frames)
+
+
+def test_differential_stacks_sum_to_the_difference() -> None:
+    cand = {**BASE, "main;work": 8.0}
+    diff = differential_stacks([BASE], [cand], 10.0, 14.0)
+    assert diff == pytest.approx({"main;work": 4.0})
+
+
+def _run(with_short: bool = False) -> Run:
+    metric = Metric("time", "s", "lower")
+    run = Run(metadata={}, variants=[Variant("A", baseline=True), Variant("B")],
+              benchmarks=[Benchmark("b", "command", (metric,))])
+    for block in range(4):
+        run.samples.append(Sample("b", "A", "time", 10.0, block))
+        run.samples.append(Sample("b", "B", "time", 14.0, block))
+    scale = 0.1 if with_short else 10.0
+    cand = {**BASE, "main;work": 8.0}
+    for block in range(3):
+        run.profiles.append(Profile("b", "A", block, "fake", "samples",
+                                    tuple((k, v * scale) for k, v in BASE.items())))
+        run.profiles.append(Profile("b", "B", block, "fake", "samples",
+                                    tuple((k, v * scale) for k, v in cand.items())))
+    return run
+
+
+def test_profile_differences_of_a_run_and_its_file() -> None:
+    run = loads_run(dumps_run(_run()))
+    (diff,) = profile_differences(run)
+    assert (diff.baseline, diff.candidate, diff.blocks) == ("A", "B", 3)
+    assert diff.difference_s == pytest.approx(4.0)
+    assert diff.added()[0].frame == "work" and diff.added()[0].self_share == pytest.approx(1.0)
+    assert not diff.too_short
+
+
+def test_too_few_samples_is_said() -> None:
+    (diff,) = profile_differences(_run(with_short=True))
+    assert sum(diff.samples) < 2 * MIN_SAMPLES and diff.too_short
+
+
+def test_a_run_without_profiles_keeps_its_file_as_before() -> None:
+    run = _run()
+    run.profiles.clear()
+    assert '"profiles"' not in dumps_run(run)
+    assert profile_differences(run) == []
+
+
+def test_a_kind_without_a_profiler_gets_one_notice_and_its_verdict() -> None:
+    """The session's profiling blocks: a runner without `profile` is said once, never fails the run."""
+    from pairbench.runners.fake import FakeRunner
+    from pairbench.session import RunOptions, execute
+
+    class Plain:
+        def __init__(self) -> None:
+            self.inner = FakeRunner(positional=(1.0, 1.5))
+
+        def prepare(self, benchmark, variants):
+            return self.inner.prepare(benchmark, variants)
+
+        def measure(self, benchmark, variant, block, warmup, progress):
+            return self.inner.measure(benchmark, variant, block, warmup, progress)
+
+        def close(self) -> None:
+            self.inner.close()
+
+    import tempfile
+
+    metric = Metric("time", "s", "lower")
+    run = Run(metadata={}, variants=[Variant("A", baseline=True), Variant("B")],
+              benchmarks=[Benchmark("b", "fake", (metric,))])
+    with tempfile.TemporaryDirectory() as tmp:
+        execute(run, {"fake": Plain()}, RunOptions(runs=6, profile=3, export_json=f"{tmp}/r.json",
+                                                   record_history=False))
+    assert [n.kind for n in run.notices].count("profile") == 1
+    assert not run.profiles and run.comparisons[0].verdict == "slower"
