@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pairbench.analysis.sweep import sweep_tables
-from pairbench.model import SuiteSummary
+from pairbench.summaries import SuiteSummary
 from pairbench.store.runfile import VERSION, dumps_run, load_run, run_from_dict
 from tests.unit.test_sweep_report import make_run
 

@@ -8,7 +8,8 @@ from rich.console import Console
 
 from pairbench.analysis import analyze, suite_summary
 from pairbench.analysis.sweep import sweep_tables
-from pairbench.model import Benchmark, SuiteSummary
+from pairbench.model import Benchmark
+from pairbench.summaries import SuiteSummary
 from pairbench.runners.fake import FakeRunner
 from pairbench.session import RunOptions, execute, finish_analysis
 from tests.unit.test_sweep_report import make_run as make_sweep_run

@@ -9,7 +9,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from pairbench.analysis.replicates import replicate_values
-from pairbench.model import Comparison, Run, SuiteSummary
+from pairbench.model import Comparison, Run
+from pairbench.summaries import SuiteSummary
 
 __all__ = ["SuiteSummary", "suite_summary"]
 

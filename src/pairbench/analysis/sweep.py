@@ -17,7 +17,8 @@ from dataclasses import replace
 from typing import Any
 
 from pairbench.analysis.replicates import replicate_values, spread_of
-from pairbench.model import Benchmark, Comparison, Metric, Run, SweepRow, SweepTable, SweepTrend, Variant
+from pairbench.model import Benchmark, Comparison, Metric, Run, Variant
+from pairbench.summaries import SweepRow, SweepTable, SweepTrend
 
 __all__ = ["sweep_tables", "run_settings"]
 

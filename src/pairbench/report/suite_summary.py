@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pairbench.model import Run, SuiteSummary
+from pairbench.model import Run
+from pairbench.summaries import SuiteSummary
 from pairbench.report.format import format_change, format_ratio
 
 if TYPE_CHECKING:

@@ -16,7 +16,8 @@ import math
 from typing import TYPE_CHECKING
 
 from pairbench.analysis.replicates import STATISTIC
-from pairbench.model import Run, SweepRow, SweepTable
+from pairbench.model import Run
+from pairbench.summaries import SweepRow, SweepTable
 from pairbench.report.format import format_percent, format_ratio, format_value
 from pairbench.report.summary import FIGURES_CAPTION, figure_text
 

@@ -49,12 +49,9 @@ from pairbench.model import (
     Sample,
     Spread,
     SteadyState,
-    SuiteSummary,
-    SweepRow,
-    SweepTable,
-    SweepTrend,
     Variant,
 )
+from pairbench.summaries import SuiteSummary, SweepRow, SweepTable, SweepTrend
 from pairbench.store.journal import JournalError, parse_document
 from pairbench.store.output import write_output
 
