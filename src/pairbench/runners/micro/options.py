@@ -87,7 +87,7 @@ def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
         argv=read_strings(m, "argv", where),
         requires_python=read_string(m, "requires_python", where, None, empty=False),
         requires_from=read_string(m, "requires_from", where, None),
-        measure=measure_option(m, where),
+        measure=measure_option(m, where, ("time", "instructions")),
     )
     if opts.requires_python is not None:
         from pairbench.runners.micro.python_spec import check_requires_python
