@@ -4,6 +4,7 @@ where the kernel hides the hardware counters (this VM), and from rusage."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -52,8 +53,11 @@ def test_counters_on_five_percent_more_exact_work_read_slower_on_instructions_an
     assert "simulated" in text  # every output says the counts were simulated
     assert "sim-cycles" in text and "instructions" in text
     # cycles read as time does: slower, never "higher sim-cycles"
+    # the counters that did not move are one line in the default output, not a row each
+    calm = re.search(r"((?:[\w-]+, )+[\w-]+): no meaningful change found", " ".join(r.stdout.split())).group(1)
+    assert "sim-cache-misses" in calm and "sim-branch-misses" in calm and "instructions" not in calm
     # (sim-cycles is the only exact count here that rises: it read "higher (exact)" before)
-    assert "higher (exact)" not in text and text.count("slower (exact)") >= 4, text
+    assert "higher (exact)" not in text and text.count("slower (exact)") >= 2, text
 
 
 def test_named_counters_measure_only_those_and_a_bad_name_is_one_line(run_cli, tmp_path: Path) -> None:
