@@ -137,3 +137,21 @@ def test_a_whole_ruby_script_cannot_be_counted_per_op_and_says_how_to(run_cli: A
     err = proc.stderr.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:") and "pairbench cmd --measure instructions" in err[0]
     assert "Traceback" not in proc.stderr
+
+
+def test_counters_per_op_in_micro_twice_the_work_reads_about_twice_the_simulated_cycles(
+        run_cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "bm.py").write_text(BENCH_PY)
+    proc, run = _counted(run_cli, tmp_path, "bm.py", "--measure", "counters", "--python", BARE_PY,
+                         "--python", BARE_PY, "-n", "A", "-n", "A again")
+    names = [m.name for m in run.benchmarks[0].metrics]
+    assert names[0] == "time_per_op"  # wall time first, as on cmd
+    assert {"instructions_per_op", "sim-cycles_per_op", "sim-branch-misses_per_op", "ipc"} <= set(names)
+    assert "page-faults" not in " ".join(names)  # a process's rusage is not per operation
+    per_op = {b: {s.value for s in run.samples if s.benchmark == b and s.metric == "sim-cycles_per_op"}
+              for b in ("once", "twice")}
+    assert all(len(v) == 1 for v in per_op.values()), per_op  # simulated: the same in every process
+    assert 1.6 <= next(iter(per_op["twice"])) / next(iter(per_op["once"])) <= 2.4
+    same = next(c for c in run.comparisons if c.benchmark == "once" and c.metric == "sim-cycles_per_op")
+    assert same.exact and same.verdict == "same"
+    assert "simulated" in flat(proc)

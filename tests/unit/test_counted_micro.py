@@ -29,9 +29,15 @@ def test_the_count_per_op_is_an_exact_metric_primary_when_named_first() -> None:
                                                          ("instructions_per_op", True)]
 
 
+def test_counters_per_op_leave_the_processes_rusage_out() -> None:
+    names = [n for n, _ in _names("python", "counters")]
+    assert names[:2] == ["time_per_op", "ops_per_s"] and "instructions_per_op" in names
+    assert "ipc" in names and not any("page-faults" in n or "task-clock" in n for n in names)
+
+
 def test_a_bad_measure_and_a_whole_script_are_refused_naming_the_flag() -> None:
-    with pytest.raises(UserError, match="--measure: measure 'cycles'"):
-        _names("python", "cycles")
+    with pytest.raises(UserError, match="--measure: measure 'page-faults'"):
+        _names("python", "page-faults")  # a process's rusage is not per operation
     kind = get_kind("micro")
     with pytest.raises(UserError, match="--measure: a whole Ruby script .* `pairbench cmd --measure instructions"):
         kind.parse_options({"language": "ruby", "file": "/x/app.rb", "script": True, "measure": "instructions"}, WHERE)

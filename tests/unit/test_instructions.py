@@ -22,8 +22,13 @@ summary: 4124326
 def test_measure_lists_are_parsed_and_bad_names_refused() -> None:
     assert parse_measure("instructions,time") == ("instructions", "time")
     assert parse_measure(["time", "instructions", "time"]) == ("time", "instructions")
+    with pytest.raises(UserError, match="measure 'cycels': valid: time, instructions, counters, cycles"):
+        parse_measure("instructions,cycels")
     with pytest.raises(UserError, match="measure 'cycles': valid: time, instructions"):
-        parse_measure("instructions,cycles")
+        parse_measure("instructions,cycles", ("time", "instructions"))
+    # the counter set is wall time first, then every counter, each once
+    assert parse_measure("counters,instructions")[:3] == ("time", "cycles", "instructions")
+    assert len(parse_measure("counters,instructions")) == 9
     with pytest.raises(UserError):
         parse_measure(",")
 
@@ -77,5 +82,5 @@ def test_a_suite_benchmark_says_measure_and_duet() -> None:
     names = [m.name for m in bench.metrics]
     assert names[0] == "instructions" and {"time", "cpu", "user", "sys", "rss"} <= set(names)
     assert bench.options["duet"] is True and list(bench.options["measure"]) == ["instructions", "time"]
-    with pytest.raises(SuiteError, match=r"s.toml:7: benchmark 'loop': measure 'cycles'"):
-        parse_suite(text.replace('"time"]', '"cycles"]'), "s.toml")
+    with pytest.raises(SuiteError, match=r"s.toml:7: benchmark 'loop': measure 'cycels'"):
+        parse_suite(text.replace('"time"]', '"cycels"]'), "s.toml")

@@ -304,3 +304,11 @@ def test_the_api_measures_every_measuring_subcommand_it_names() -> None:
 
     assert drift(api.MEASURING, {"api._MEASURES": api._MEASURES}) == []
     assert set(api.MEASURING) <= set(COMMAND_MODULES)
+
+
+def test_the_brief_outputs_counter_names_are_the_counter_sets() -> None:
+    from pairbench.report.brief import COUNTER_METRICS
+    from pairbench.runners.counters import COUNTER_NAMES, counter_metrics
+
+    names = {m.name for sim in (True, False) for m in counter_metrics(COUNTER_NAMES, sim)}
+    assert not drift(sorted(names), {"report/brief.py COUNTER_METRICS": sorted(COUNTER_METRICS)})

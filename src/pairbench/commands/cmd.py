@@ -82,8 +82,9 @@ def register(sub: Any) -> None:
                    help="read metrics from the JSON each run writes to $PAIRBENCH_METRIC_JSON, e.g. pyperf: "
                    "'python3 bm_x.py -o \"$PAIRBENCH_METRIC_JSON\"' (one metric per pyperf benchmark)")
     p.add_argument("--measure", default=None, metavar="WHAT",
-                   help="time (default), instructions (counted exactly under perf or valgrind), or both: "
-                        "instructions,time (the first is the primary metric)")
+                   help="time (default), instructions (counted exactly under perf or valgrind), counters (time "
+                        "and poop's counter set, each with a verdict: perf's, else simulated by cachegrind as "
+                        "sim-...), or a list: instructions,time or cycles,page-faults (the first is primary)")
     p.add_argument("--min-benchmarking-time", type=positive_float, metavar="SECONDS",
                    help="measure each command for at least SECONDS: after the first block, the -r minimum is "
                         "raised to the blocks that take (within -M and --max-time)")

@@ -56,6 +56,15 @@ def reading_note(note: str) -> bool:
     return not any(p.search(note) for p in _METHOD_NOTES)
 
 
+COUNTER_METRICS = frozenset({
+    "cycles", "sim-cycles", "instructions", "branch-misses", "sim-branch-misses", "cache-misses", "sim-cache-misses",
+    "L1-dcache-load-misses", "sim-L1-dcache-load-misses", "context-switches", "page-faults", "task-clock", "ipc",
+    "branch-miss-rate"})
+"""The counter set's metrics (runners/counters.py; tests/unit/test_word_lists.py checks the two agree):
+beside another primary metric, those that did not move are one line, as CPU time and RSS are."""
+_FOLDED = SECONDARY_COMMAND_METRICS | COUNTER_METRICS
+
+
 def _moved(c: Comparison) -> bool:
     return c.verdict in ("faster", "slower") and (c.meaningful or c.exact)
 
@@ -71,7 +80,7 @@ def _split(run: Run, bench: Benchmark) -> tuple[Benchmark, list[str]]:
         found = compared.get(m.name, [])
         if m.direction == "none" or not found:
             continue  # nothing compared (no values): `-v` shows the empty row
-        if m.name in SECONDARY_COMMAND_METRICS and not any(_moved(c) for c in found):
+        if m.name in _FOLDED and m is not bench.metrics[0] and not any(_moved(c) for c in found):
             calm.append(m.name)
             continue
         rows.append(m)
@@ -155,7 +164,7 @@ def render_brief(run: Run, console: Console, sentences: str = "primary",
             for c in run.comparisons:
                 if c.benchmark != bench.name or c.metric not in {m.name for m in rows.metrics}:
                     continue
-                if sentences == "primary" and c.metric in SECONDARY_COMMAND_METRICS:
+                if sentences == "primary" and c.metric in _FOLDED and c.metric != bench.metrics[0].name:
                     continue
                 text = sentence_of(c, metric_of(run, c.benchmark, c.metric))
                 # several candidates: name the one a sentence is about when the sentence does not

@@ -27,8 +27,9 @@ def _band(threshold: float) -> str:
     return f"{text}%"
 
 
-_WORK_COUNTS = frozenset({"instructions", "instructions_per_op"})
-"""Counts of the work the CPU does, which read faster/slower as times do (allocations read higher/lower)."""
+_WORK_COUNTS = frozenset({"instructions", "instructions_per_op", "cycles", "sim-cycles"})
+"""Counts of the work the CPU does, which read faster/slower as times do (allocations read higher/lower);
+cycles are time in the CPU's own unit, simulated or not (runners/counters.py)."""
 
 
 def _kind(metric: Metric) -> str:

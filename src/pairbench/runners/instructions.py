@@ -17,6 +17,7 @@ by its exact delta, never by a test; a variant whose counts differ between runs 
 
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import os
@@ -28,13 +29,16 @@ from typing import Any
 
 from pairbench.errors import UserError
 from pairbench.model import Metric, Notice
+from pairbench.runners.counters import COUNTER_NAMES, parse_cachegrind_events, parse_perf_events
 
 __all__ = ["INSTRUCTIONS", "MEASURES", "InstructionCounter", "choose_counter", "parse_cachegrind", "parse_perf",
-           "parse_measure", "measure_option", "fixed_random_library", "default_counter", "vary_notice"]
+           "parse_measure", "measure_option", "fixed_random_library", "default_counter", "vary_notice",
+           "counters_simulated"]
 
 INSTRUCTIONS = Metric("instructions", "count", "lower", exact=True, description="instructions executed")
-MEASURES = ("time", "instructions")
-"""What `--measure` may name; the first named is the primary metric."""
+MEASURES = ("time", "instructions", "counters", *(n for n in COUNTER_NAMES if n != "instructions"))
+"""What `--measure` may name; the first named is the primary metric. `counters` is time and the
+whole counter set (runners/counters.py), wall time first as poop shows it."""
 
 VALGRIND_ARGS = ("--tool=cachegrind", "--cache-sim=no", "--branch-sim=no", "--trace-children=yes")
 KNOBS = ("PYTHONHASHSEED=0",)
@@ -42,24 +46,25 @@ ENV_PADDING = "PAIRBENCH_ENV_OFFSET"
 _FIXED_RANDOM_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixed_random.c")
 
 
-def parse_measure(value: object) -> tuple[str, ...]:
+def parse_measure(value: object, allowed: tuple[str, ...] = MEASURES) -> tuple[str, ...]:
     """`instructions,time` or ["instructions", "time"] -> ("instructions", "time"); a UserError otherwise."""
     items = value.split(",") if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else None
     if items is None or not all(isinstance(x, str) for x in items):
-        raise UserError(f"measure {value!r}: give a comma-separated list of {', '.join(MEASURES)}")
-    names = tuple(dict.fromkeys(x.strip() for x in items if x.strip()))
-    bad = [n for n in names if n not in MEASURES]
+        raise UserError(f"measure {value!r}: give a comma-separated list of {', '.join(allowed)}")
+    names = [x.strip() for x in items if x.strip()]
+    bad = [n for n in names if n not in allowed]
     if bad or not names:
-        raise UserError(f"measure {bad[0] if bad else value!r}: valid: {', '.join(MEASURES)} (e.g. instructions,time)")
-    return names
+        raise UserError(f"measure {bad[0] if bad else value!r}: valid: {', '.join(allowed)} (e.g. instructions,time)")
+    expanded = (n for name in names for n in (("time", *COUNTER_NAMES) if name == "counters" else (name,)))
+    return tuple(dict.fromkeys(expanded))
 
 
-def measure_option(m: Any, where: Any) -> tuple[str, ...]:
+def measure_option(m: Any, where: Any, allowed: tuple[str, ...] = MEASURES) -> tuple[str, ...]:
     """The `measure` key of command options (default: time); the error names where it was written."""
     if m.get("measure") is None:
         return ("time",)
     try:
-        return parse_measure(m["measure"])
+        return parse_measure(m["measure"], allowed)
     except UserError as exc:
         raise where.fail("measure", str(exc)) from None
 
@@ -70,6 +75,12 @@ def parse_cachegrind(text: str) -> int:
         if line.startswith("summary:"):
             return int(line.split()[1])
     raise ValueError("no summary line in the cachegrind output")
+
+
+@functools.lru_cache(maxsize=1)
+def counters_simulated() -> bool:
+    """True where perf cannot count here, so that cachegrind simulates the counters (asked once)."""
+    return bool(_perf_works())
 
 
 def parse_perf(text: str) -> int | None:
@@ -118,13 +129,18 @@ class InstructionCounter:
     """Runs go through `setarch -R`."""
     preload: str | None = None
     """A library preloaded into counted runs (fixed_random.c, built), or None."""
+    events: tuple[str, ...] = ()
+    """perf's events to count (instructions:u when none); valgrind then simulates caches and branches."""
     out_dir: str = field(default_factory=lambda: tempfile.mkdtemp(prefix="pairbench-instr-"))
 
     def describe(self) -> str:
         """Which source counts, and which knobs are set, for a notice."""
-        how = "perf stat -e instructions:u" if self.source == "perf" else "valgrind cachegrind (--cache-sim=no)"
+        what = "counters" if self.events else "instructions"
+        how = (f"perf stat -e {','.join(self.events or ('instructions:u',))}" if self.source == "perf"
+               else "valgrind cachegrind, caches and branches simulated (sim-: simulated counts)" if self.events
+               else "valgrind cachegrind (--cache-sim=no)")
         reason = f" because {self.why}" if self.why else ""
-        return f"instructions counted by {how}{reason}; set for repeatable counts: {', '.join(self.knobs())}"
+        return f"{what} counted by {how}{reason}; set for repeatable counts: {', '.join(self.knobs())}"
 
     def knobs(self) -> list[str]:
         """What pairbench sets so that a deterministic program counts the same in every run."""
@@ -142,9 +158,11 @@ class InstructionCounter:
         if self.preload:
             env["LD_PRELOAD"] = " ".join(x for x in (self.preload, env.get("LD_PRELOAD", "")) if x)
         if self.source == "perf":
-            prefix = ["perf", "stat", "-x,", "-e", "instructions:u", "-o", os.path.join(self.out_dir, "perf"), "--"]
+            prefix = ["perf", "stat", "-x,", "-e", ",".join(self.events or ("instructions:u",)), "-o",
+                      os.path.join(self.out_dir, "perf"), "--"]
         else:
-            prefix = ["valgrind", *VALGRIND_ARGS, "--log-file=" + os.path.join(self.out_dir, "log.%p"),
+            simulate = ("--cache-sim=yes", "--branch-sim=yes") if self.events else ()
+            prefix = ["valgrind", *VALGRIND_ARGS, *simulate, "--log-file=" + os.path.join(self.out_dir, "log.%p"),
                       "--cachegrind-out-file=" + os.path.join(self.out_dir, "cg.%p")]
         return (["setarch", "-R"] if self.no_aslr else []) + prefix + argv, env
 
@@ -165,19 +183,36 @@ class InstructionCounter:
                 total += parse_cachegrind(fh.read())
         return total
 
+    def read_events(self) -> dict[str, int]:
+        """Every event of the last counted run, summed over its processes: perf's by event name
+        (without `:u`), cachegrind's by its own (Ir, D1mr, Bcm...)."""
+        if self.source == "perf":
+            with open(os.path.join(self.out_dir, "perf"), encoding="utf-8") as fh:
+                return parse_perf_events(fh.read())
+        files = glob.glob(os.path.join(self.out_dir, "cg.*"))
+        if not files:
+            raise ValueError("valgrind wrote no cachegrind output (did the command start?)")
+        total: dict[str, int] = {}
+        for path in files:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                for event, count in parse_cachegrind_events(fh.read()).items():
+                    total[event] = total.get(event, 0) + count
+        return total
+
     def close(self) -> None:
         shutil.rmtree(self.out_dir, ignore_errors=True)
 
 
-def choose_counter(preload: str | None = None) -> InstructionCounter:
+def choose_counter(preload: str | None = None, events: tuple[str, ...] = ()) -> InstructionCounter:
     """perf when its counter works here, else valgrind; a UserError when neither can count."""
     why = _perf_works()
     if not why:
-        return InstructionCounter("perf", "", _setarch_works(), preload)
+        return InstructionCounter("perf", "", _setarch_works(), preload, events)
     if shutil.which("valgrind") is None:
-        raise UserError(f"--measure instructions needs perf or valgrind: {why}, and valgrind is not installed "
+        what = "counters" if events else "instructions"
+        raise UserError(f"--measure {what} needs perf or valgrind: {why}, and valgrind is not installed "
                         "(apt-get install valgrind)")
-    return InstructionCounter("valgrind", f"perf cannot count here: {why}", _setarch_works(), preload)
+    return InstructionCounter("valgrind", f"perf cannot count here: {why}", _setarch_works(), preload, events)
 
 
 def fixed_random_library(cache_dir: str) -> str | None:
@@ -214,9 +249,10 @@ def _cache_dir() -> str:
                         "pairbench")
 
 
-def default_counter() -> InstructionCounter:
-    """The counter of `cmd` and `micro`: perf or valgrind, with getrandom fixed where it can be built."""
-    return choose_counter(fixed_random_library(_cache_dir()))
+def default_counter(events: tuple[str, ...] = ()) -> InstructionCounter:
+    """The counter of `cmd` and `micro`: perf or valgrind, with getrandom fixed where it can be built;
+    `events` (perf's names) for the counter set, else instructions alone."""
+    return choose_counter(fixed_random_library(_cache_dir()), events)
 
 
 _FEW_IN_MILLIONS = 1e-6

@@ -20,7 +20,8 @@ from pairbench.runners.command.invocation import expand_command
 from pairbench.runners.command.options import failure_ignored
 from pairbench.runners.command.profiled import CommandProfiler
 from pairbench.runners.command.runner import CommandRunner
-from pairbench.runners.instructions import InstructionCounter, default_counter, vary_notice
+from pairbench.runners.counters import RUSAGE_COUNTERS, counted_values, perf_events, rusage_values
+from pairbench.runners.instructions import InstructionCounter, counters_simulated, default_counter, vary_notice
 
 __all__ = ["CountingCommandRunner"]
 
@@ -28,8 +29,21 @@ COUNTED_TIMEOUT_FACTOR = 100
 """A counted run may take this many times --timeout (valgrind runs programs 20-60x slower)."""
 
 
+_TIMED = ("time", "user", "sys", "rss")
+"""The timed run's own metrics, kept only when `time` is measured."""
+
+
+def _measures(benchmark: Benchmark) -> tuple[str, ...]:
+    return tuple(benchmark.options.get("measure") or ("time",))
+
+
+def _counted(benchmark: Benchmark) -> tuple[str, ...]:
+    """The measured names that a counted run gives (instructions, the hardware or simulated counters)."""
+    return tuple(n for n in _measures(benchmark) if n != "time" and n not in RUSAGE_COUNTERS)
+
+
 def _counts(benchmark: Benchmark) -> bool:
-    return "instructions" in benchmark.options.get("measure", ())
+    return bool(_counted(benchmark)) or bool(RUSAGE_COUNTERS & set(_measures(benchmark)))
 
 
 class CountingCommandRunner(CommandRunner):
@@ -52,8 +66,9 @@ class CountingCommandRunner(CommandRunner):
             return pair.prepare(benchmark, variants)
         notices = super().prepare(benchmark, variants)
         self._profiler.prepare(benchmark, variants)
-        if _counts(benchmark):
-            self._counter = self._counter or default_counter()
+        if _counted(benchmark):
+            events = perf_events(_counted(benchmark)) if set(_counted(benchmark)) - {"instructions"} else ()
+            self._counter = self._counter or default_counter(events)
             notices.append(Notice("instructions", self._counter.describe(), "", benchmark.name))
         return notices
 
@@ -64,22 +79,27 @@ class CountingCommandRunner(CommandRunner):
             return pair.measure(benchmark, variant, block, warmup, progress, variants)
         if not _counts(benchmark):
             return super().measure(benchmark, variant, block, warmup, progress)
-        timed = "time" in benchmark.options.get("measure", ())
+        measures = _measures(benchmark)
+        timed = "time" in measures or bool(RUSAGE_COUNTERS & set(measures))
         if timed:
             replicate = super().measure(benchmark, variant, block, warmup, progress)
+            self._add_rusage(replicate, benchmark, variant, block, warmup)
+            if not _counted(benchmark):
+                return replicate
         else:
             replicate = Replicate()
             prepare = benchmark.options.get("prepare")
             if prepare:
                 self._run_hook("prepare", expand_command(str(prepare), variant), variant, benchmark)
-        count, code = self._count(benchmark, variant, warmup, replicate)
+        values, code = self._count(benchmark, variant, warmup, replicate)
         now = time.time()
-        replicate.samples.append(Sample(benchmark.name, variant.name, "instructions", count, block, warmup=warmup,
-                                        time=now))
+        replicate.samples += [Sample(benchmark.name, variant.name, name, value, block, warmup=warmup, time=now)
+                              for name, value in values.items()]
+        count = values.get("instructions", next(iter(values.values()), 0.0))
         if not timed:
             replicate.samples.append(Sample(benchmark.name, variant.name, "exit_code", float(code), block,
                                             warmup=warmup, time=now))
-        progress(f"{variant.name}: {count:.0f} instructions")
+        progress(f"{variant.name}: {count:.0f} {'instructions' if 'instructions' in values else 'counted'}")
         return replicate
 
     def profile(self, benchmark: Benchmark, variant: Variant, block: int, progress: ProgressFn) -> Profiled:
@@ -88,6 +108,20 @@ class CountingCommandRunner(CommandRunner):
             return Profiled(notice=Notice("profile", "--profile: not with --duet", "profile without --duet",
                                           benchmark.name), stop=True)
         return self._profiler.profile(self, benchmark, variant, block)
+
+    def _add_rusage(self, replicate: Replicate, benchmark: Benchmark, variant: Variant, block: int,
+                    warmup: bool) -> None:
+        """The rusage counters of the timed run; its time metrics dropped when time is not measured."""
+        measures = _measures(benchmark)
+        if "time" not in measures:
+            replicate.samples = [s for s in replicate.samples if s.metric not in _TIMED]
+        outcome = self._last_outcome
+        if outcome is None or not RUSAGE_COUNTERS & set(measures):
+            return
+        now = time.time()
+        values = rusage_values(measures, outcome.faults, outcome.switches, outcome.user + outcome.sys)
+        replicate.samples += [Sample(benchmark.name, variant.name, name, value, block, warmup=warmup, time=now)
+                              for name, value in values.items()]
 
     def close(self) -> None:
         try:
@@ -101,8 +135,9 @@ class CountingCommandRunner(CommandRunner):
                 self._counter.close()
                 self._counter = None
 
-    def _count(self, benchmark: Benchmark, variant: Variant, warmup: bool, replicate: Replicate) -> tuple[float, int]:
-        """One counted run of the benchmark's command: (count, exit code)."""
+    def _count(self, benchmark: Benchmark, variant: Variant, warmup: bool,
+               replicate: Replicate) -> tuple[dict[str, float], int]:
+        """One counted run of the benchmark's command: (metric -> count, exit code)."""
         assert self._counter is not None, "prepare makes the counter"
         opts = benchmark.options
         command = expand_command(str(opts.get("command", "{variant}")), variant)
@@ -119,10 +154,14 @@ class CountingCommandRunner(CommandRunner):
         if outcome.exit_code != 0:
             replicate.notices.append(Notice("nonzero-exit", f"`{command}` exited with code {outcome.exit_code}",
                                             "", benchmark.name, variant.name))
-        count = self._counter.read()
-        if not warmup:
-            self._check_repeatable(benchmark, variant, count, replicate)
-        return float(count), outcome.exit_code
+        names = _counted(benchmark)
+        if names == ("instructions",):
+            values = {"instructions": float(self._counter.read())}
+        else:
+            values = counted_values(names, self._counter.read_events(), counters_simulated())
+        if not warmup and "instructions" in values:
+            self._check_repeatable(benchmark, variant, int(values["instructions"]), replicate)
+        return values, outcome.exit_code
 
     def _check_repeatable(self, benchmark: Benchmark, variant: Variant, count: int, replicate: Replicate) -> None:
         """A notice the first time one variant's count changes between runs: the deltas are then not exact."""

@@ -49,8 +49,9 @@ int main(int argc, char **argv) {
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     long long wall_ns = (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
-    dprintf(report, "%d %ld %lld %lld %lld\n", status, ru.ru_maxrss,
+    dprintf(report, "%d %ld %lld %lld %lld %ld %ld\n", status, ru.ru_maxrss,
             (long long)ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec,
-            (long long)ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec, wall_ns);
+            (long long)ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec, wall_ns,
+            ru.ru_minflt + ru.ru_majflt, ru.ru_nvcsw + ru.ru_nivcsw);
     return 0;
 }

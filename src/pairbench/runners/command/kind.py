@@ -25,15 +25,19 @@ def command_metrics(options: CommandOptions, declared: tuple[Metric, ...]) -> tu
         custom = (CPU_METRIC,) + custom
     if options.measure == ("time",):
         return BUILTIN_METRICS[:1] + custom + BUILTIN_METRICS[1:]
-    from pairbench.runners.instructions import INSTRUCTIONS
+    from pairbench.runners.counters import counter_metrics
+    from pairbench.runners.instructions import INSTRUCTIONS, counters_simulated
 
-    # --measure instructions[,time]: the first named is primary; time brings its CPU and RSS metrics
-    first = (INSTRUCTIONS,) if options.measure[0] == "instructions" else BUILTIN_METRICS[:1]
-    rest = (BUILTIN_METRICS[:1] if options.measure[0] == "instructions" and "time" in options.measure
-            else (INSTRUCTIONS,) if "instructions" in options.measure[1:] else ())
+    # --measure instructions[,time] or counters: the first named is primary; time brings its CPU and
+    # RSS metrics; the counter set's derived figures (IPC, miss rate) follow the counters
+    names = [n for n in options.measure if n != "time"]
+    counted = (counter_metrics(tuple(names), counters_simulated()) if set(names) - {"instructions"}
+               else (INSTRUCTIONS,) if names else ())
+    by_name = {"time": BUILTIN_METRICS[0], **{n: m for n, m in zip(names, counted)}}
+    named = [by_name[n] for n in options.measure]
+    derived = counted[len(names):]
     timed = BUILTIN_METRICS[1:] if "time" in options.measure else BUILTIN_METRICS[-1:]
-    return first + custom + rest + timed
-
+    return (named[0],) + custom + tuple(named[1:]) + derived + timed
 
 def make_command(seed: int | None, options: CommandOptions | None) -> Runner:
     """One runner for every command benchmark, its environment padding seeded by the run."""

@@ -8,9 +8,8 @@ By default a command runs directly when its line needs no shell (no shell syntax
 shells.py `needs_shell`), so nothing is subtracted; otherwise, or with any shell given (`-S bash`),
 it goes through `SHELL -c`. That shell's start-up is measured once in `prepare`, and its fastest
 run is taken off each run, never more than the run took, so no time reads below 0 (startup.py).
-The environment is padded by a random amount per run
-(PAIRBENCH_ENV_OFFSET) so that the stack's alignment varies between runs instead of biasing one
-variant (Mytkowicz et al., ASPLOS 2009; hyperfine does the same).
+The environment is padded by a random amount per run (PAIRBENCH_ENV_OFFSET) so that the stack's
+alignment varies between runs instead of biasing one variant (Mytkowicz et al., ASPLOS 2009).
 """
 
 from __future__ import annotations
@@ -79,6 +78,8 @@ class _Outcome:
     stdout: OutputScan
     """Metrics and tail of stdout (empty when it was discarded)."""
     stderr: OutputScan
+    faults: float = 0.0  # page faults and context switches, for `--measure counters`
+    switches: float = 0.0
 
 
 class CommandRunner:
@@ -108,6 +109,7 @@ class CommandRunner:
         self._variants: dict[str, set[str]] = {}
         self._shims: dict[tuple[str, str], tuple[str, str]] = {}
         """(benchmark, variant) -> (command with the shim replaced, directory put first on PATH)."""
+        self._last_outcome: _Outcome | None = None  # its rusage counters are read by counted.py
 
     # -- Runner protocol -------------------------------------------------------------------
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
@@ -403,7 +405,7 @@ class CommandRunner:
         stderr = scan_output(None if output == "inherit" else err_path,
                              [r for r in regexes or [] if r[0] not in stdout.matches])
         code = int(reply["status"])
-        return _Outcome(
+        self._last_outcome = _Outcome(
             wall=float(reply["wall"]),
             user=float(reply["utime"]),
             sys=float(reply["stime"]),
@@ -412,7 +414,9 @@ class CommandRunner:
             timed_out=bool(reply["timed_out"]),
             stdout=stdout,
             stderr=stderr,
+            faults=float(reply.get("faults", 0)), switches=float(reply.get("switches", 0)),  # counters.py
         )
+        return self._last_outcome
 
     def _custom_metrics(self, benchmark: Benchmark, variant: Variant, command: str, outcome: _Outcome) -> dict[str, float]:
         values: dict[str, float] = dict(outcome.stdout.json_values)
@@ -437,13 +441,10 @@ class CommandRunner:
 def _output_tail(outcome: _Outcome, stdout_kept: bool) -> str:
     """The end of a failed run's stderr, else of its stdout, for an error message."""
     text = _tail(outcome.stderr.tail) or _tail(outcome.stdout.tail)
-    if text:
-        return text
-    return "(no output)" if stdout_kept else "(nothing on stderr; stdout is discarded after each variant's first run)"
+    return text or ("(no output)" if stdout_kept else "(nothing on stderr; stdout is discarded after each "
+                                                       "variant's first run)")
 
 
 def _tail(text: str) -> str:
     text = text.strip()
-    if len(text) > OUTPUT_TAIL_CHARS:
-        text = "…" + text[-OUTPUT_TAIL_CHARS:]
-    return " ".join(text.split())
+    return " ".join(("…" + text[-OUTPUT_TAIL_CHARS:] if len(text) > OUTPUT_TAIL_CHARS else text).split())

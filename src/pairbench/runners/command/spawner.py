@@ -16,7 +16,7 @@ Request: {"argv": [...], "env": {...}, "cwd": str|null, "timeout": float|null, "
           (stdin: read from this file, else /dev/null; pipe: stdout goes through a pipe that is read
           and discarded, hyperfine's --output=pipe; inherit: stdout and stderr are these descriptors,
           pairbench's own, --output=inherit)
-Reply:   {"wall": s, "utime": s, "stime": s, "maxrss_kib": int, "status": int, "timed_out": bool,
+Reply:   {"wall": s, "utime": s, "stime": s, "maxrss_kib": int, "faults": int, "switches": int, "status": int, "timed_out": bool,
           "helper": bool (the helper's report was used)}
 Run as a script by `sys.executable -S -E`; keep it importing nothing outside the standard library.
 """
@@ -165,11 +165,11 @@ def _helper_report(fd: int, reply: "dict[str, Any]") -> "dict[str, Any]":
         text = os.read(fd, 4096).decode("ascii", "replace").split()
     finally:
         os.close(fd)
-    reply["helper"] = len(text) == 5
-    if len(text) == 5:
-        status, maxrss, utime_us, stime_us, wall_ns = (int(x) for x in text)
+    reply["helper"] = len(text) == 7
+    if len(text) == 7:
+        status, maxrss, utime_us, stime_us, wall_ns, faults, switches = (int(x) for x in text)
         reply.update(status=os.waitstatus_to_exitcode(status), maxrss_kib=maxrss, utime=utime_us / 1e6,
-                     stime=stime_us / 1e6, wall=wall_ns / 1e9)
+                     stime=stime_us / 1e6, wall=wall_ns / 1e9, faults=faults, switches=switches)
     return reply
 
 
@@ -214,6 +214,8 @@ def _spawn_and_wait(req: "dict[str, Any]", program: str, argv: "list[str]", env:
         "utime": usage.ru_utime,
         "stime": usage.ru_stime,
         "maxrss_kib": usage.ru_maxrss,
+        "faults": usage.ru_minflt + usage.ru_majflt,
+        "switches": usage.ru_nvcsw + usage.ru_nivcsw,
         "status": os.waitstatus_to_exitcode(status),
         "timed_out": _timed_out,
     }

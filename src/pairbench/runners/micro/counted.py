@@ -16,6 +16,7 @@ differs between the two processes (a pid in it) hashes differently and moves the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -24,7 +25,8 @@ from typing import Any, Callable
 
 from pairbench.model import Benchmark, Metric, Notice, Sample, Variant
 from pairbench.runners.base import Profiled, ProgressFn, Replicate
-from pairbench.runners.instructions import InstructionCounter, default_counter, vary_notice
+from pairbench.runners.counters import counted_values, counter_metrics, perf_events
+from pairbench.runners.instructions import InstructionCounter, counters_simulated, default_counter, vary_notice
 from pairbench.runners.micro.profiled import MicroProfiler
 from pairbench.runners.micro.runner import MicroRunner
 from pairbench.runners.micro.worker import WorkerResult, parse_answer
@@ -43,22 +45,43 @@ ops; under valgrind the 3N ops of a replicate then take ~0.06 s x 50. A fixed --
 PAD_VARIABLE = "PAIRBENCH_ENV_PAD"
 """The random environment padding of timed workers; counted ones go without it."""
 
-Counter = Callable[[], InstructionCounter]
+Counter = Callable[..., InstructionCounter]
+_RATIOS = ("ipc", "branch-miss-rate")
+"""Derived figures: a ratio of two per-op counts is the same per op as per process."""
+
+
+def _per_op_name(name: str) -> str:
+    return name if name in _RATIOS else f"{name}_per_op"
+
+
+def _counted_per_op(counted: tuple[str, ...]) -> tuple[Metric, ...]:
+    """The per-operation metrics of the counters named (instructions alone: instructions_per_op)."""
+    if counted == ("instructions",):
+        return (INSTRUCTIONS_PER_OP,)
+    return tuple(dataclasses.replace(m, name=_per_op_name(m.name), description=m.description + (
+        "" if m.name in _RATIOS else " per operation, empty loop subtracted"))
+        for m in counter_metrics(counted, counters_simulated()))
 
 
 def counted_metrics(measure: tuple[str, ...], timed: tuple[Metric, ...]) -> tuple[Metric, ...]:
     """The metrics of a micro benchmark measuring `measure`, given those of its timed run."""
-    if "instructions" not in measure:
+    counted = tuple(n for n in measure if n != "time")
+    if not counted:
         return timed
+    per_op = _counted_per_op(counted)
     if "time" not in measure:
-        return (INSTRUCTIONS_PER_OP,)
-    if measure[0] == "instructions":
-        return (INSTRUCTIONS_PER_OP,) + timed
-    return timed[:2] + (INSTRUCTIONS_PER_OP,) + timed[2:]
+        return per_op
+    if measure[0] != "time":
+        return per_op + timed
+    return timed[:2] + per_op + timed[2:]
 
 
 def _measures(benchmark: Benchmark) -> tuple[str, ...]:
     return tuple(benchmark.options.get("measure") or ("time",))
+
+
+def _counted(benchmark: Benchmark) -> tuple[str, ...]:
+    return tuple(n for n in _measures(benchmark) if n != "time")
 
 
 def _spawn_with_request_file(argv: list[str], request: str, env: dict[str, str], cwd: str | None, timeout: float,
@@ -86,8 +109,10 @@ class CountingMicroRunner(MicroRunner):
 
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> list[Notice]:
         notices = super().prepare(benchmark, variants)
-        if "instructions" in _measures(benchmark) and benchmark.name not in self._noted:
-            self._counter = self._counter or self._make_counter()
+        counted = _counted(benchmark)
+        if counted and benchmark.name not in self._noted:
+            events = perf_events(counted) if counted != ("instructions",) else ()
+            self._counter = self._counter or (self._make_counter(events) if events else self._make_counter())
             self._noted.add(benchmark.name)
             notices.append(Notice("instructions", f"{self._counter.describe()}; per operation: a process of N ops "
                                   "and N empty iterations against one of 2N ops", "", benchmark.name))
@@ -96,7 +121,7 @@ class CountingMicroRunner(MicroRunner):
     def measure(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
                 progress: ProgressFn) -> Replicate:
         measures = _measures(benchmark)
-        if "instructions" not in measures:
+        if not _counted(benchmark):
             return super().measure(benchmark, variant, block, warmup, progress)
         replicate = super().measure(benchmark, variant, block, warmup, progress) if "time" in measures else Replicate()
         if replicate.failed or warmup:
@@ -110,13 +135,14 @@ class CountingMicroRunner(MicroRunner):
         if error:
             notice = self._fail(benchmark, variant, error)
             return Replicate(failed=True, notices=replicate.notices + ([notice] if notice else []))
-        replicate.samples.append(Sample(benchmark.name, variant.name, INSTRUCTIONS_PER_OP.name, per_op, block,
-                                        time=started, machine=self.machine))
+        replicate.samples += [Sample(benchmark.name, variant.name, name, value, block, time=started,
+                                     machine=self.machine) for name, value in per_op.items()]
         assert self._counter is not None
         seen = self._seen.setdefault((benchmark.name, variant.name), set())
-        notice = vary_notice(self._counter, seen, per_op, benchmark.name, variant.name)
-        if notice is not None:
-            replicate.notices.append(notice)
+        if INSTRUCTIONS_PER_OP.name in per_op:
+            notice = vary_notice(self._counter, seen, per_op[INSTRUCTIONS_PER_OP.name], benchmark.name, variant.name)
+            if notice is not None:
+                replicate.notices.append(notice)
         return replicate
 
     def _counted_loops(self, benchmark: Benchmark) -> int | None:
@@ -126,8 +152,9 @@ class CountingMicroRunner(MicroRunner):
             return loops
         return max(1, int(loops * COUNT_SHARE))
 
-    def _per_op(self, benchmark: Benchmark, variant: Variant, loops: int) -> tuple[float, str]:
-        """(instructions per op, error or ""): count(2N ops) - count(N ops + N empty), over N."""
+    def _per_op(self, benchmark: Benchmark, variant: Variant, loops: int) -> tuple[dict[str, float], str]:
+        """(metric -> count per op, error or ""): count(2N ops) - count(N ops + N empty), over N, for
+        each event; the counters and their ratios are then read from the per-op events."""
         spec = {"mode": "count", **self._spec(benchmark)}
         op_s = max(self.target_time, self._sample_s.get(benchmark.name, 0.0)) / max(loops, 1)
         timeout = 120.0 + COUNTED_TIMEOUT_FACTOR * 3 * loops * op_s
@@ -138,14 +165,21 @@ class CountingMicroRunner(MicroRunner):
                                                    {**spec, "loops": ops, "empty_loops": empty,
                                                     "count_dir": os.path.join(run_dir, "run")}, timeout)
                 if not result.ok:
-                    return 0.0, f"under {self._counter.source if self._counter else 'the counter'}: {result.error}"
+                    return {}, f"under {self._counter.source if self._counter else 'the counter'}: {result.error}"
                 counts.append(count)
                 inner = int(result.data.get("inner_loops") or 1)
-        return (counts[1] - counts[0]) / float(loops * inner), ""
+        ops = float(loops * inner)
+        per_op = {e: (counts[1].get(e, 0) - counts[0].get(e, 0)) / ops for e in counts[1]}
+        counted = _counted(benchmark)
+        if counted == ("instructions",):
+            return {INSTRUCTIONS_PER_OP.name: per_op["instructions"]}, ""
+        values = counted_values(counted, per_op, counters_simulated())  # type: ignore[arg-type]
+        return {_per_op_name(k): v for k, v in values.items()}, ""
 
     def _counted_call(self, variant: Variant, language: str, request: dict[str, Any],
-                      timeout: float) -> tuple[WorkerResult, int]:
-        """One worker under the counter: its answer and the instructions it executed."""
+                      timeout: float) -> tuple[WorkerResult, dict[str, int]]:
+        """One worker under the counter: its answer and the events it counted (`instructions` alone
+        when only instructions are counted)."""
         assert self._counter is not None, "prepare makes the counter"
         argv = self._argv(variant, language)
         env = self._env(variant)
@@ -159,16 +193,17 @@ class CountingMicroRunner(MicroRunner):
             code, out, err = _spawn_with_request_file(argv, json.dumps(request), env, variant.cwd, timeout,
                                                       str(request["count_dir"]) + ".json")
         except FileNotFoundError:
-            return WorkerResult(False, {}, f"{argv[0]!r} not found"), 0
+            return WorkerResult(False, {}, f"{argv[0]!r} not found"), {}
         except subprocess.TimeoutExpired:
-            return WorkerResult(False, {}, f"worker timed out after {timeout:.0f} s"), 0
+            return WorkerResult(False, {}, f"worker timed out after {timeout:.0f} s"), {}
         result = parse_answer(code, out, err)
         if not result.ok:
-            return result, 0
+            return result, {}
         try:
-            return result, self._counter.read()
+            events = self._counter.read_events() if self._counter.events else {"instructions": self._counter.read()}
+            return result, events
         except (OSError, ValueError) as exc:
-            return WorkerResult(False, {}, f"no instruction count: {exc}"), 0
+            return WorkerResult(False, {}, f"no instruction count: {exc}"), {}
 
     def profile(self, benchmark: Benchmark, variant: Variant, block: int, progress: ProgressFn) -> Profiled:
         """One profiled worker of the benchmark (`--profile`; runners/micro/profiled.py)."""

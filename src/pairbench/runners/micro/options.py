@@ -6,7 +6,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from pairbench.runners.instructions import measure_option
+from pairbench.runners.counters import RUSAGE_COUNTERS
+from pairbench.runners.instructions import MEASURES, measure_option
 from pairbench.runners.option_fields import (
     Where,
     check_keys,
@@ -19,6 +20,15 @@ from pairbench.runners.option_fields import (
 )
 
 __all__ = ["MicroOptions", "parse_micro_options", "MICRO_LANGUAGES"]
+
+
+MICRO_MEASURES: tuple[str, ...] = tuple(n for n in MEASURES if n not in RUSAGE_COUNTERS)
+"""What micro's --measure may name: a process's rusage (faults, switches) is not per operation."""
+
+
+def micro_measures(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The names measured per operation: `counters` brings the rusage counters, which micro leaves out."""
+    return tuple(n for n in names if n not in RUSAGE_COUNTERS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +97,7 @@ def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
         argv=read_strings(m, "argv", where),
         requires_python=read_string(m, "requires_python", where, None, empty=False),
         requires_from=read_string(m, "requires_from", where, None),
-        measure=measure_option(m, where),
+        measure=micro_measures(measure_option(m, where, MICRO_MEASURES)),
     )
     if opts.requires_python is not None:
         from pairbench.runners.micro.python_spec import check_requires_python
