@@ -68,7 +68,7 @@ def _server_logs(log_dir: Path) -> list[tuple[str, int]]:
     starts = []
     for log in sorted(log_dir.glob("*.log")):
         text = log.read_text(errors="replace")
-        (start,) = re.findall(r"^seedapp: (.*)$", text, re.M)
+        (start,) = re.findall(r"^seedapp: (ruby .*)$", text, re.M)
         (served,) = re.findall(r"^seedapp: served (\d+) requests$", text, re.M)
         starts.append((start, int(served)))
     return starts
