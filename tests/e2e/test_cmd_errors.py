@@ -116,6 +116,11 @@ def test_ignore_failure_alone_still_takes_the_next_word_as_a_command(run_cli, tm
     assert [v["name"] for v in json.loads(run_file.read_text())["variants"]] == ["false", "true"]
 
 
+def test_ignore_failure_all_non_zero_is_hyperfines_spelling_of_i(run_cli, tmp_path):
+    out = run_cli("cmd", "-r", "2", "-w", "0", "--no-history", "--ignore-failure=all-non-zero", "exit 5", "exit 7")
+    assert out.returncode == 0, out.stderr
+
+
 @pytest.mark.parametrize("codes", ["", "a", "1,,2", "-1"])
 def test_ignore_failure_bad_codes_are_refused(run_cli, codes):
     out = run_cli("cmd", "true", "false", f"--ignore-failure={codes}", "--no-history")
