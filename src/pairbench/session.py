@@ -213,20 +213,25 @@ def execute(
             or (options.default_bound is not None and len(variant_names) > 1)
         looks: list[int] = [options.runs]
         previous: dict[str, list[str]] = {}
+        first_steps: dict[str, float] = {}
+        """Wall seconds of each variant's steps in the first block: prepare, run and conclude."""
         stop = "fixed"
         while True:
             block_start = clock()
             for i, step in enumerate(plan_block(bench_names, variant_names, blocks_done, rng, previous)):
+                step_start = clock()
                 if blocks_done == 0 and adaptive:
                     _measure_within(budget, clock, run, runners, step, False, obs, (options.runs * steps) - i - 1)
                 else:
                     _measure(run, runners, step, False, obs)
+                if blocks_done == 0:
+                    first_steps[step.variant] = first_steps.get(step.variant, 0.0) + clock() - step_start
                 _save(writer, run)  # one journal line: a crash loses at most the replicate in flight
             blocks_done += 1
             block_end = clock()
             budget.block_costs.append(block_end - block_start)
             if blocks_done == 1 and options.min_time is not None:
-                options = _minimum_for_time(options, run, block_end - block_start, steps,
+                options = _minimum_for_time(options, run, block_end - block_start, steps, first_steps,
                                             None if options.max_time is None else options.max_time - (block_end - start))
                 planned = planned if adaptive else options.runs
             if adaptive and blocks_done == 1:
@@ -330,19 +335,21 @@ def _settled_report(run: Run) -> str:
 
 
 def _minimum_for_time(options: RunOptions, run: Run, block_seconds: float, steps: int,
-                      time_left: float | None) -> RunOptions:
-    """`options` with -r raised so that each variant's measured time reaches --min-benchmarking-time.
+                      step_seconds: Mapping[str, float], time_left: float | None) -> RunOptions:
+    """`options` with -r raised so that each variant is benchmarked for --min-benchmarking-time.
 
-    Judged from the first block: a variant's measured time there (its step's wall time for a kind
-    that measures no time), the fastest variant setting the count; never above -M, nor beyond
-    what --max-time (`time_left` after the first block) still affords.
+    Judged from the first block, on what a run costs as hyperfine counts it: a variant's steps
+    there, its --prepare and --conclude commands and the shell's start included (`step_seconds`),
+    or its measured time when that is longer (scripted runs take no wall time), the fastest variant
+    setting the count; never above -M, nor beyond what --max-time (`time_left` after the first
+    block) still affords.
     """
-    step_seconds = block_seconds / max(steps, 1)
     measured: dict[str, float] = {}
     for sample in run.samples:
         if sample.block == 0 and not sample.warmup and sample.metric == "time":
             measured[sample.variant] = measured.get(sample.variant, 0.0) + sample.value
-    per_block = min(measured.values()) if measured else step_seconds
+    measured = {v: max(measured.get(v, 0.0), step_seconds.get(v, 0.0)) for v in {*measured, *step_seconds}}
+    per_block = min(measured.values()) if measured else block_seconds / max(steps, 1)
     needed = math.ceil((options.min_time or 0.0) / max(per_block, 1e-9))
     if time_left is not None:
         needed = min(needed, 1 + int(max(time_left, 0.0) * 0.9 / max(block_seconds, 1e-9)))

@@ -97,6 +97,29 @@ def test_cmd_into_a_pipe_closed_after_its_first_line_exits_141_quietly(tmp_path:
     assert "run file:" in err  # the run was analysed and kept, as the closed pipe cost only the output
 
 
+def test_run_file_to_a_pipe_closed_after_its_first_line_exits_141_quietly(tmp_path: Path) -> None:
+    # `pairbench cmd -r 3000 --export-json - true true | head -1`: the run file is one write of about a
+    # megabyte, cut short by the reader leaving; a text stream reports such a write as complete, so
+    # without care the command would exit 0 with the file's end lost.
+    import fcntl
+    import os
+
+    read_fd, write_fd = os.pipe()
+    fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, 4096)
+    proc = subprocess.Popen([sys.executable, "-m", "pairbench", "cmd", "-r", "3000", "-w", "0", "--no-history",
+                             "--export-json", "-", "true", "true"], stdout=write_fd, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path, env=cli_env({"PAIRBENCH_DEBUG_FAKE": "1,1"}))
+    os.close(write_fd)
+    with os.fdopen(read_fd) as reader:
+        first = reader.readline()
+    assert proc.stderr is not None
+    with proc.stderr:
+        err = proc.stderr.read()
+    assert proc.wait(timeout=120) == EXIT_BROKEN_PIPE, err
+    assert first.strip() == "{"
+    assert "Traceback" not in err and "error:" not in err, err
+
+
 def test_run_file_with_a_list_where_a_table_was_is_one_line(tmp_path: Path, run_cli) -> None:
     import json
 

@@ -1,5 +1,6 @@
 """Bad input to `pairbench cmd`: one clear line, exit 1, samples kept, no process left behind."""
 
+import csv
 import json
 import os
 import sys
@@ -115,6 +116,11 @@ def test_ignore_failure_alone_still_takes_the_next_word_as_a_command(run_cli, tm
     assert [v["name"] for v in json.loads(run_file.read_text())["variants"]] == ["false", "true"]
 
 
+def test_ignore_failure_all_non_zero_is_hyperfines_spelling_of_i(run_cli, tmp_path):
+    out = run_cli("cmd", "-r", "2", "-w", "0", "--no-history", "--ignore-failure=all-non-zero", "exit 5", "exit 7")
+    assert out.returncode == 0, out.stderr
+
+
 @pytest.mark.parametrize("codes", ["", "a", "1,,2", "-1"])
 def test_ignore_failure_bad_codes_are_refused(run_cli, codes):
     out = run_cli("cmd", "true", "false", f"--ignore-failure={codes}", "--no-history")
@@ -139,3 +145,28 @@ def test_a_measuring_failure_is_not_hidden_by_a_failing_cleanup(run_cli, tmp_pat
     out = run_cli("cmd", "true", "sh -c 'exit 7'", "--cleanup", "sh -c 'exit 5'", "-r", "3", "-w", "0",
                   "--no-history")
     assert_one_line_error(out, "exited with code 7")
+
+
+# Fails on its third run: the runs before it were measured (a counter in the working directory).
+FAILS_THIRD = "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; [ $n -lt 3 ]"
+
+
+def test_a_command_failing_mid_run_still_writes_every_export_of_what_was_measured(run_cli, tmp_path):
+    """hyperfine writes its exports with the commands measured before one failed; so does pairbench,
+    in every format asked, from the blocks measured before the failure."""
+    out = run_cli("cmd", "-r", "6", "-w", "0", "--no-history", "-n", "ok", "true", "-n", "flaky", FAILS_THIRD,
+                  "--export-json", "r.json", "--export-markdown", "r.md", "--export-csv", "r.csv",
+                  "--export-samples-csv", "s.csv", "--export-asciidoc", "r.adoc", "--export-orgmode", "r.org",
+                  "--export-html", "r.html", "--export-bmf", "b.json", "--export-github-benchmark", "g.json",
+                  "--export-pyperf", "p.json")
+    assert_one_line_error(out, "flaky")
+    for name in ("r.md", "r.csv", "s.csv", "r.adoc", "r.org", "r.html", "b.json", "g.json", "p.ok.json"):
+        assert (tmp_path / name).exists(), name
+        assert name == "p.ok.json" or "ok" in (tmp_path / name).read_text(), name
+    rows = {r["command"]: r for r in csv.DictReader((tmp_path / "r.csv").read_text().splitlines())}
+    assert float(rows["ok"]["mean"]) > 0  # two blocks were measured before the third run failed
+    from pairbench.store.runfile import load_run
+
+    run = load_run(tmp_path / "r.json")
+    assert run.status == "failed"
+    assert sum(s.variant == "ok" and s.metric == "time" for s in run.samples) >= 2

@@ -366,3 +366,17 @@ def test_min_benchmarking_time_stays_within_max_runs(run_cli, tmp_path: Path) ->
                 "--export-json", "r.json")
     assert r.returncode == 0, r.stderr
     assert _blocks(tmp_path / "r.json") <= 6
+
+
+def test_min_benchmarking_time_counts_the_prepare_and_conclude_commands_as_hyperfine_does(run_cli, tmp_path: Path) -> None:
+    # hyperfine sizes the run count on the whole cost of a run: a 200 ms --prepare before a 20 ms
+    # command leaves room for about a tenth of the runs that the command alone would get
+    quick = ("-w", "1", "--no-history", "--no-progress", "-r", "2", "--min-benchmarking-time", "1")
+    alone = run_cli("cmd", "sleep 0.02", *quick, "--export-json", "a.json")
+    prepared = run_cli("cmd", "sleep 0.02", "--prepare", "sleep 0.2", *quick, "--export-json", "p.json")
+    concluded = run_cli("cmd", "sleep 0.02", "--conclude", "sleep 0.2", *quick, "--export-json", "c.json")
+    assert alone.returncode == prepared.returncode == concluded.returncode == 0, alone.stderr + prepared.stderr
+    blocks = _blocks(tmp_path / "a.json")
+    assert blocks >= 10
+    assert 2 <= _blocks(tmp_path / "p.json") <= min(blocks / 2, 6)
+    assert 2 <= _blocks(tmp_path / "c.json") <= min(blocks / 2, 6)

@@ -66,7 +66,8 @@ def register(sub: Any) -> None:
     p.add_argument("-N", dest="shell", action="store_const", const="none", help="same as --shell=none")
     p.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="kill a run that takes longer")
     p.add_argument("-i", "--ignore-failure", action="store_true",
-                   help="measure commands that exit non-zero; --ignore-failure=1,2 ignores those exit codes alone")
+                   help="measure commands that exit non-zero; --ignore-failure=1,2 ignores those exit codes alone "
+                        "(--ignore-failure=all-non-zero: every one, as -i)")
     p.add_argument(_CODES_FLAG, dest="ignore_codes", help=argparse.SUPPRESS)
     p.add_argument("--output", metavar="WHERE", action="append", default=[],
                    help="where each run's stdout goes: null (default once no metric line is seen), pipe (read "
@@ -151,12 +152,15 @@ def _codes_form(args: list[str]) -> list[str]:
 
 
 def _ignore_failure(args: argparse.Namespace) -> bool | tuple[int, ...]:
-    """-i: every non-zero exit; --ignore-failure=1,2: those exit codes alone (hyperfine >= 1.20)."""
+    """-i (or hyperfine's --ignore-failure=all-non-zero): every non-zero exit; --ignore-failure=1,2:
+    those exit codes alone (hyperfine >= 1.20)."""
     from pairbench.errors import UserError
 
     text = getattr(args, "ignore_codes", None)
     if text is None:
         return bool(args.ignore_failure)
+    if text.strip() == "all-non-zero":
+        return True
     words = text.split(",")
     if not all(w.strip().isdigit() for w in words):
         raise UserError(f"--ignore-failure={text}: give exit codes as whole numbers separated by commas, "

@@ -98,6 +98,8 @@ def run_pipeline(run: Run, options: RunOptions, reports: Reports = Reports(), *,
         _close(observer)
         if run.comparisons:
             _answer(reports)(run, out, after=after, diagnostics=diagnostics)
+        if any(not s.warmup for s in run.samples):
+            _export(run, reports)  # what was measured, in every format asked, as hyperfine does
         raise
     finally:
         _close(observer)
@@ -119,12 +121,7 @@ def _show(run: Run, reports: Reports, out: Console, diagnostics: Console,
         for text in kind_figures(shown):
             out.print(text, markup=False, highlight=False, soft_wrap=True)
         _answer(reports)(shown, out, after=after, diagnostics=diagnostics)
-        if reports.exports:
-            from pairbench.report.exporters import ExportOptions, export
-
-            for fmt, target in reports.exports:
-                export(shown, fmt, target, ExportOptions(title=reports.title),
-                       inputs=[str(run.metadata.get("run_file", ""))])
+        _export(run, reports)
     if reports.export_folded:
         _export_folded(run, reports.export_folded, diagnostics)
 
@@ -142,6 +139,19 @@ def _export_folded(run: Run, directory: str, diagnostics: Console) -> None:
     except OSError as exc:
         raise UserError(f"--export-folded {directory}: {exc.strerror or exc}") from None
     diagnostics.print(f"folded stacks: {len(written)} files in {directory}", markup=False, highlight=False)
+
+def _export(run: Run, reports: Reports) -> None:
+    """Write every `--export-FORMAT` asked, in the order and time unit asked."""
+    if not reports.exports:
+        return
+    from pairbench.report.display import sorted_view
+    from pairbench.report.exporters import ExportOptions, export
+    from pairbench.report.format import fixed_time_unit
+
+    with fixed_time_unit(reports.time_unit):
+        for fmt, target in reports.exports:
+            export(sorted_view(run, reports.sort), fmt, target, ExportOptions(title=reports.title),
+                   inputs=[str(run.metadata.get("run_file", ""))])
 
 
 def _answer(reports: Reports) -> Callable[..., None]:

@@ -74,17 +74,45 @@ class VisibleStream:
         """True once a write found the reader gone; what follows goes to /dev/null."""
 
     def write(self, text: str) -> int:
-        if not text.isprintable():
-            if not self.styled:
-                return self._write(visible(text, keep_newlines=True))
-            parts, last = [], 0
-            for m in self._allowed.finditer(text):
-                parts.append(visible(text[last:m.start()], keep_newlines=True))
-                parts.append(m.group())
-                last = m.end()
-            parts.append(visible(text[last:], keep_newlines=True))
-            text = "".join(parts)
-        return self._write(text)
+        return self._write(self._shown(text))
+
+    def write_whole(self, text: str) -> None:
+        """Write a whole document (a run file, an export to `-`) and flush it, finding a reader
+        that left during the write: a text stream reports a write that the reader cut short as
+        complete, losing the rest unsaid, so the bytes go out by os.write until all are taken."""
+        text = self._shown(text)
+        if self.pipe_closed:
+            return
+        try:
+            self._stream.flush()
+            fd = self._stream.fileno()
+            data = text.encode(self._stream.encoding or "utf-8", self._stream.errors or "strict")
+        except BrokenPipeError:
+            self._drop()
+            return
+        except (AttributeError, OSError, ValueError):  # not a file (a test's capture): as any write
+            self._write(text)
+            self.flush()
+            return
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(fd, view):]
+        except BrokenPipeError:
+            self._drop()
+
+    def _shown(self, text: str) -> str:
+        if text.isprintable():
+            return text
+        if not self.styled:
+            return visible(text, keep_newlines=True)
+        parts, last = [], 0
+        for m in self._allowed.finditer(text):
+            parts.append(visible(text[last:m.start()], keep_newlines=True))
+            parts.append(m.group())
+            last = m.end()
+        parts.append(visible(text[last:], keep_newlines=True))
+        return "".join(parts)
 
     def writelines(self, lines: Any) -> None:
         for line in lines:

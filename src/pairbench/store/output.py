@@ -15,6 +15,7 @@ Every problem is one UserError line naming the path.
 
 from __future__ import annotations
 
+import io
 import os
 import secrets
 import stat
@@ -80,8 +81,16 @@ def open_output(target: str | os.PathLike[str] | Target, newline: str | None = N
     """
     where = target if isinstance(target, Target) else resolve_target(target)
     if where.path is None:
-        yield sys.stdout
-        sys.stdout.flush()
+        # gathered, then written whole: the CLI's stdout (report/escape.py VisibleStream) finds a
+        # reader that leaves mid-document (`| head -1`), which a plain text stream would not
+        buffer = io.StringIO()
+        yield buffer
+        whole = getattr(sys.stdout, "write_whole", None)
+        if whole is not None:
+            whole(buffer.getvalue())
+        else:
+            sys.stdout.write(buffer.getvalue())
+            sys.stdout.flush()
         return
     try:
         if where.replace:

@@ -121,6 +121,21 @@ def test_server_is_started_per_round_with_the_variant_env_and_stopped() -> None:
     assert "server_cpu" in values and values["server_rss"] == 10_000_000
 
 
+def test_variant_in_a_server_template_is_the_variants_command_and_args_as_in_a_command() -> None:
+    # a suite's `as = "arg"` sweep (`--yjit`) belongs to the interpreter, not after the app's arguments
+    made: list[_FakeServer] = []
+
+    def factory(spec: ServerSpec) -> _FakeServer:
+        made.append(_FakeServer(spec))
+        return made[-1]
+
+    bench = Benchmark("/p", "http", http_metrics(), {"url": "/p", "requests": 5,
+                                                     "server": "{variant} -S rackup -p {port} app.ru"})
+    runner = HttpRunner(engine=lambda s, p: _result([1.0] * 5), server_factory=factory)  # type: ignore[arg-type]
+    runner.measure(bench, Variant("ruby/jit=on", command="ruby", args=("--yjit",)), 1, False, lambda s: None)
+    assert made[0].spec.command == "ruby --yjit -S rackup -p {port} app.ru"
+
+
 def test_first_start_failure_is_an_error_later_ones_fail_the_round() -> None:
     outcomes = iter([None, "exited at start with exit code 1"])
     factory = lambda spec: _FakeServer(spec, fail=next(outcomes))

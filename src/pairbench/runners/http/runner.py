@@ -77,16 +77,21 @@ def _relative(url: str) -> str:
 
 def _server_command(opts: Mapping[str, Any], variant: Variant) -> str:
     """The server command of a variant: the benchmark's `server` template with `{variant}` (the
-    variant's command) and `{param}` filled in, or else the variant's own command; then its args."""
+    variant's command and args, as in a command benchmark) and `{param}` filled in, or else the
+    variant's own command; a template without `{variant}` gets the args after it."""
     template = str(opts["server"] or "")
-    if template:
-        command = template.replace("{variant}", variant.command)
-        for name, value in variant.params.items():
-            command = command.replace("{" + name + "}", str(value))
-    else:
-        command = variant.command
-    if command and variant.args:
-        command += " " + " ".join(shlex.quote(a) for a in variant.args)
+    args = " ".join(shlex.quote(a) for a in variant.args)
+    if "{variant}" in template:
+        return _with_params(template.replace("{variant}", " ".join(filter(None, (variant.command, args)))), variant)
+    command = _with_params(template, variant) if template else variant.command
+    if command and args:
+        command += " " + args
+    return command
+
+
+def _with_params(command: str, variant: Variant) -> str:
+    for name, value in variant.params.items():
+        command = command.replace("{" + name + "}", str(value))
     return command
 
 
