@@ -76,17 +76,14 @@ def _relative(url: str) -> str:
 
 
 def _server_command(opts: Mapping[str, Any], variant: Variant) -> str:
-    """The server command of a variant: the benchmark's `server` template with `{variant}` (the
-    variant's command and args, as in a command benchmark) and `{param}` filled in, or else the
-    variant's own command; a template without `{variant}` gets the args after it."""
+    """The `server` template with `{variant}` (the variant's command and args, as in a command benchmark)
+    and `{param}` filled in, else the variant's own command; with no `{variant}`, the args go after it."""
     template = str(opts["server"] or "")
     args = " ".join(shlex.quote(a) for a in variant.args)
     if "{variant}" in template:
         return _with_params(template.replace("{variant}", " ".join(filter(None, (variant.command, args)))), variant)
     command = _with_params(template, variant) if template else variant.command
-    if command and args:
-        command += " " + args
-    return command
+    return f"{command} {args}" if command and args else command
 
 
 def _with_params(command: str, variant: Variant) -> str:
