@@ -24,7 +24,8 @@ import numpy as np
 
 from pairbench.stats._dist import norm_cdf, norm_ppf, t_ppf
 
-__all__ = ["BOOTSTRAP_RESAMPLES", "BootstrapInterval", "bca_mean_interval", "bca_p_value", "resample_counts"]
+__all__ = ["BOOTSTRAP_RESAMPLES", "BootstrapInterval", "bca_mean_interval", "bca_p_value", "resample_counts",
+           "resampled_sums"]
 
 BOOTSTRAP_RESAMPLES = 10_000
 """Resamples for bootstrap intervals (METHOD §3)."""
@@ -44,19 +45,50 @@ class BootstrapInterval:
     resamples: int
 
 
-@lru_cache(maxsize=64)
+_CHUNK_ROWS = 256
+"""Resamples drawn and multiplied at a time. Even: numpy draws bounded integers below 2**32 two to
+a 64-bit word and drops a word's unused half at the end of a call, so even-sized draws continue
+the stream one draw of the whole matrix makes (the same blocks as before it was drawn in chunks)."""
+
+
+@lru_cache(maxsize=4)
 def resample_counts(n: int, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> np.ndarray:
     """How often each of n blocks appears in each resample: a (resamples, n) array, rows sum to n.
 
     Cached and read-only: with a fixed seed the same blocks are drawn every time, so many
-    comparisons of the same size share one matrix and a mean is one matrix-vector product.
+    comparisons of the same size share one matrix and a mean is one matrix-vector product
+    (`resampled_sums`). Small integers, drawn by chunks of rows: 10,000 x 300 as float64 took
+    24 MB, and building it in one go took four such arrays at once.
     """
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(resamples, n))
-    flat = idx + (np.arange(resamples) * n)[:, None]
-    counts = np.bincount(flat.ravel(), minlength=resamples * n).reshape(resamples, n).astype(float)
+    counts = np.empty((resamples, n), dtype=np.uint8)
+    offsets = (np.arange(_CHUNK_ROWS) * n)[:, None]
+    for start in range(0, resamples, _CHUNK_ROWS):
+        rows = min(_CHUNK_ROWS, resamples - start)
+        idx = rng.integers(0, n, size=(rows, n)) + offsets[:rows]
+        chunk = np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n)
+        top = int(chunk.max())
+        if top > np.iinfo(counts.dtype).max:  # a block drawn 256 times or more in one resample
+            counts = counts.astype(np.min_scalar_type(max(top, n)))
+        counts[start:start + rows] = chunk
     counts.setflags(write=False)
     return counts
+
+
+def resampled_sums(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """counts @ x for a vector or a matrix x: each resample's weighted sum, in float64.
+
+    By chunks of rows turned into float64, with einsum, not `@`: a matrix product goes to
+    multi-threaded BLAS, which on a busy 2-core machine spins and runs 2-10x slower than
+    einsum's single-threaded loop. Each row's sum is the one a single einsum over the whole float
+    matrix gives, bit for bit (tests/unit/test_stats_bootstrap_memory.py).
+    """
+    spec = "ij,j->i" if x.ndim == 1 else "ij,jk->ik"
+    out = np.empty((counts.shape[0], *x.shape[1:]))
+    for start in range(0, counts.shape[0], _CHUNK_ROWS):
+        rows = slice(start, start + _CHUNK_ROWS)
+        np.einsum(spec, counts[rows].astype(float), x, out=out[rows])
+    return out
 
 
 def bca_mean_interval(d: Sequence[float] | np.ndarray, confidence: float = 0.95, *,
@@ -133,9 +165,7 @@ def _bca_setup(x: np.ndarray, resamples: int, seed: int) -> tuple[float, np.ndar
     theta = float(x.mean())
     if np.ptp(x) == 0:
         return theta, None, 0.0, 0.0
-    # einsum, not `@`: a matrix-vector product goes to multi-threaded BLAS, which on a busy 2-core
-    # machine spins and runs 2-10x slower than this single-threaded loop.
-    boot = np.einsum("ij,j->i", resample_counts(n, resamples, seed), x) / n
+    boot = resampled_sums(resample_counts(n, resamples, seed), x) / n
     # Bias correction: share of resampled means below the estimate (ties count half).
     below = float(np.count_nonzero(boot < theta)) + 0.5 * float(np.count_nonzero(boot == theta))
     prop = min(max(below / resamples, 0.5 / resamples), 1 - 0.5 / resamples)

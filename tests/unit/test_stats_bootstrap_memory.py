@@ -1,0 +1,67 @@
+"""The bootstrap's resampling matrix, kept small: the same numbers as the float64 matrix it replaced.
+
+The reference below is the earlier code, verbatim: a (resamples, n) float64 matrix drawn in one
+call and multiplied by einsum. The compact matrix (small integers, multiplied by row chunks) must
+give the same resampled means bit for bit, so every interval, p-value and verdict stays the same.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pairbench.stats import bootstrap
+from pairbench.stats.bootstrap import bca_mean_interval, bca_p_value, resample_counts, resampled_sums
+from pairbench.stats.multiplicity import geomean_ratio
+
+
+def _reference_counts(n: int, resamples: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(resamples, n))
+    flat = idx + (np.arange(resamples) * n)[:, None]
+    return np.bincount(flat.ravel(), minlength=resamples * n).reshape(resamples, n).astype(float)
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 30, 257, 301])
+@pytest.mark.parametrize("resamples", [257, 1000, 10_000])
+def test_compact_counts_are_the_float_matrix_and_give_the_same_sums(n: int, resamples: int) -> None:
+    ref = _reference_counts(n, resamples, 3)
+    counts = resample_counts(n, resamples, 3)
+    assert counts.itemsize <= 2 and np.array_equal(counts, ref)
+    rng = np.random.default_rng(n)
+    x = rng.lognormal(0, 0.3, n) - 1
+    assert np.array_equal(resampled_sums(counts, x), np.einsum("ij,j->i", ref, x))
+    m = rng.normal(0, 1, (n, 3))
+    assert np.array_equal(resampled_sums(counts, m), np.einsum("ij,jk->ik", ref, m))
+
+
+def test_intervals_and_p_values_are_those_of_the_float_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(11)
+    data = [rng.normal(0.01, 0.05, n) for n in (5, 40, 300)] + [rng.standard_t(3, 120) * 0.02]
+    series = {"a": {b: float(v) for b, v in enumerate(rng.normal(0.02, 0.03, 60))},
+              "b": {b: float(v) for b, v in enumerate(rng.normal(-0.01, 0.03, 50))}}
+    now = ([bca_mean_interval(d) for d in data], [bca_p_value(d) for d in data], geomean_ratio(series))
+    resample_counts.cache_clear()
+    monkeypatch.setattr(bootstrap, "resample_counts", _reference_counts_cached)
+    monkeypatch.setattr(bootstrap, "resampled_sums", lambda c, x: np.einsum(
+        "ij,j->i" if x.ndim == 1 else "ij,jk->ik", c, x))
+    import pairbench.stats.multiplicity as multiplicity
+
+    monkeypatch.setattr(multiplicity, "resample_counts", _reference_counts_cached)
+    monkeypatch.setattr(multiplicity, "resampled_sums", bootstrap.resampled_sums)
+    before = ([bca_mean_interval(d) for d in data], [bca_p_value(d) for d in data], geomean_ratio(series))
+    assert now == before
+    assert all(math.isfinite(p) for p in now[1])
+
+
+def _reference_counts_cached(n: int, resamples: int = bootstrap.BOOTSTRAP_RESAMPLES, seed: int = 0) -> np.ndarray:
+    return _reference_counts(n, resamples, seed)
+
+
+def test_the_matrix_of_300_blocks_takes_a_byte_or_two_a_cell() -> None:
+    """10,000 x 300 float64 was 24 MB, built through three more copies of that size."""
+    counts = resample_counts(300, 10_000, 0)
+    assert counts.nbytes <= 2 * 300 * 10_000
+    assert not counts.flags.writeable
