@@ -45,13 +45,13 @@ class BootstrapInterval:
     resamples: int
 
 
-_CHUNK_ROWS = 256
+_CHUNK_ROWS = 64
 """Resamples drawn and multiplied at a time. Even: numpy draws bounded integers below 2**32 two to
 a 64-bit word and drops a word's unused half at the end of a call, so even-sized draws continue
 the stream one draw of the whole matrix makes (the same blocks as before it was drawn in chunks)."""
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=2)
 def resample_counts(n: int, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> np.ndarray:
     """How often each of n blocks appears in each resample: a (resamples, n) array, rows sum to n.
 
