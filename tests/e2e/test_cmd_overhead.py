@@ -62,3 +62,18 @@ def test_every_run_is_forked_by_one_lasting_process(run_cli, tmp_path: Path) -> 
     assert len(pids) == 10 and len(set(pids)) == 1, pids
     doc = json.loads((tmp_path / "r.json").read_text())
     assert {v["meta"]["rss_method"] for v in doc["variants"]} == {"exec-helper"}
+
+
+def test_a_run_imports_no_numpy_ma(tmp_path: Path) -> None:
+    """np.median imports numpy.ma (~1.3 MB, ~10 ms) on its first call; the analysis uses its own."""
+    seen = tmp_path / "modules"
+    code = ("import atexit, runpy, sys\n"
+            f"atexit.register(lambda: open({str(seen)!r}, 'w').write(' '.join(sorted(sys.modules))))\n"
+            "sys.argv = ['pairbench', 'cmd', '-r', '30', '-w', '1', 'a', 'b', '--no-history', '--no-progress',\n"
+            f"            '--export-json', {str(tmp_path / 'r.json')!r}]\n"
+            "runpy.run_module('pairbench', run_name='__main__')\n")
+    done = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env=cli_env({"PAIRBENCH_DEBUG_FAKE": "1,1.05"}))
+    assert done.returncode == 0, done.stderr
+    modules = seen.read_text().split()
+    assert "pairbench.stats.compare" in modules and "numpy.ma" not in modules

@@ -65,3 +65,26 @@ def test_the_matrix_of_300_blocks_takes_a_byte_or_two_a_cell() -> None:
     counts = resample_counts(300, 10_000, 0)
     assert counts.nbytes <= 2 * 300 * 10_000
     assert not counts.flags.writeable
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 10, 11, 40, 300, 301])
+def test_the_median_and_quartiles_are_numpys_bit_for_bit(n: int) -> None:
+    """stats/_order.py: np.median's and np.quantile's values without them (they import numpy.ma, ~1.3 MB)."""
+    from pairbench.stats._order import median, quantiles
+
+    rng = np.random.default_rng(n)
+    cases = [rng.lognormal(0, 1, n), rng.normal(0, 1, n), rng.integers(-5, 5, n), np.round(rng.normal(0, 1, n), 1)]
+    if n > 1:
+        cases += [np.append(rng.normal(0, 1, n - 1), np.nan), np.append(rng.normal(0, 1, n - 1), np.inf),
+                  np.append(rng.normal(0, 1, n - 2), [np.inf, -np.inf]) if n > 2 else np.array([np.inf, -np.inf])]
+    for x in cases:
+        with np.errstate(invalid="ignore"):  # np.median warns on inf + -inf; ours gives the same NaN silently
+            theirs = float(np.median(x))
+        ours = median(x)
+        assert ours == theirs or (math.isnan(ours) and math.isnan(theirs)), (x, ours, theirs)
+        assert isinstance(ours, float)
+        with np.errstate(invalid="ignore"):
+            theirs_q = [float(q) for q in np.quantile(x, [0.25, 0.75])]
+        ours_q = quantiles(x, [0.25, 0.75])
+        assert all(a == b or (math.isnan(a) and math.isnan(b)) for a, b in zip(ours_q, theirs_q)), (x, ours_q, theirs_q)
+
