@@ -123,6 +123,7 @@ def finish_analysis(run: Run, options: RunOptions, looks: int = 1) -> None:
     Everything a report shows is computed here once and stored in the run (and its file).
     """
     from pairbench import analysis
+    from pairbench.stats.bootstrap import release_resamples
 
     comparisons, notices = analysis.analyze(
         run, threshold=options.threshold / 100.0, confidence=options.confidence, looks=looks,
@@ -132,6 +133,7 @@ def finish_analysis(run: Run, options: RunOptions, looks: int = 1) -> None:
     run.sweeps = analysis.sweep_tables(run, comparisons)
     run.summaries = (analysis.suite_summary(run, comparisons, confidence=options.confidence)
                      if len(run.benchmarks) > 1 else [])
+    release_resamples()
     kept = [n for n in run.notices if not n.kind.startswith("stats:")]
     run.notices = kept + [dataclasses.replace(n, kind=f"stats:{n.kind}") for n in notices]
 

@@ -88,3 +88,15 @@ def test_the_median_and_quartiles_are_numpys_bit_for_bit(n: int) -> None:
         ours_q = quantiles(x, [0.25, 0.75])
         assert all(a == b or (math.isnan(a) and math.isnan(b)) for a, b in zip(ours_q, theirs_q)), (x, ours_q, theirs_q)
 
+
+
+def test_a_finished_analysis_keeps_no_resampling_matrix() -> None:
+    """The matrices are shared by the comparisons of one analysis; kept after it, a 300-block
+    matrix (3 MB) sat under the history, the run file and the report, and raised the call's peak."""
+    from pairbench.session import RunOptions, finish_analysis
+    from tests.unit.test_sweep_report import make_run
+
+    run = make_run({"3": 1.0, "1": 0.5, "2": 0.8})
+    finish_analysis(run, RunOptions(record_history=False))
+    assert run.comparisons
+    assert resample_counts.cache_info().currsize == 0

@@ -24,8 +24,8 @@ import numpy as np
 
 from pairbench.stats._dist import norm_cdf, norm_ppf, t_ppf
 
-__all__ = ["BOOTSTRAP_RESAMPLES", "BootstrapInterval", "bca_mean_interval", "bca_p_value", "resample_counts",
-           "resampled_sums"]
+__all__ = ["BOOTSTRAP_RESAMPLES", "BootstrapInterval", "bca_mean_interval", "bca_p_value", "release_resamples",
+           "resample_counts", "resampled_sums"]
 
 BOOTSTRAP_RESAMPLES = 10_000
 """Resamples for bootstrap intervals (METHOD §3)."""
@@ -73,6 +73,12 @@ def resample_counts(n: int, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0)
         counts[start:start + rows] = chunk
     counts.setflags(write=False)
     return counts
+
+
+def release_resamples() -> None:
+    """Drop the cached matrices once an analysis is done: the next one is of another size or comes
+    seconds later, while the memory would sit under the run file, the history and the report."""
+    resample_counts.cache_clear()
 
 
 def resampled_sums(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
