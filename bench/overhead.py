@@ -5,9 +5,10 @@
 Prints, from one run of this script:
   1. `cmd -N -r RUNS -w 0 true true` (2 x RUNS runs of /bin/true) and `hyperfine -N -r RUNS -w 0
      true true`, in alternating turns (the order shuffled per round): each tool's median whole-call
-     wall time (the time of the process, start to exit) and peak RSS (`/usr/bin/time -f %M`: the
-     largest of the tool's own and of every process it waited for, its launcher included), and the
-     ratio pairbench / hyperfine. Targets (docs/measurement.md): time <= 1.5x, peak RSS <= 50 MB.
+     wall time (the time of the process, start to exit), CPU time (user + system, the processes it
+     waited for included: steadier than wall time on a busy machine) and peak RSS (`/usr/bin/time
+     -f %M`: the largest of the tool's own and of every process it waited for, its launcher
+     included), and the ratios pairbench / hyperfine. Targets (docs/measurement.md): time <= 1.5x, peak RSS <= 50 MB.
   2. The same for a default two-command run, `cmd 'sleep 0.01' 'sleep 0.012'` against
      `hyperfine 'sleep 0.01' 'sleep 0.012'` (each with its own default run count and stopping).
 
@@ -44,35 +45,41 @@ def _env(tmp: Path) -> dict[str, str]:
     return env
 
 
-def _call(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
-    """Whole-call wall time (s) and peak RSS (KiB) of one call."""
+def _call(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """Whole-call wall time (s), CPU time (user + system, s, the processes it waited for included)
+    and peak RSS (KiB) of one call."""
     start = time.perf_counter()
-    done = subprocess.run([TIME, "-f", "%M", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    done = subprocess.run([TIME, "-f", "%U %S %M", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           text=True, env=env, timeout=900)
     wall = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv[:8])}...: exit {done.returncode}: {done.stderr[-800:]}")
-    return wall, int(done.stderr.split()[-1])
+    user, system, peak = done.stderr.split()[-3:]
+    return wall, float(user) + float(system), int(peak)
 
 
 def _side_by_side(title: str, tools: dict[str, list[str]], rounds: int, env: dict[str, str], rng: random.Random) -> None:
     walls: dict[str, list[float]] = {name: [] for name in tools}
+    cpus: dict[str, list[float]] = {name: [] for name in tools}
     peaks: dict[str, list[int]] = {name: [] for name in tools}
     for _ in range(rounds):
         order = list(tools)
         rng.shuffle(order)
         for name in order:
-            wall, peak = _call(tools[name], env)
+            wall, cpu, peak = _call(tools[name], env)
             walls[name].append(wall)
+            cpus[name].append(cpu)
             peaks[name].append(peak)
     ours, theirs = (statistics.median(walls[n]) for n in tools)
+    our_cpu, their_cpu = (statistics.median(cpus[n]) for n in tools)
     our_peak, their_peak = (statistics.median(peaks[n]) for n in tools)
-    print(f"{title} ({rounds} alternating rounds; median, and each round)")
+    print(f"{title} ({rounds} alternating rounds; medians, and the wall time of each round)")
+    print(f"   {'':9s} {'wall':>9s}  {'CPU':>9s}  {'peak RSS':>10s}")
     for name in tools:
-        print(f"   {name:9s} {statistics.median(walls[name]):7.3f} s  {statistics.median(peaks[name]) / 1024:7.1f} MiB"
-              f"   per round: {[round(w, 3) for w in walls[name]]} s")
-    print(f"   ratio     {ours / theirs:7.2f} x  {our_peak / their_peak:7.1f} x   (targets: time <= 1.5x, "
-          f"pairbench's peak <= 50 MB: {our_peak * 1024 / 1e6:.1f} MB)")
+        print(f"   {name:9s} {statistics.median(walls[name]):7.3f} s  {statistics.median(cpus[name]):7.3f} s  "
+              f"{statistics.median(peaks[name]) / 1024:6.1f} MiB   per round: {[round(w, 3) for w in walls[name]]} s")
+    print(f"   ratio     {ours / theirs:7.2f} x  {our_cpu / their_cpu:7.2f} x  {our_peak / their_peak:6.1f} x     "
+          f"(targets: wall <= 1.5x; pairbench's peak <= 50 MB: {our_peak * 1024 / 1e6:.1f} MB)")
 
 
 def main() -> int:
