@@ -13,7 +13,14 @@ import numpy as np
 import pytest
 
 from pairbench.stats import bootstrap
-from pairbench.stats.bootstrap import bca_mean_interval, bca_p_value, resample_counts, resampled_sums
+from pairbench.stats.bootstrap import (
+    bca_mean_interval,
+    bca_p_value,
+    drawn_sums,
+    release_resamples,
+    resample_counts,
+    resampled_sums,
+)
 from pairbench.stats.multiplicity import geomean_ratio
 
 
@@ -35,29 +42,37 @@ def test_compact_counts_are_the_float_matrix_and_give_the_same_sums(n: int, resa
     assert np.array_equal(resampled_sums(counts, x), np.einsum("ij,j->i", ref, x))
     m = rng.normal(0, 1, (n, 3))
     assert np.array_equal(resampled_sums(counts, m), np.einsum("ij,jk->ik", ref, m))
+    by_chunks = drawn_sums(n, [x, m], resamples, 3)
+    assert np.array_equal(by_chunks[0], np.einsum("ij,j->i", ref, x))
+    assert np.array_equal(by_chunks[1], np.einsum("ij,jk->ik", ref, m))
 
 
 def test_intervals_and_p_values_are_those_of_the_float_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every bootstrap figure, with the sums by chunks and with the earlier whole float matrix."""
+    import pairbench.stats.multiplicity as multiplicity
+
     rng = np.random.default_rng(11)
     data = [rng.normal(0.01, 0.05, n) for n in (5, 40, 300)] + [rng.standard_t(3, 120) * 0.02]
     series = {"a": {b: float(v) for b, v in enumerate(rng.normal(0.02, 0.03, 60))},
               "b": {b: float(v) for b, v in enumerate(rng.normal(-0.01, 0.03, 50))}}
-    now = ([bca_mean_interval(d) for d in data], [bca_p_value(d) for d in data], geomean_ratio(series))
-    resample_counts.cache_clear()
-    monkeypatch.setattr(bootstrap, "resample_counts", _reference_counts_cached)
-    monkeypatch.setattr(bootstrap, "resampled_sums", lambda c, x: np.einsum(
-        "ij,j->i" if x.ndim == 1 else "ij,jk->ik", c, x))
-    import pairbench.stats.multiplicity as multiplicity
 
-    monkeypatch.setattr(multiplicity, "resample_counts", _reference_counts_cached)
-    monkeypatch.setattr(multiplicity, "resampled_sums", bootstrap.resampled_sums)
-    before = ([bca_mean_interval(d) for d in data], [bca_p_value(d) for d in data], geomean_ratio(series))
+    def figures() -> tuple[object, ...]:
+        release_resamples()
+        return [bca_mean_interval(d) for d in data], [bca_p_value(d) for d in data], geomean_ratio(series)
+
+    now = figures()
+    for module in (bootstrap, multiplicity):
+        monkeypatch.setattr(module, "drawn_sums", _reference_sums)
+    before = figures()
+    release_resamples()
     assert now == before
     assert all(math.isfinite(p) for p in now[1])
 
 
-def _reference_counts_cached(n: int, resamples: int = bootstrap.BOOTSTRAP_RESAMPLES, seed: int = 0) -> np.ndarray:
-    return _reference_counts(n, resamples, seed)
+def _reference_sums(n: int, xs: list[np.ndarray], resamples: int = bootstrap.BOOTSTRAP_RESAMPLES,
+                    seed: int = 0) -> list[np.ndarray]:
+    counts = _reference_counts(n, resamples, seed)
+    return [np.einsum("ij,j->i" if x.ndim == 1 else "ij,jk->ik", counts, x) for x in xs]
 
 
 def test_the_matrix_of_300_blocks_takes_a_byte_or_two_a_cell() -> None:
@@ -91,8 +106,8 @@ def test_the_median_and_quartiles_are_numpys_bit_for_bit(n: int) -> None:
 
 
 def test_a_finished_analysis_keeps_no_resampling_matrix() -> None:
-    """The matrices are shared by the comparisons of one analysis; kept after it, a 300-block
-    matrix (3 MB) sat under the history, the run file and the report, and raised the call's peak."""
+    """Resampled means are shared by an interval and its p-value; kept after the analysis, they
+    (and a whole matrix, 3 MB for 300 blocks) sat under the history, the run file and the report."""
     from pairbench.session import RunOptions, finish_analysis
     from tests.unit.test_sweep_report import make_run
 
@@ -100,3 +115,4 @@ def test_a_finished_analysis_keeps_no_resampling_matrix() -> None:
     finish_analysis(run, RunOptions(record_history=False))
     assert run.comparisons
     assert resample_counts.cache_info().currsize == 0
+    assert bootstrap._boot_means.cache_info().currsize == 0
