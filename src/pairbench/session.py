@@ -128,6 +128,7 @@ def finish_analysis(run: Run, options: RunOptions, looks: int = 1) -> None:
     Everything a report shows is computed here once and stored in the run (and its file).
     """
     from pairbench import analysis
+    from pairbench.stats.bootstrap import release_resamples
 
     run.steady_states = analysis.classify_processes(run, options.threshold / 100.0)
     comparisons, notices = analysis.analyze(
@@ -139,6 +140,7 @@ def finish_analysis(run: Run, options: RunOptions, looks: int = 1) -> None:
     run.summaries = (analysis.suite_summary(run, comparisons, confidence=options.confidence)
                      if len(run.benchmarks) > 1 else [])
     notices = list(notices) + analysis.steady_state_notices(run)
+    release_resamples()
     kept = [n for n in run.notices if not n.kind.startswith("stats:")]
     run.notices = kept + [dataclasses.replace(n, kind=f"stats:{n.kind}") for n in notices]
 

@@ -16,7 +16,7 @@ Methods and references:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -24,7 +24,8 @@ import numpy as np
 
 from pairbench.stats._dist import norm_cdf, norm_ppf, t_ppf
 
-__all__ = ["BOOTSTRAP_RESAMPLES", "BootstrapInterval", "bca_mean_interval", "bca_p_value", "resample_counts"]
+__all__ = ["BOOTSTRAP_RESAMPLES", "BootstrapInterval", "bca_mean_interval", "bca_p_value", "drawn_sums",
+           "release_resamples", "resample_counts", "resampled_sums"]
 
 BOOTSTRAP_RESAMPLES = 10_000
 """Resamples for bootstrap intervals (METHOD §3)."""
@@ -44,19 +45,87 @@ class BootstrapInterval:
     resamples: int
 
 
-@lru_cache(maxsize=64)
+_CHUNK_ROWS = 64
+"""Resamples drawn and multiplied at a time. Even: numpy draws bounded integers below 2**32 two to
+a 64-bit word and drops a word's unused half at the end of a call, so even-sized draws continue
+the stream one draw of the whole matrix makes (the same blocks as before it was drawn in chunks)."""
+
+
+def _count_chunks(n: int, resamples: int, seed: int) -> Iterator[tuple[int, np.ndarray]]:
+    """The rows of the (resamples, n) matrix of counts, `_CHUNK_ROWS` at a time: (first row, chunk)."""
+    rng = np.random.default_rng(seed)
+    offsets = (np.arange(_CHUNK_ROWS) * n)[:, None]
+    for start in range(0, resamples, _CHUNK_ROWS):
+        rows = min(_CHUNK_ROWS, resamples - start)
+        idx = rng.integers(0, n, size=(rows, n)) + offsets[:rows]
+        yield start, np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n)
+
+
+@lru_cache(maxsize=2)
 def resample_counts(n: int, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> np.ndarray:
     """How often each of n blocks appears in each resample: a (resamples, n) array, rows sum to n.
 
-    Cached and read-only: with a fixed seed the same blocks are drawn every time, so many
-    comparisons of the same size share one matrix and a mean is one matrix-vector product.
+    Cached and read-only: with a fixed seed the same blocks are drawn every time. Small integers
+    (uint8, wider when a block is drawn 256 times or more in one resample). The analysis itself
+    never holds the whole matrix (`drawn_sums`); this is for code that wants it.
     """
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(resamples, n))
-    flat = idx + (np.arange(resamples) * n)[:, None]
-    counts = np.bincount(flat.ravel(), minlength=resamples * n).reshape(resamples, n).astype(float)
+    counts = np.empty((resamples, n), dtype=np.uint8)
+    for start, chunk in _count_chunks(n, resamples, seed):
+        top = int(chunk.max())
+        if top > np.iinfo(counts.dtype).max:
+            counts = counts.astype(np.min_scalar_type(max(top, n)))
+        counts[start:start + chunk.shape[0]] = chunk
     counts.setflags(write=False)
     return counts
+
+
+def drawn_sums(n: int, xs: Sequence[np.ndarray], resamples: int = BOOTSTRAP_RESAMPLES,
+               seed: int = 0) -> list[np.ndarray]:
+    """counts @ x for each x (a vector or a matrix of n rows), the counts drawn by chunks of rows.
+
+    Why by chunks: the whole matrix of 10,000 x 300 blocks was 24 MB as float64, built through four
+    arrays of that size, and cached, which made a 300-block run peak at ~140 MB; a chunk of 64 rows
+    is 150 KB. Each chunk is turned into float64 and multiplied with einsum, not `@`: a matrix
+    product goes to multi-threaded BLAS, which on a busy 2-core machine spins and runs 2-10x slower
+    than einsum's single-threaded loop. Each row's sum is the one a single einsum over the whole
+    float matrix gave, bit for bit (tests/unit/test_stats_bootstrap_memory.py).
+    """
+    outs = [np.empty((resamples, *x.shape[1:])) for x in xs]
+    for start, chunk in _count_chunks(n, resamples, seed):
+        weights = chunk.astype(float)
+        rows = slice(start, start + chunk.shape[0])
+        for x, out in zip(xs, outs):
+            np.einsum("ij,j->i" if x.ndim == 1 else "ij,jk->ik", weights, x, out=out[rows])
+    return outs
+
+
+def resampled_sums(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """counts @ x for a matrix of counts (`resample_counts`) held whole, by chunks as `drawn_sums`."""
+    out = np.empty((counts.shape[0], *x.shape[1:]))
+    for start in range(0, counts.shape[0], _CHUNK_ROWS):
+        rows = slice(start, start + _CHUNK_ROWS)
+        np.einsum("ij,j->i" if x.ndim == 1 else "ij,jk->ik", counts[rows].astype(float), x, out=out[rows])
+    return out
+
+
+@lru_cache(maxsize=4)
+def _boot_means(data: bytes, resamples: int, seed: int) -> np.ndarray:
+    """The resampled means of the float64 values in `data`, read-only.
+
+    Cached: an interval and its p-value (bca_p_value) resample the same values.
+    """
+    x = np.frombuffer(data)
+    (sums,) = drawn_sums(x.size, [x], resamples, seed)
+    boot = sums / x.size
+    boot.setflags(write=False)
+    return boot
+
+
+def release_resamples() -> None:
+    """Drop what the resampling caches hold once an analysis is done: the next analysis is of
+    other values, while the memory would sit under the run file, the history and the report."""
+    resample_counts.cache_clear()
+    _boot_means.cache_clear()
 
 
 def bca_mean_interval(d: Sequence[float] | np.ndarray, confidence: float = 0.95, *,
@@ -133,9 +202,7 @@ def _bca_setup(x: np.ndarray, resamples: int, seed: int) -> tuple[float, np.ndar
     theta = float(x.mean())
     if np.ptp(x) == 0:
         return theta, None, 0.0, 0.0
-    # einsum, not `@`: a matrix-vector product goes to multi-threaded BLAS, which on a busy 2-core
-    # machine spins and runs 2-10x slower than this single-threaded loop.
-    boot = np.einsum("ij,j->i", resample_counts(n, resamples, seed), x) / n
+    boot = _boot_means(np.ascontiguousarray(x).tobytes(), resamples, seed)
     # Bias correction: share of resampled means below the estimate (ties count half).
     below = float(np.count_nonzero(boot < theta)) + 0.5 * float(np.count_nonzero(boot == theta))
     prop = min(max(below / resamples, 0.5 / resamples), 1 - 0.5 / resamples)

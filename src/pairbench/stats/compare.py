@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pairbench.stats._order import median
 from pairbench.stats._dist import t_ppf
 from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES, bca_mean_interval, bca_p_value
 from pairbench.stats.drift import trend
@@ -438,8 +439,8 @@ def compare_exact(baseline: Sequence[float], candidate: Sequence[float]) -> Exac
     c = np.asarray(candidate, dtype=float)
     if b.size == 0 or c.size == 0:
         raise ValueError(f"an exact comparison needs values on both sides, got {b.size} and {c.size}")
-    bv = float(np.median(b))
-    cv = float(np.median(c))
+    bv = median(b)
+    cv = median(c)
     varies = bool(np.ptp(b) > 0 or np.ptp(c) > 0)
     notes: tuple[str, ...] = ()
     if varies:

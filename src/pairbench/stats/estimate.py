@@ -16,6 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from pairbench.stats._order import median as median_of, quantiles
 from pairbench.stats.outliers import bimodal_flag, outlier_mask
 
 __all__ = [
@@ -69,14 +70,14 @@ def summarize(values: Sequence[float] | np.ndarray) -> Summary:
         return Summary(0, nan, nan, nan, nan, nan, nan, nan, nan, nan, 0, False)
     mean = float(x.mean())
     stdev = float(x.std(ddof=1)) if n > 1 else math.nan
-    median = float(np.median(x))
-    q1, q3 = (float(q) for q in np.quantile(x, [0.25, 0.75]))
+    median = median_of(x)
+    q1, q3 = quantiles(x, [0.25, 0.75])
     return Summary(
         n=n,
         mean=mean,
         median=median,
         stdev=stdev,
-        mad=float(np.median(np.abs(x - median))),
+        mad=median_of(np.abs(x - median)),
         min=float(x.min()),
         max=float(x.max()),
         q1=q1,
@@ -123,7 +124,7 @@ def hodges_lehmann(d: Sequence[float] | np.ndarray) -> float:
     x = np.asarray(d, dtype=float)
     if x.size == 0:
         return math.nan
-    return float(np.median(walsh_averages(x)))
+    return median_of(walsh_averages(x))
 
 
 def pairwise_differences(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -137,4 +138,4 @@ def hodges_lehmann_shift(x: Sequence[float] | np.ndarray, y: Sequence[float] | n
     """Two-sample Hodges-Lehmann shift of y relative to x: the median of all y_j - x_i."""
     if len(x) == 0 or len(y) == 0:
         return math.nan
-    return float(np.median(pairwise_differences(x, y)))
+    return median_of(pairwise_differences(x, y))

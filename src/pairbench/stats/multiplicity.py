@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from pairbench.stats._dist import norm_cdf, t_ppf
-from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES, _quantiles, resample_counts
+from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES, _quantiles, drawn_sums
 
 __all__ = ["benjamini_hochberg", "bonferroni_confidence", "fcr_confidence", "geomean_ratio", "holm"]
 
@@ -102,9 +102,7 @@ def geomean_ratio(per_benchmark_log_diffs_by_block: Mapping[str, Mapping[int, fl
     if nb < 2:
         r = math.exp(est)
         return r, (r, r)
-    counts = resample_counts(nb, resamples, seed)
-    sums = np.einsum("ij,jk->ik", counts, d0)  # not `@`: see bca_mean_interval
-    cnts = np.einsum("ij,jk->ik", counts, mask.astype(float))
+    sums, cnts = drawn_sums(nb, [d0, mask.astype(float)], resamples, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums / cnts
     boot = np.nanmean(np.where(cnts > 0, means, np.nan), axis=1)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pairbench.stats._order import median
 __all__ = [
     "TwoGroups",
     "two_groups",
@@ -151,4 +152,4 @@ def two_groups(values: Sequence[float] | np.ndarray) -> TwoGroups:
     if x.size < 2:
         raise ValueError(f"two groups need at least 2 values, got {x.size}")
     cut = int(np.argmax(np.diff(x))) + 1
-    return TwoGroups(cut, int(x.size - cut), float(np.median(x[:cut])), float(np.median(x[cut:])))
+    return TwoGroups(cut, int(x.size - cut), median(x[:cut]), median(x[cut:]))

@@ -27,6 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from pairbench.stats._order import median
 from pairbench.stats._dist import norm_cdf, norm_ppf, t_ppf, t_sf
 from pairbench.stats.estimate import (
     hodges_lehmann_shift,
@@ -141,7 +142,7 @@ def wilcoxon_interval(d: Sequence[float] | np.ndarray, confidence: float = 0.95)
         raise ValueError("a Wilcoxon interval needs at least 1 value")
     w = walsh_averages(x)
     m = w.size
-    est = float(np.median(w))
+    est = median(w)
     alpha = 1 - confidence
     cdf: np.ndarray | None = None
     if n <= _EXACT_SIGNED_RANK_MAX_N:

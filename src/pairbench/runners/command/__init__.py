@@ -4,8 +4,9 @@
     counted.py      the runner with `--measure instructions` and `--duet`
     duet.py         both variants at once, one per CPU
     invocation.py   the command a variant runs, its environment and executable
-    spawner.py      the lean launcher process (run as a script)
-    rss.py          the C exec helper (exec_helper.c) or the launcher's rusage
+    launcher.py     the lasting process that starts the commands (the C helper or spawner.py)
+    spawner.py      the Python launcher, without a C compiler (run as a script)
+    rss.py          the C exec helper (exec_helper.c), built once, or the Python launcher's rusage
     shells.py       which shell runs a command; a command line's words without one
     startup.py      a shell's start-up: what is taken off a command's times, and the notices
     output.py       a command's output read as a stream: metric lines, units, tail

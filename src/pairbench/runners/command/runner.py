@@ -14,13 +14,11 @@ alignment varies between runs instead of biasing one variant (Mytkowicz et al., 
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,7 +28,8 @@ from typing import Any
 from pairbench.errors import BenchmarkFailed, UserError
 from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
-from pairbench.runners.command.invocation import PLACEHOLDER, expand_command, kill_group, variant_environment
+from pairbench.runners.command.invocation import PLACEHOLDER, expand_command, variant_environment
+from pairbench.runners.command.launcher import Launcher, start_launcher
 from pairbench.runners.command.metric_json import METRIC_JSON_ENV, fresh_metric_json, read_metric_json
 from pairbench.runners.command.metric_spec import compile_metric, metric_value
 from pairbench.runners.command.options import OUTPUT_MODES, failure_advice, failure_ignored
@@ -97,7 +96,7 @@ class CommandRunner:
         self._metrics: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
         self._unit_words: dict[tuple[str, str], tuple[str, str]] = {}
         """(benchmark, metric) -> (the variant, the word after its number) of the first run that printed it."""
-        self._spawner: subprocess.Popen[str] | None = None
+        self._spawner: Launcher | None = None
         self._inherit: tuple[int, ...] = ()
         """Copies of pairbench's stdout and stderr passed to the launcher (--output=inherit)."""
         self._output_dir: str | None = None
@@ -326,13 +325,9 @@ class CommandRunner:
                 f"with code {outcome.exit_code}: {_output_tail(outcome, True)}"
             )
 
-    def _spawner_process(self) -> subprocess.Popen[str]:
-        if self._spawner is None or self._spawner.poll() is not None:
-            script = os.path.join(os.path.dirname(__file__), "spawner.py")
-            self._spawner = subprocess.Popen(
-                [sys.executable, "-S", "-E", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                start_new_session=True, pass_fds=self._inherit,
-            )
+    def _spawner_process(self) -> Launcher:
+        if self._spawner is None or not self._spawner.alive():
+            self._spawner = start_launcher(rss_method().helper, self._inherit)
         return self._spawner
 
     def _inherited_fds(self) -> list[int]:
@@ -348,19 +343,9 @@ class CommandRunner:
         return list(self._inherit)
 
     def _stop_spawner(self) -> None:
-        proc, self._spawner = self._spawner, None
-        if proc is None:
-            return
-        if proc.poll() is None:
-            proc.terminate()  # the spawner kills the running command's group, then exits
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                kill_group(proc)
-                proc.wait()
-        for stream in (proc.stdin, proc.stdout):
-            if stream:
-                stream.close()
+        launcher, self._spawner = self._spawner, None
+        if launcher is not None:
+            launcher.stop()  # the launcher kills the running command's group, then exits
 
     def _run(self, command: str, variant: Variant, shell: bool | list[str] | None, timeout: float | None,
              path_first: str = "", keep_stdout: bool = True,
@@ -385,26 +370,21 @@ class CommandRunner:
         if output not in OUTPUT_MODES:
             out_path = output  # the user's file, truncated per run as hyperfine does; its metrics are read
         request = {"argv": argv, "env": env, "cwd": variant.cwd, "timeout": timeout,
-                   "stdout": out_path if keep_stdout else None, "stderr": err_path, "helper": rss_method().helper,
+                   "stdout": out_path if keep_stdout else None, "stderr": err_path,
                    "stdin": stdin, "pipe": output == "pipe",
                    "inherit": self._inherited_fds() if output == "inherit" else None}
-        spawner = self._spawner_process()
-        assert spawner.stdin is not None and spawner.stdout is not None
         try:
-            spawner.stdin.write(json.dumps(request) + "\n")
-            spawner.stdin.flush()
-            line = spawner.stdout.readline()
+            reply = self._spawner_process().run(request)
         except BaseException:
             self._stop_spawner()
             raise
-        if not line:
+        if reply is None:
             self._stop_spawner()
             raise BenchmarkFailed(f"variant {variant.name!r}: the process launcher died while running `{command}`")
-        reply = json.loads(line)
         stdout = scan_output(out_path if keep_stdout else None, regexes or [], want_json=True)
         stderr = scan_output(None if output == "inherit" else err_path,
                              [r for r in regexes or [] if r[0] not in stdout.matches])
-        code = int(reply["status"])
+        code = int(reply["exit_code"])
         self._last_outcome = _Outcome(
             wall=float(reply["wall"]),
             user=float(reply["utime"]),

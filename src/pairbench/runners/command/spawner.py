@@ -1,23 +1,21 @@
-"""A small process that starts measured commands and reports their wall time and rusage.
+"""A small Python process that starts measured commands and reports their wall time and rusage.
 
 Why it exists: Linux carries a process's peak RSS across fork and exec (exec records the old
 image's high-water mark), so a command forked straight from pairbench, which holds numpy and
-rich, would report at least pairbench's own ~100 MiB as its peak RSS. Forked from this lean
+rich, would report at least pairbench's own ~40 MiB as its peak RSS. Forked from this lean
 process (the standard library's os, sys, json and signal only), a command's `ru_maxrss` is its
-own. Timing is taken here too, around fork and wait4, so the pipe to pairbench adds nothing.
-
-That floor is still this process's ~8 MiB; with "helper" (the C exec helper, rss.py) the
-command is forked by that ~1 MiB program instead, which reports the command's own rusage and wall
-time on a pipe, and the floor is gone.
+own plus this process's ~8 MiB. Timing is taken here too, around fork and wait4, so the pipe to
+pairbench adds nothing. It is the launcher only where the C exec helper (exec_helper.c, which
+has no such floor) cannot be built; launcher.py starts one or the other.
 
 Protocol: one JSON request per line on stdin, one JSON reply per line on stdout.
 Request: {"argv": [...], "env": {...}, "cwd": str|null, "timeout": float|null, "stdout": path|null, "stderr": path,
-          "helper": path|null, "stdin": path|null, "pipe": bool, "inherit": [out_fd, err_fd]|null}
+          "stdin": path|null, "pipe": bool, "inherit": [out_fd, err_fd]|null}
           (stdin: read from this file, else /dev/null; pipe: stdout goes through a pipe that is read
           and discarded, hyperfine's --output=pipe; inherit: stdout and stderr are these descriptors,
           pairbench's own, --output=inherit)
-Reply:   {"wall": s, "utime": s, "stime": s, "maxrss_kib": int, "faults": int, "switches": int, "status": int, "timed_out": bool,
-          "helper": bool (the helper's report was used)}
+Reply:   {"wall": s, "utime": s, "stime": s, "maxrss_kib": int, "faults": int, "switches": int, "status": int,
+          "timed_out": bool}
 Run as a script by `sys.executable -S -E`; keep it importing nothing outside the standard library.
 """
 
@@ -61,7 +59,7 @@ def _die_with_parent() -> None:
 _resolved: dict[tuple[str, str], str] = {}
 
 
-def _resolve(name: str, path: "str | None") -> str:
+def resolve_program(name: str, path: "str | None") -> str:
     """The executable `name` names, found on `path` once and remembered (as a shell's hash does).
 
     Why: os.execvpe tries every PATH entry in the forked child; with a long PATH (pyenv puts a
@@ -111,23 +109,12 @@ def _run(req: "dict[str, Any]") -> "dict[str, Any]":
     devnull = os.open(req.get("stdin") or os.devnull, os.O_RDONLY)
     argv = req["argv"]
     env = req["env"]
-    program = _resolve(argv[0], env.get("PATH"))
-    report_r = report_w = -1
-    if req.get("helper"):
-        report_r, report_w = os.pipe()
-        os.set_inheritable(report_w, True)
-        argv = [req["helper"], str(report_w), program, *argv]
-        program = req["helper"]
+    program = resolve_program(argv[0], env.get("PATH"))
     try:
-        reply = _spawn_and_wait(req, program, argv, env, out, err, devnull)
+        return _spawn_and_wait(req, program, argv, env, out, err, devnull)
     finally:
-        if report_w >= 0:
-            os.close(report_w)
         if drain is not None:
             drain.join()
-    if report_r >= 0:
-        reply = _helper_report(report_r, reply)
-    return reply
 
 
 def _outputs(req: "dict[str, Any]") -> "tuple[int, int, Any]":
@@ -157,20 +144,6 @@ def _outputs(req: "dict[str, Any]") -> "tuple[int, int, Any]":
     thread = threading.Thread(target=drain, daemon=True)
     thread.start()
     return write_end, err, thread
-
-
-def _helper_report(fd: int, reply: "dict[str, Any]") -> "dict[str, Any]":
-    """The command's own figures from the helper's report; the helper's, if it had none."""
-    try:
-        text = os.read(fd, 4096).decode("ascii", "replace").split()
-    finally:
-        os.close(fd)
-    reply["helper"] = len(text) == 7
-    if len(text) == 7:
-        status, maxrss, utime_us, stime_us, wall_ns, faults, switches = (int(x) for x in text)
-        reply.update(status=os.waitstatus_to_exitcode(status), maxrss_kib=maxrss, utime=utime_us / 1e6,
-                     stime=stime_us / 1e6, wall=wall_ns / 1e9, faults=faults, switches=switches)
-    return reply
 
 
 def _spawn_and_wait(req: "dict[str, Any]", program: str, argv: "list[str]", env: "dict[str, str]",
