@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from pairbench.stats.outliers import bimodal_flag, outlier_mask
+from pairbench.stats.pairwise import difference_median, formed
 
 __all__ = [
     "Summary",
@@ -134,7 +135,13 @@ def pairwise_differences(x: Sequence[float] | np.ndarray, y: Sequence[float] | n
 
 
 def hodges_lehmann_shift(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
-    """Two-sample Hodges-Lehmann shift of y relative to x: the median of all y_j - x_i."""
+    """Two-sample Hodges-Lehmann shift of y relative to x: the median of all y_j - x_i.
+
+    Many finite values are not formed in pairs but selected (stats/pairwise.py): the same float in
+    O(m + n) memory.
+    """
     if len(x) == 0 or len(y) == 0:
         return math.nan
+    if not formed(len(x), len(y)) and np.all(np.isfinite(x)) and np.all(np.isfinite(y)):
+        return difference_median(x, y)
     return float(np.median(pairwise_differences(x, y)))

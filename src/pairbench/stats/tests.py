@@ -33,6 +33,7 @@ from pairbench.stats.estimate import (
     pairwise_differences,
     walsh_averages,
 )
+from pairbench.stats.pairwise import difference_ranks, differences_below, formed
 
 __all__ = [
     "Interval",
@@ -180,6 +181,11 @@ def _inverted_p(sorted_vals: np.ndarray, cdf: np.ndarray | None, sd: float) -> f
     m = sorted_vals.size
     c_le = int(np.searchsorted(sorted_vals, 0.0, side="right"))
     c_ge = m - int(np.searchsorted(sorted_vals, 0.0, side="left"))
+    return _p_from_counts(c_le, c_ge, m, cdf, sd)
+
+
+def _p_from_counts(c_le: int, c_ge: int, m: int, cdf: np.ndarray | None, sd: float) -> float:
+    """`_inverted_p` from the counts of the m values <= 0 and >= 0."""
     c = min(c_le, c_ge)
     if c >= (m + 1) // 2:  # the interval is clipped at the middle: it never leaves 0 out
         return 1.0
@@ -244,8 +250,7 @@ def mann_whitney_interval(x: Sequence[float] | np.ndarray, y: Sequence[float] | 
     b = np.asarray(y, dtype=float)
     if a.size < 1 or b.size < 1:
         raise ValueError("a Mann-Whitney interval needs values on both sides")
-    diffs = pairwise_differences(a, b)
-    mn = diffs.size
+    mn = a.size * b.size
     alpha = 1 - confidence
     cdf: np.ndarray | None = None
     if mn <= _EXACT_MWU_MAX_CELLS:
@@ -258,9 +263,16 @@ def mann_whitney_interval(x: Sequence[float] | np.ndarray, y: Sequence[float] | 
         k = max(1, int(math.floor(mn / 2.0 - z * sd)))
         tail = float(norm_cdf((k - 1 + 0.5 - mn / 2.0) / sd))
     k = min(k, (mn + 1) // 2)
-    p = _inverted_p(diffs, cdf, math.sqrt(a.size * b.size * (a.size + b.size + 1) / 12.0))
-    return Interval(hodges_lehmann_shift(a, b), float(diffs[k - 1]), float(diffs[mn - k]), p, confidence,
-                    1 - 2 * tail)
+    sd = math.sqrt(a.size * b.size * (a.size + b.size + 1) / 12.0)
+    if formed(a.size, b.size) or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        diffs = pairwise_differences(a, b)
+        low, high = float(diffs[k - 1]), float(diffs[mn - k])
+        p = _inverted_p(diffs, cdf, sd)
+    else:  # the same order statistics and counts, selected in O(m + n) memory (stats/pairwise.py)
+        low, high = difference_ranks(a, b, [k - 1, mn - k])
+        p = _p_from_counts(differences_below(a, b, 0.0, strict=False),
+                           mn - differences_below(a, b, 0.0), mn, cdf, sd)
+    return Interval(hodges_lehmann_shift(a, b), low, high, p, confidence, 1 - 2 * tail)
 
 
 def mann_whitney_max_confidence(m: int, n: int) -> float:
