@@ -36,7 +36,8 @@ def _files(folder: str, n: int) -> dict[str, tuple[str, str]]:
             t = scale * 0.01 * np.exp(rng.normal(0.0, 0.05, n))
             t[::97] *= 1.5
             if kind == "hyperfine":
-                doc: dict[str, object] = {"results": [{"command": "prog", "times": t.tolist(), "mean": float(t.mean())}]}
+                doc: dict[str, object] = {
+                    "results": [{"command": "prog", "times": t.tolist(), "mean": float(t.mean())}]}
             else:
                 doc = {"version": "1.0", "metadata": {"unit": "second", "name": "bench"},
                        "benchmarks": [{"metadata": {"name": "bench"},

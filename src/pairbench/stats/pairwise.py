@@ -32,7 +32,7 @@ _SAMPLE = 512
 
 
 def formed(m: int, n: int) -> bool:
-    """Whether m·n differences are few enough to form (and all values finite, checked by callers)."""
+    """Whether m·n differences are few enough to form and sort (selection needs finite values)."""
     return m * n <= EXACT_MAX_CELLS
 
 
