@@ -29,11 +29,12 @@ import numpy as np
 
 from pairbench.stats._dist import norm_cdf, norm_ppf, t_ppf, t_sf
 from pairbench.stats.estimate import (
+    hodges_lehmann,
     hodges_lehmann_shift,
     pairwise_differences,
     walsh_averages,
 )
-from pairbench.stats.pairwise import difference_ranks, differences_below, formed
+from pairbench.stats.pairwise import difference_ranks, differences_below, formed, walsh_below, walsh_ranks
 
 __all__ = [
     "Interval",
@@ -140,9 +141,7 @@ def wilcoxon_interval(d: Sequence[float] | np.ndarray, confidence: float = 0.95)
     n = x.size
     if n < 1:
         raise ValueError("a Wilcoxon interval needs at least 1 value")
-    w = walsh_averages(x)
-    m = w.size
-    est = float(np.median(w))
+    m = n * (n + 1) // 2
     alpha = 1 - confidence
     cdf: np.ndarray | None = None
     if n <= _EXACT_SIGNED_RANK_MAX_N:
@@ -155,8 +154,16 @@ def wilcoxon_interval(d: Sequence[float] | np.ndarray, confidence: float = 0.95)
         k = max(1, int(math.floor(m / 2.0 - z * sd)))
         tail = float(norm_cdf((k - 1 + 0.5 - m / 2.0) / sd))
     k = min(k, (m + 1) // 2)
-    p = _inverted_p(w, cdf, math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0))
-    return Interval(est, float(w[k - 1]), float(w[m - k]), p, confidence, 1 - 2 * tail)
+    sd = math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0)
+    if formed(m) or not np.all(np.isfinite(x)):
+        w = walsh_averages(x)
+        est, low, high = float(np.median(w)), float(w[k - 1]), float(w[m - k])
+        p = _inverted_p(w, cdf, sd)
+    else:  # the same order statistics and counts, selected in O(n) memory (stats/pairwise.py)
+        est = hodges_lehmann(x)
+        low, high = walsh_ranks(x, [k - 1, m - k])
+        p = _p_from_counts(walsh_below(x, 0.0, strict=False), m - walsh_below(x, 0.0), m, cdf, sd)
+    return Interval(est, low, high, p, confidence, 1 - 2 * tail)
 
 
 def rank_max_confidence(n: int) -> float:
@@ -264,7 +271,7 @@ def mann_whitney_interval(x: Sequence[float] | np.ndarray, y: Sequence[float] | 
         tail = float(norm_cdf((k - 1 + 0.5 - mn / 2.0) / sd))
     k = min(k, (mn + 1) // 2)
     sd = math.sqrt(a.size * b.size * (a.size + b.size + 1) / 12.0)
-    if formed(a.size, b.size) or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+    if formed(a.size * b.size) or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         diffs = pairwise_differences(a, b)
         low, high = float(diffs[k - 1]), float(diffs[mn - k])
         p = _inverted_p(diffs, cdf, sd)
