@@ -2,10 +2,11 @@
 
 Method: Kendall's τ-b between block index and value, with the two-sided p-value of the normal
 approximation to S with the tie-corrected variance (Kendall, "Rank Correlation Methods", 1948,
-ch. 4; the form scipy.stats.kendalltau uses for larger samples). Beyond PAIRS_MAX_N values S is not
-summed over the n(n-1)/2 pairs but counted by Knight's merge sort (JASA 61, 1966): the same integer
-in O(n log n) time and O(n) memory (20,000 values made 2·10^8 pairs, 3.2 GB of indices). METHOD §7: with interleaving,
-drift widens the CI but no longer biases it; without interleaving it biases the comparison.
+ch. 4; the form scipy.stats.kendalltau uses for larger samples). Beyond PAIRS_MAX_N values S is
+not summed over the n(n-1)/2 pairs but counted by Knight's merge sort (JASA 61, 1966): the same
+integer in O(n log n) time and O(n) memory (20,000 values made 2·10^8 pairs, 3.2 GB of indices).
+METHOD §7: with interleaving, drift widens the CI but no longer biases it; without interleaving it
+biases the comparison.
 """
 
 from __future__ import annotations
