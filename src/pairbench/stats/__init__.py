@@ -4,6 +4,7 @@ Modules (each names its method and references in its docstring):
   compare       compare_paired / compare_unpaired / compare_exact: ratio, CI, p-value, verdict
   estimate      summarize, Hodges-Lehmann estimators, log-differences
   tests         t, Welch, Wilcoxon signed-rank and Mann-Whitney intervals and p-values
+  pairwise      order statistics and counts of the m·n differences y_j - x_i, selected unformed
   bootstrap     BCa bootstrap over blocks (10,000 resamples, fixed seed)
   verdict       the verdict table with the noise band, blocks needed, minimum detectable effect
   outliers      MAD z-scores, skew and bimodality flags

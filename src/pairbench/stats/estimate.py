@@ -18,6 +18,7 @@ import numpy as np
 
 from pairbench.stats._order import median as median_of, quantiles
 from pairbench.stats.outliers import bimodal_flag, outlier_mask
+from pairbench.stats.pairwise import difference_median, formed, walsh_median
 
 __all__ = [
     "Summary",
@@ -124,6 +125,8 @@ def hodges_lehmann(d: Sequence[float] | np.ndarray) -> float:
     x = np.asarray(d, dtype=float)
     if x.size == 0:
         return math.nan
+    if not formed(x.size * (x.size + 1) // 2) and np.all(np.isfinite(x)):
+        return walsh_median(x)  # the same float, selected in O(n) memory (stats/pairwise.py)
     return median_of(walsh_averages(x))
 
 
@@ -135,7 +138,13 @@ def pairwise_differences(x: Sequence[float] | np.ndarray, y: Sequence[float] | n
 
 
 def hodges_lehmann_shift(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
-    """Two-sample Hodges-Lehmann shift of y relative to x: the median of all y_j - x_i."""
+    """Two-sample Hodges-Lehmann shift of y relative to x: the median of all y_j - x_i.
+
+    Many finite values are not formed in pairs but selected (stats/pairwise.py): the same float in
+    O(m + n) memory.
+    """
     if len(x) == 0 or len(y) == 0:
         return math.nan
+    if not formed(len(x) * len(y)) and np.all(np.isfinite(x)) and np.all(np.isfinite(y)):
+        return difference_median(x, y)
     return median_of(pairwise_differences(x, y))

@@ -30,10 +30,12 @@ import numpy as np
 from pairbench.stats._order import median
 from pairbench.stats._dist import norm_cdf, norm_ppf, t_ppf, t_sf
 from pairbench.stats.estimate import (
+    hodges_lehmann,
     hodges_lehmann_shift,
     pairwise_differences,
     walsh_averages,
 )
+from pairbench.stats.pairwise import difference_ranks, differences_below, formed, walsh_below, walsh_ranks
 
 __all__ = [
     "Interval",
@@ -140,9 +142,7 @@ def wilcoxon_interval(d: Sequence[float] | np.ndarray, confidence: float = 0.95)
     n = x.size
     if n < 1:
         raise ValueError("a Wilcoxon interval needs at least 1 value")
-    w = walsh_averages(x)
-    m = w.size
-    est = median(w)
+    m = n * (n + 1) // 2
     alpha = 1 - confidence
     cdf: np.ndarray | None = None
     if n <= _EXACT_SIGNED_RANK_MAX_N:
@@ -155,8 +155,16 @@ def wilcoxon_interval(d: Sequence[float] | np.ndarray, confidence: float = 0.95)
         k = max(1, int(math.floor(m / 2.0 - z * sd)))
         tail = float(norm_cdf((k - 1 + 0.5 - m / 2.0) / sd))
     k = min(k, (m + 1) // 2)
-    p = _inverted_p(w, cdf, math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0))
-    return Interval(est, float(w[k - 1]), float(w[m - k]), p, confidence, 1 - 2 * tail)
+    sd = math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0)
+    if formed(m) or not np.all(np.isfinite(x)):
+        w = walsh_averages(x)
+        est, low, high = median(w), float(w[k - 1]), float(w[m - k])
+        p = _inverted_p(w, cdf, sd)
+    else:  # the same order statistics and counts, selected in O(n) memory (stats/pairwise.py)
+        est = hodges_lehmann(x)
+        low, high = walsh_ranks(x, [k - 1, m - k])
+        p = _p_from_counts(walsh_below(x, 0.0, strict=False), m - walsh_below(x, 0.0), m, cdf, sd)
+    return Interval(est, low, high, p, confidence, 1 - 2 * tail)
 
 
 def rank_max_confidence(n: int) -> float:
@@ -181,6 +189,11 @@ def _inverted_p(sorted_vals: np.ndarray, cdf: np.ndarray | None, sd: float) -> f
     m = sorted_vals.size
     c_le = int(np.searchsorted(sorted_vals, 0.0, side="right"))
     c_ge = m - int(np.searchsorted(sorted_vals, 0.0, side="left"))
+    return _p_from_counts(c_le, c_ge, m, cdf, sd)
+
+
+def _p_from_counts(c_le: int, c_ge: int, m: int, cdf: np.ndarray | None, sd: float) -> float:
+    """`_inverted_p` from the counts of the m values <= 0 and >= 0."""
     c = min(c_le, c_ge)
     if c >= (m + 1) // 2:  # the interval is clipped at the middle: it never leaves 0 out
         return 1.0
@@ -245,8 +258,7 @@ def mann_whitney_interval(x: Sequence[float] | np.ndarray, y: Sequence[float] | 
     b = np.asarray(y, dtype=float)
     if a.size < 1 or b.size < 1:
         raise ValueError("a Mann-Whitney interval needs values on both sides")
-    diffs = pairwise_differences(a, b)
-    mn = diffs.size
+    mn = a.size * b.size
     alpha = 1 - confidence
     cdf: np.ndarray | None = None
     if mn <= _EXACT_MWU_MAX_CELLS:
@@ -259,9 +271,16 @@ def mann_whitney_interval(x: Sequence[float] | np.ndarray, y: Sequence[float] | 
         k = max(1, int(math.floor(mn / 2.0 - z * sd)))
         tail = float(norm_cdf((k - 1 + 0.5 - mn / 2.0) / sd))
     k = min(k, (mn + 1) // 2)
-    p = _inverted_p(diffs, cdf, math.sqrt(a.size * b.size * (a.size + b.size + 1) / 12.0))
-    return Interval(hodges_lehmann_shift(a, b), float(diffs[k - 1]), float(diffs[mn - k]), p, confidence,
-                    1 - 2 * tail)
+    sd = math.sqrt(a.size * b.size * (a.size + b.size + 1) / 12.0)
+    if formed(a.size * b.size) or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        diffs = pairwise_differences(a, b)
+        low, high = float(diffs[k - 1]), float(diffs[mn - k])
+        p = _inverted_p(diffs, cdf, sd)
+    else:  # the same order statistics and counts, selected in O(m + n) memory (stats/pairwise.py)
+        low, high = difference_ranks(a, b, [k - 1, mn - k])
+        p = _p_from_counts(differences_below(a, b, 0.0, strict=False),
+                           mn - differences_below(a, b, 0.0), mn, cdf, sd)
+    return Interval(hodges_lehmann_shift(a, b), low, high, p, confidence, 1 - 2 * tail)
 
 
 def mann_whitney_max_confidence(m: int, n: int) -> float:
