@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -260,3 +261,46 @@ def test_an_asv_suite_runs_unchanged_across_two_environments(run_cli: Any, tmp_p
     track = run.benchmark("bench_loops.TimeSuite.track_size(3, 'a')")
     assert [(m.name, m.unit) for m in track.metrics] == [("value", "items")]
     assert next(c.verdict for c in run.comparisons if c.benchmark == track.name) == "slower"
+
+
+LIB_V1 = "DATA = [None] * 3000\n\n\ndef work():\n    for _ in DATA:\n        pass\n    return 1\n"
+LIB_V2 = LIB_V1.replace("for _ in DATA:", "for _ in DATA * 2:")  # twice the work: >= 30% slower
+PYPROJECT = ('[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n\n'
+             '[project]\nname = "fastlib"\nversion = "1.0"\n')
+
+
+def git_project(where: Path) -> Path:
+    """A git repository of a small installable project: `main` has fastlib.work, HEAD makes it twice as slow."""
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(where), *args], check=True, capture_output=True, timeout=60)
+
+    (where / "src" / "fastlib").mkdir(parents=True)
+    (where / "bench").mkdir()
+    (where / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (where / "src" / "fastlib" / "__init__.py").write_text(LIB_V1, encoding="utf-8")
+    (where / "bench" / "test_lib.py").write_text(
+        "from fastlib import work\n\n\ndef test_work(benchmark):\n    assert benchmark(work) == 1\n", encoding="utf-8")
+    git("init", "-q", "-b", "main")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "fast")
+    git("checkout", "-q", "-b", "slower")
+    (where / "src" / "fastlib" / "__init__.py").write_text(LIB_V2, encoding="utf-8")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-am", "slow")
+    return where
+
+
+@pytest.mark.slow
+def test_git_refs_are_built_into_their_own_environments(run_cli: Any, tmp_path: Path) -> None:
+    repo = git_project(tmp_path / "proj")
+    out = tmp_path / "run.json"
+    proc = run_cli("pytest", "bench", "--git", "main", "--git", "HEAD", "--cache-dir", str(tmp_path / "cache"),
+                   "--runs", "6", *FAST, "--export-json", str(out), cwd=repo, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = load_run(out)
+    assert [v.name for v in run.variants] == ["main", "HEAD"]
+    heads = {v.name: v.meta["git_commit"] for v in run.variants}
+    assert heads["main"] != heads["HEAD"]
+    # each ref's own environment, with the project installed from that ref (not the checkout's src/)
+    assert all(shlex.split(v.command)[0].endswith("/src/.pairbench-env/bin/python") for v in run.variants)
+    assert "building main" in proc.stderr and "building HEAD" in proc.stderr
+    assert time_verdict(run, "bench/test_lib.py::test_work") == "slower"
