@@ -244,7 +244,7 @@ def test_an_asv_suite_runs_unchanged_across_two_environments(run_cli: Any, tmp_p
     assert proc.returncode == 0, proc.stdout + proc.stderr
     run = load_run(out)
     names = [b.name for b in run.benchmarks]
-    assert names == ["bench_loops.Cached.time_cached", "bench_loops.NotForSlow.time_nothing",
+    assert names == ["bench_loops.Cached.peakmem_copy", "bench_loops.Cached.time_cached", "bench_loops.NotForSlow.time_nothing",
                      "bench_loops.TimeSuite.time_loop(1, 'a')", "bench_loops.TimeSuite.time_loop(3, 'a')",
                      "bench_loops.TimeSuite.track_size(1, 'a')", "bench_loops.TimeSuite.track_size(3, 'a')",
                      "bench_loops.time_plain"]
@@ -254,7 +254,7 @@ def test_an_asv_suite_runs_unchanged_across_two_environments(run_cli: Any, tmp_p
     failed = [(n.benchmark, n.variant) for n in run.notices if n.kind == "benchmark-failed"]
     assert failed == [("bench_loops.NotForSlow.time_nothing", "slow")]
     assert "setup raised NotImplementedError" in flat(proc)
-    assert run.metadata["asv"]["skipped"] == 1  # peakmem_copy
+    assert run.metadata["asv"]["skipped"] == 0
     # track_*: the number it returns, once per process, compared like a time (larger is worse)
     sizes = {(s.variant, s.value) for s in run.samples if s.benchmark == "bench_loops.TimeSuite.track_size(3, 'a')"}
     assert sizes == {("base", 6000.0), ("slow", 12000.0)}
@@ -304,3 +304,100 @@ def test_git_refs_are_built_into_their_own_environments(run_cli: Any, tmp_path: 
     assert all(shlex.split(v.command)[0].endswith("/src/.pairbench-env/bin/python") for v in run.variants)
     assert "building main" in proc.stderr and "building HEAD" in proc.stderr
     assert time_verdict(run, "bench/test_lib.py::test_work") == "slower"
+
+
+ASV_KINDS = '''
+import os
+import time
+
+FACTOR = 2 if os.environ.get("PB_SLOW") == "1" else 1
+CALLS = []
+
+
+def setup(*params):
+    CALLS.append("module")  # asv: a module-level setup runs before each benchmark's own
+
+
+def timeraw_import():
+    # asv: the returned code runs in a fresh interpreter; its time (not the interpreter's start-up) is the sample
+    return "import os\\nfor _ in range(40000 * %d): pass" % FACTOR
+
+
+def timeraw_with_setup():
+    return "for _ in data: pass", "data = [None] * (40000 * %d)" % FACTOR
+
+
+def peakmem_list():
+    [0] * (4000000 * FACTOR)  # 32 MB, 64 MB on the slow variant
+
+
+def mem_list():
+    return [0] * (1000 * FACTOR)
+
+
+def time_sleeps_past_its_timeout():
+    time.sleep(1.0)
+
+
+time_sleeps_past_its_timeout.timeout = 0.3
+
+
+def time_plain():
+    assert CALLS and CALLS[-1] == "own", CALLS  # both setups ran, the module's first
+    for _ in range(2000 * FACTOR):
+        pass
+
+
+def _own():
+    CALLS.append("own")
+
+
+time_plain.setup = _own
+
+
+class Popping:
+    """asv: with `number` given, setup runs before each repeat and `number` calls are timed."""
+    number = 1
+    params = [1, 2]
+    param_names = ["k"]
+
+    def setup(self, k):
+        self.data = list(range(3000 * FACTOR))
+
+    def time_sort_in_place(self, k):
+        self.data.sort(reverse=True)
+        self.data.pop()  # fails once the 3000 items are gone: the setup must run again
+'''
+
+
+@pytest.mark.slow
+def test_asv_timeraw_peakmem_mem_number_and_timeout(run_cli: Any, tmp_path: Path) -> None:
+    bench = tmp_path / "proj" / "benchmarks"
+    bench.mkdir(parents=True)
+    (bench / "bench_kinds.py").write_text(ASV_KINDS, encoding="utf-8")
+    out = tmp_path / "run.json"
+    proc = run_cli("asv", "benchmarks", "--env", "", "--env", "PB_SLOW=1", "-n", "base", "-n", "slow",
+                   "--runs", "6", *FAST, "--export-json", str(out), cwd=bench.parent, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = load_run(out)
+    names = [b.name for b in run.benchmarks]
+    assert names == ["bench_kinds.Popping.time_sort_in_place(1)", "bench_kinds.Popping.time_sort_in_place(2)",
+                     "bench_kinds.mem_list", "bench_kinds.peakmem_list", "bench_kinds.time_plain",
+                     "bench_kinds.time_sleeps_past_its_timeout", "bench_kinds.timeraw_import",
+                     "bench_kinds.timeraw_with_setup"]
+    assert run.metadata["asv"]["skipped"] == 0
+    failed = [(n.benchmark, n.variant) for n in run.notices if n.kind == "benchmark-failed"]
+    assert failed == [("bench_kinds.time_sleeps_past_its_timeout", "base"),
+                      ("bench_kinds.time_sleeps_past_its_timeout", "slow")]
+    assert "timed out after 0.3 s (its timeout)" in flat(proc)
+    for name in ("bench_kinds.Popping.time_sort_in_place(1)", "bench_kinds.time_plain", "bench_kinds.timeraw_import",
+                 "bench_kinds.timeraw_with_setup", "bench_kinds.mem_list", "bench_kinds.peakmem_list"):
+        assert next(c.verdict for c in run.comparisons if c.benchmark == name) == "slower", name
+    assert run.benchmark("bench_kinds.Popping.time_sort_in_place(1)").options["loops"] == 1  # its number
+    assert run.benchmark("bench_kinds.timeraw_import").options["loops"] == 1  # asv's default number for timeraw_
+    for name in ("bench_kinds.mem_list", "bench_kinds.peakmem_list"):
+        assert [(m.name, m.unit) for m in run.benchmark(name).metrics] == [("value", "bytes")]
+    peak = {s.variant: s.value for s in run.samples if s.benchmark == "bench_kinds.peakmem_list"}
+    assert 32e6 < peak["base"] < peak["slow"] - 25e6  # the process's peak resident size, in bytes
+    sizes = {s.variant: s.value for s in run.samples if s.benchmark == "bench_kinds.mem_list"}
+    assert 8000 <= sizes["base"] < 9000 and 16000 <= sizes["slow"] < 17000  # asv's size of a copy of the object

@@ -27,8 +27,10 @@ FLAG_NAMES = {"samples": "--samples", "warmup": "--warmup-samples", "target_time
               "loops": "--loops", "clock": "--clock", "paths": "PATH", "args": "-- ARGS"}
 """The flag that sets each pytest option, for error messages."""
 SKIPPED = {"pytest": "tests collected do not use the benchmark fixture: not benchmarks, skipped",
-           "asv": "benchmarks collected are neither time_ nor track_ ones (mem_, peakmem_, timeraw_): not run"}
+           "asv": "benchmarks collected are of no kind pairbench runs: not run"}
 """What the collected items that are not timed benchmarks are, by harness."""
+VALUE_KINDS = ("track", "mem", "peakmem")
+"""asv's kinds that yield one number per process (compared like a time: larger is worse, as asv reads them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +221,8 @@ def pytest_run(settings: PytestSettings, runner: Any, say: Any = None) -> Run:
     for item in base:
         nodeid = str(item["nodeid"])
         if item.get("kind") and _selected(nodeid, s.bench):
-            track = {"measure": "track", "unit": str(item.get("unit") or ""), "loops": 1} if item["kind"] == "track" else {}
+            track = ({"measure": "track", "unit": str(item.get("unit") or ""), "loops": 1}
+                     if item["kind"] in VALUE_KINDS else {})
             typed = kind.parse_options({**common, "nodeid": nodeid, **track}, where)
             benchmarks.append(Benchmark(nodeid, s.harness, kind.metrics(typed, ()), as_mapping(typed)))
     what = SKIPPED[s.harness]
