@@ -401,3 +401,65 @@ def test_asv_timeraw_peakmem_mem_number_and_timeout(run_cli: Any, tmp_path: Path
     assert 32e6 < peak["base"] < peak["slow"] - 25e6  # the process's peak resident size, in bytes
     sizes = {s.variant: s.value for s in run.samples if s.benchmark == "bench_kinds.mem_list"}
     assert 8000 <= sizes["base"] < 9000 and 16000 <= sizes["slow"] < 17000  # asv's size of a copy of the object
+
+
+OPTIONS_SUITE = '''
+import gc
+import time
+
+import pytest
+
+SEEN = set()
+
+
+def record_gc():
+    SEEN.add(gc.isenabled())
+    return 1
+
+
+@pytest.mark.benchmark(disable_gc=True, min_rounds=5, group="gc")
+def test_disable_gc_is_honoured(benchmark):
+    SEEN.clear()
+    assert benchmark(record_gc) == 1
+    assert SEEN == {False}, SEEN
+    assert gc.isenabled()
+
+
+@pytest.mark.benchmark(timer=time.process_time)
+def test_timer_is_honoured(benchmark):
+    benchmark(time.sleep, 0.005)  # asleep, the process's CPU clock barely moves
+
+
+def test_pedantic_warmup_rounds(benchmark):
+    calls = []
+    benchmark.pedantic(calls.append, args=(1,), rounds=3, iterations=1, warmup_rounds=2)
+    assert len(calls) >= 1 + 2
+
+
+def test_codspeed_decorator_style(benchmark):
+    @benchmark
+    def result():
+        return sum(range(100))
+
+    assert result == 4950
+'''
+
+
+@pytest.mark.slow
+def test_marker_options_required_plugins_and_codspeed_style(run_cli: Any, tmp_path: Path) -> None:
+    suite = tmp_path / "proj"
+    suite.mkdir()
+    (suite / "test_options.py").write_text(OPTIONS_SUITE, encoding="utf-8")
+    # a project that requires pytest-benchmark: pairbench stands in for it, the run must not stop there
+    (suite / "pytest.ini").write_text("[pytest]\nrequired_plugins = pytest-benchmark>=4\naddopts = --benchmark-disable-gc\n",
+                                      encoding="utf-8")
+    out = tmp_path / "run.json"
+    proc = run_cli("pytest", "test_options.py", "--env", "", "--env", "X=1", "--runs", "2", "--samples", "3",
+                   "--target-time", "0.01", "--clock", "wall", "--seed", "1", "--no-progress", "--export-json", str(out), cwd=suite, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = load_run(out)
+    assert [n.message for n in run.notices if n.kind == "benchmark-failed"] == []
+    assert len(run.benchmarks) == 4
+    per_op = [s.value for s in run.samples if s.benchmark == "test_options.py::test_timer_is_honoured"
+              and s.metric == "time_per_op"]
+    assert per_op and max(per_op) < 0.002  # the wall clock would read >= 5 ms per call
