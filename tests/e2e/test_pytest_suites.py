@@ -463,3 +463,22 @@ def test_marker_options_required_plugins_and_codspeed_style(run_cli: Any, tmp_pa
     per_op = [s.value for s in run.samples if s.benchmark == "test_options.py::test_timer_is_honoured"
               and s.metric == "time_per_op"]
     assert per_op and max(per_op) < 0.002  # the wall clock would read >= 5 ms per call
+
+
+@pytest.mark.slow
+def test_asv_benchmarks_beside_a_checkout_use_the_installed_project(run_cli: Any, tmp_path: Path) -> None:
+    """An sdist's layout (`benchmarks/` next to `mylib/`): the variant's installed mylib is measured, not the source."""
+    proj = tmp_path / "proj"
+    for where, version in ((proj, 0), (tmp_path / "inst1", 1), (tmp_path / "inst2", 2)):
+        (where / "mylib").mkdir(parents=True)
+        (where / "mylib" / "__init__.py").write_text(f"VERSION = {version}\n", encoding="utf-8")
+    (proj / "benchmarks").mkdir()
+    (proj / "benchmarks" / "__init__.py").write_text("", encoding="utf-8")
+    (proj / "benchmarks" / "bench_version.py").write_text(
+        "import mylib\n\n\ndef track_version():\n    return mylib.VERSION\n", encoding="utf-8")
+    out = tmp_path / "run.json"
+    proc = run_cli("asv", "benchmarks", "--env", f"PYTHONPATH={tmp_path / 'inst1'}", "--env",
+                   f"PYTHONPATH={tmp_path / 'inst2'}", "-n", "one", "-n", "two", "--runs", "1", *FAST,
+                   "--export-json", str(out), cwd=proj, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert {(s.variant, s.value) for s in load_run(out).samples} == {("one", 1.0), ("two", 2.0)}

@@ -71,13 +71,15 @@ def _modules(directory):
     """(dotted name within the suite, module) of every module of the benchmark directory."""
     directory = os.path.abspath(directory)
     parent, package = os.path.split(directory)
-    sys.path.insert(0, parent)
+    # last on the path: the project installed in the variant's environment wins over a checkout's
+    # source beside the benchmarks (`benchmarks/` next to `mylib/` in a flat layout)
+    sys.path.append(parent)
     if os.path.exists(os.path.join(directory, "__init__.py")):
         root = importlib.import_module(package)
         for info in pkgutil.walk_packages(root.__path__, package + "."):
             yield info.name[len(package) + 1:], importlib.import_module(info.name)
     else:  # a flat directory of files: each file a module
-        sys.path.insert(0, directory)
+        sys.path.append(directory)
         for info in pkgutil.iter_modules([directory]):
             yield info.name, importlib.import_module(info.name)
 
