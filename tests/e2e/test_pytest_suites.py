@@ -355,6 +355,13 @@ def _own():
 time_plain.setup = _own
 
 
+class WithObjects:
+    params = [object()]  # named without its address, as asv names it: the same name in every process
+
+    def time_nothing(self, obj):
+        pass
+
+
 class Popping:
     """asv: with `number` given, setup runs before each repeat and `number` calls are timed."""
     number = 1
@@ -382,6 +389,7 @@ def test_asv_timeraw_peakmem_mem_number_and_timeout(run_cli: Any, tmp_path: Path
     run = load_run(out)
     names = [b.name for b in run.benchmarks]
     assert names == ["bench_kinds.Popping.time_sort_in_place(1)", "bench_kinds.Popping.time_sort_in_place(2)",
+                     "bench_kinds.WithObjects.time_nothing(<object object>)",
                      "bench_kinds.mem_list", "bench_kinds.peakmem_list", "bench_kinds.time_plain",
                      "bench_kinds.time_sleeps_past_its_timeout", "bench_kinds.timeraw_import",
                      "bench_kinds.timeraw_with_setup"]

@@ -111,6 +111,13 @@ def _params(sources):
     return [list(p) for p in params]
 
 
+def _label(value):
+    """A parameter's repr without its memory address (as asv shows it), so every process names it alike."""
+    text = repr(value)
+    address = " at 0x%x>" % id(value)
+    return text[: -len(address)] + ">" if text.lower().endswith(address) else text
+
+
 def _expanded(directory):
     """name -> (kind, (owner, attr, module, combo), unit): one entry per combination of params."""
     out = {}
@@ -121,7 +128,7 @@ def _expanded(directory):
         unit = UNITS.get(kind) or str(_first(sources, "unit", "") or "")
         params = _params(sources)
         for combo in (itertools.product(*params) if params else [()]):
-            label = name if not params else "%s(%s)" % (name, ", ".join(repr(p) for p in combo))
+            label = name if not params else "%s(%s)" % (name, ", ".join(_label(p) for p in combo))
             out[label] = (kind, (owner, attr, module, combo), unit)
     return out
 
