@@ -356,7 +356,7 @@ time_plain.setup = _own
 
 
 class WithObjects:
-    params = [object()]  # named without its address, as asv names it: the same name in every process
+    params = [[(object(),)]]  # named without its address, as asv names it: the same name in every process
 
     def time_nothing(self, obj):
         pass
@@ -389,7 +389,7 @@ def test_asv_timeraw_peakmem_mem_number_and_timeout(run_cli: Any, tmp_path: Path
     run = load_run(out)
     names = [b.name for b in run.benchmarks]
     assert names == ["bench_kinds.Popping.time_sort_in_place(1)", "bench_kinds.Popping.time_sort_in_place(2)",
-                     "bench_kinds.WithObjects.time_nothing(<object object>)",
+                     "bench_kinds.WithObjects.time_nothing((<object object>,))",
                      "bench_kinds.mem_list", "bench_kinds.peakmem_list", "bench_kinds.time_plain",
                      "bench_kinds.time_sleeps_past_its_timeout", "bench_kinds.timeraw_import",
                      "bench_kinds.timeraw_with_setup"]

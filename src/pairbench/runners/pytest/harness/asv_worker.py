@@ -112,10 +112,8 @@ def _params(sources):
 
 
 def _label(value):
-    """A parameter's repr without its memory address (as asv shows it), so every process names it alike."""
-    text = repr(value)
-    address = " at 0x%x>" % id(value)
-    return text[: -len(address)] + ">" if text.lower().endswith(address) else text
+    """A parameter's repr without memory addresses (asv shows it so), so every process names it alike."""
+    return re.sub(r" at 0x[0-9a-fA-F]+>", ">", repr(value))  # in a tuple's or list's items too
 
 
 def _expanded(directory):
