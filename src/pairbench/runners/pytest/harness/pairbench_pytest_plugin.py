@@ -19,9 +19,11 @@ keeps the ones before it.
 
 The fixture's API is pytest-benchmark's as tests use it: `benchmark(fn, *args, **kwargs)` returns
 fn's result; `benchmark.pedantic(fn, args, kwargs, setup, rounds, iterations, warmup_rounds)`
-(setup runs before each operation, outside the timer); `benchmark.extra_info`, `benchmark.group`,
-`benchmark.name`; `@pytest.mark.benchmark(...)` options are accepted. The loop count is pairbench's
-(shared by every variant), not the test's `rounds`/`iterations`.
+(setup runs before each operation, outside the timer; warmup_rounds untimed calls first);
+`benchmark.extra_info`, `benchmark.group`, `benchmark.name`; `@pytest.mark.benchmark(...)`: `timer`
+and `disable_gc` honoured (also as `--benchmark-timer`/`--benchmark-disable-gc` in addopts), the
+other options accepted. The loop count is pairbench's (shared by every variant), not the test's
+`rounds`/`iterations`.
 """
 
 import contextlib
