@@ -463,7 +463,7 @@ def test_marker_options_required_plugins_and_codspeed_style(run_cli: Any, tmp_pa
                                       encoding="utf-8")
     out = tmp_path / "run.json"
     proc = run_cli("pytest", "test_options.py", "--env", "", "--env", "X=1", "--runs", "2", "--samples", "3",
-                   "--target-time", "0.01", "--clock", "wall", "--seed", "1", "--no-progress", "--export-json", str(out), cwd=suite, timeout=300)
+                   "--loops", "20", "--clock", "wall", "--seed", "1", "--no-progress", "--export-json", str(out), cwd=suite, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     run = load_run(out)
     assert [n.message for n in run.notices if n.kind == "benchmark-failed"] == []
