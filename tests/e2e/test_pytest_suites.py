@@ -355,6 +355,21 @@ def _own():
 time_plain.setup = _own
 
 
+def time_not_this_one():
+    pass
+
+
+time_not_this_one.skip_benchmark = True  # asv_runner's @skip_benchmark
+
+
+def renamed():
+    for _ in range(2000 * FACTOR):
+        pass
+
+
+renamed.benchmark_name = "bench_kinds.time_renamed"  # asv: the name, and its last part the kind
+
+
 class WithObjects:
     params = [[(object(),)]]  # named without its address, as asv names it: the same name in every process
 
@@ -390,7 +405,8 @@ def test_asv_timeraw_peakmem_mem_number_and_timeout(run_cli: Any, tmp_path: Path
     names = [b.name for b in run.benchmarks]
     assert names == ["bench_kinds.Popping.time_sort_in_place(1)", "bench_kinds.Popping.time_sort_in_place(2)",
                      "bench_kinds.WithObjects.time_nothing((<object object>,))",
-                     "bench_kinds.mem_list", "bench_kinds.peakmem_list", "bench_kinds.time_plain",
+                     "bench_kinds.mem_list", "bench_kinds.peakmem_list", "bench_kinds.time_renamed",
+                     "bench_kinds.time_plain",
                      "bench_kinds.time_sleeps_past_its_timeout", "bench_kinds.timeraw_import",
                      "bench_kinds.timeraw_with_setup"]
     assert run.metadata["asv"]["skipped"] == 0
@@ -398,7 +414,7 @@ def test_asv_timeraw_peakmem_mem_number_and_timeout(run_cli: Any, tmp_path: Path
     assert failed == [("bench_kinds.time_sleeps_past_its_timeout", "base"),
                       ("bench_kinds.time_sleeps_past_its_timeout", "slow")]
     assert "timed out after 0.3 s (its timeout)" in flat(proc)
-    for name in ("bench_kinds.Popping.time_sort_in_place(1)", "bench_kinds.time_plain", "bench_kinds.timeraw_import",
+    for name in ("bench_kinds.Popping.time_sort_in_place(1)", "bench_kinds.time_plain", "bench_kinds.time_renamed", "bench_kinds.timeraw_import",
                  "bench_kinds.timeraw_with_setup", "bench_kinds.mem_list", "bench_kinds.peakmem_list"):
         assert next(c.verdict for c in run.comparisons if c.benchmark == name) == "slower", name
     assert run.benchmark("bench_kinds.Popping.time_sort_in_place(1)").options["loops"] == 1  # its number

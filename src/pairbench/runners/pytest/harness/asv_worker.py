@@ -8,8 +8,9 @@ asv's "Writing benchmarks":
 
 - The directory is imported as a package (as asv does, so relative imports work). Every function
   or method whose name has a benchmark prefix (`time_`, `timeraw_`, `track_`, `mem_`, `peakmem_`,
-  or asv's CamelCase `TimeX`...) is a benchmark named as asv names it (`module.Class.time_x`),
-  one per combination of its `params` (`module.Class.time_x(10, 'a')`).
+  or asv's CamelCase `TimeX`...) is a benchmark named as asv names it (`module.Class.time_x`, or
+  its `benchmark_name`), one per combination of its `params` (`module.Class.time_x(10, 'a')`);
+  `skip_benchmark` leaves it out.
 - Attributes are looked up on the function, then the class, then the module; `setup`s of all
   three run (the module's first) and `teardown`s in the other order. A setup that raises
   NotImplementedError skips that combination. `setup_cache()` runs once per process, its value
@@ -84,16 +85,32 @@ def _modules(directory):
             yield info.name, importlib.import_module(info.name)
 
 
+def _named(name, func, attr):
+    """asv's (name, kind) of a function: its `benchmark_name` when set (the last part says the kind);
+    no kind when `skip_benchmark` is set (asv_runner's @skip_benchmark) or the name has no prefix."""
+    if getattr(func, "skip_benchmark", False):
+        return name, ""
+    custom = getattr(func, "benchmark_name", None)
+    if custom:
+        return str(custom), _kind(str(custom).split(".")[-1])
+    return name, _kind(attr)
+
+
 def _benchmarks(directory):
-    """(name, owner class or None, attribute name, module) of every benchmark, sorted by name."""
+    """(name, kind, owner class or None, attribute name, module) of every benchmark, in name order."""
     for modname, module in _modules(directory):
         for attr, value in sorted(vars(module).items()):
             if inspect.isclass(value) and value.__module__ == module.__name__:
                 for mattr in sorted(dir(value)):
-                    if _kind(mattr) and callable(getattr(value, mattr)):
-                        yield "%s.%s.%s" % (modname, attr, mattr), value, mattr, module
-            elif _kind(attr) and inspect.isfunction(value) and value.__module__ == module.__name__:
-                yield "%s.%s" % (modname, attr), None, attr, module
+                    method = getattr(value, mattr, None)
+                    if callable(method) and not mattr.startswith("__"):
+                        name, kind = _named("%s.%s.%s" % (modname, attr, mattr), method, mattr)
+                        if kind:
+                            yield name, kind, value, mattr, module
+            elif inspect.isfunction(value) and value.__module__ == module.__name__:
+                name, kind = _named("%s.%s" % (modname, attr), value, attr)
+                if kind:
+                    yield name, kind, None, attr, module
 
 
 def _first(sources, name, default):
@@ -119,9 +136,8 @@ def _label(value):
 def _expanded(directory):
     """name -> (kind, (owner, attr, module, combo), unit): one entry per combination of params."""
     out = {}
-    for name, owner, attr, module in _benchmarks(directory):
+    for name, kind, owner, attr, module in _benchmarks(directory):
         func = getattr(owner, attr) if owner is not None else getattr(module, attr)
-        kind = _kind(attr)
         sources = [func, owner, module] if owner is not None else [func, module]
         unit = UNITS.get(kind) or str(_first(sources, "unit", "") or "")
         params = _params(sources)
