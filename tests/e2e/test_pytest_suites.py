@@ -295,6 +295,8 @@ def test_git_refs_are_built_into_their_own_environments(run_cli: Any, tmp_path: 
     out = tmp_path / "run.json"
     proc = run_cli("pytest", "bench", "--git", "main", "--git", "HEAD", "--cache-dir", str(tmp_path / "cache"),
                    "--runs", "6", *FAST, "--export-json", str(out), cwd=repo, timeout=600)
+    if proc.returncode == 1 and "satisfies the requirement setuptools" in proc.stderr:
+        pytest.skip("pip cannot reach the package index for the build's setuptools")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     run = load_run(out)
     assert [v.name for v in run.variants] == ["main", "HEAD"]
