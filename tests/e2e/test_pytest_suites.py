@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -243,7 +244,7 @@ def test_an_asv_suite_runs_unchanged_across_two_environments(run_cli: Any, tmp_p
     assert proc.returncode == 0, proc.stdout + proc.stderr
     run = load_run(out)
     names = [b.name for b in run.benchmarks]
-    assert names == ["bench_loops.Cached.time_cached", "bench_loops.NotForSlow.time_nothing",
+    assert names == ["bench_loops.Cached.peakmem_copy", "bench_loops.Cached.time_cached", "bench_loops.NotForSlow.time_nothing",
                      "bench_loops.TimeSuite.time_loop(1, 'a')", "bench_loops.TimeSuite.time_loop(3, 'a')",
                      "bench_loops.TimeSuite.track_size(1, 'a')", "bench_loops.TimeSuite.track_size(3, 'a')",
                      "bench_loops.time_plain"]
@@ -253,10 +254,257 @@ def test_an_asv_suite_runs_unchanged_across_two_environments(run_cli: Any, tmp_p
     failed = [(n.benchmark, n.variant) for n in run.notices if n.kind == "benchmark-failed"]
     assert failed == [("bench_loops.NotForSlow.time_nothing", "slow")]
     assert "setup raised NotImplementedError" in flat(proc)
-    assert run.metadata["asv"]["skipped"] == 1  # peakmem_copy
+    assert run.metadata["asv"]["skipped"] == 0
     # track_*: the number it returns, once per process, compared like a time (larger is worse)
     sizes = {(s.variant, s.value) for s in run.samples if s.benchmark == "bench_loops.TimeSuite.track_size(3, 'a')"}
     assert sizes == {("base", 6000.0), ("slow", 12000.0)}
     track = run.benchmark("bench_loops.TimeSuite.track_size(3, 'a')")
     assert [(m.name, m.unit) for m in track.metrics] == [("value", "items")]
     assert next(c.verdict for c in run.comparisons if c.benchmark == track.name) == "slower"
+
+
+LIB_V1 = "DATA = [None] * 3000\n\n\ndef work():\n    for _ in DATA:\n        pass\n    return 1\n"
+LIB_V2 = LIB_V1.replace("for _ in DATA:", "for _ in DATA * 2:")  # twice the work: >= 30% slower
+PYPROJECT = ('[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n\n'
+             '[project]\nname = "fastlib"\nversion = "1.0"\n')
+
+
+def git_project(where: Path) -> Path:
+    """A git repository of a small installable project: `main` has fastlib.work, HEAD makes it twice as slow."""
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(where), *args], check=True, capture_output=True, timeout=60)
+
+    (where / "src" / "fastlib").mkdir(parents=True)
+    (where / "bench").mkdir()
+    (where / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (where / "src" / "fastlib" / "__init__.py").write_text(LIB_V1, encoding="utf-8")
+    (where / "bench" / "test_lib.py").write_text(
+        "from fastlib import work\n\n\ndef test_work(benchmark):\n    assert benchmark(work) == 1\n", encoding="utf-8")
+    git("init", "-q", "-b", "main")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "fast")
+    git("checkout", "-q", "-b", "slower")
+    (where / "src" / "fastlib" / "__init__.py").write_text(LIB_V2, encoding="utf-8")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-am", "slow")
+    return where
+
+
+@pytest.mark.slow
+def test_git_refs_are_built_into_their_own_environments(run_cli: Any, tmp_path: Path) -> None:
+    repo = git_project(tmp_path / "proj")
+    out = tmp_path / "run.json"
+    proc = run_cli("pytest", "bench", "--git", "main", "--git", "HEAD", "--cache-dir", str(tmp_path / "cache"),
+                   "--runs", "6", *FAST, "--export-json", str(out), cwd=repo, timeout=600)
+    if proc.returncode == 1 and "satisfies the requirement setuptools" in proc.stderr:
+        pytest.skip("pip cannot reach the package index for the build's setuptools")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = load_run(out)
+    assert [v.name for v in run.variants] == ["main", "HEAD"]
+    heads = {v.name: v.meta["git_commit"] for v in run.variants}
+    assert heads["main"] != heads["HEAD"]
+    # each ref's own environment, with the project installed from that ref (not the checkout's src/)
+    assert all(shlex.split(v.command)[0].endswith("/src/.pairbench-env/bin/python") for v in run.variants)
+    assert "building main" in proc.stderr and "building HEAD" in proc.stderr
+    assert time_verdict(run, "bench/test_lib.py::test_work") == "slower"
+
+
+ASV_KINDS = '''
+import os
+import time
+
+FACTOR = 2 if os.environ.get("PB_SLOW") == "1" else 1
+CALLS = []
+
+
+def setup(*params):
+    CALLS.append("module")  # asv: a module-level setup runs before each benchmark's own
+
+
+def timeraw_import():
+    # asv: the returned code runs in a fresh interpreter; its time (not the interpreter's start-up) is the sample
+    return "import os\\nfor _ in range(40000 * %d): pass" % FACTOR
+
+
+def timeraw_with_setup():
+    return "for _ in data: pass", "data = [None] * (40000 * %d)" % FACTOR
+
+
+def peakmem_list():
+    [0] * (4000000 * FACTOR)  # 32 MB, 64 MB on the slow variant
+
+
+def mem_list():
+    return [0] * (1000 * FACTOR)
+
+
+def time_sleeps_past_its_timeout():
+    time.sleep(1.0)
+
+
+time_sleeps_past_its_timeout.timeout = 0.3
+
+
+def time_plain():
+    assert CALLS and CALLS[-1] == "own", CALLS  # both setups ran, the module's first
+    for _ in range(2000 * FACTOR):
+        pass
+
+
+def _own():
+    CALLS.append("own")
+
+
+time_plain.setup = _own
+
+
+def time_not_this_one():
+    pass
+
+
+time_not_this_one.skip_benchmark = True  # asv_runner's @skip_benchmark
+
+
+def renamed():
+    for _ in range(2000 * FACTOR):
+        pass
+
+
+renamed.benchmark_name = "bench_kinds.time_renamed"  # asv: the name, and its last part the kind
+
+
+class WithObjects:
+    params = [[(object(),)]]  # named without its address, as asv names it: the same name in every process
+
+    def time_nothing(self, obj):
+        pass
+
+
+class Popping:
+    """asv: with `number` given, setup runs before each repeat and `number` calls are timed."""
+    number = 1
+    params = [1, 2]
+    param_names = ["k"]
+
+    def setup(self, k):
+        self.data = list(range(3000 * FACTOR))
+
+    def time_sort_in_place(self, k):
+        self.data.sort(reverse=True)
+        self.data.pop()  # fails once the 3000 items are gone: the setup must run again
+'''
+
+
+@pytest.mark.slow
+def test_asv_timeraw_peakmem_mem_number_and_timeout(run_cli: Any, tmp_path: Path) -> None:
+    bench = tmp_path / "proj" / "benchmarks"
+    bench.mkdir(parents=True)
+    (bench / "bench_kinds.py").write_text(ASV_KINDS, encoding="utf-8")
+    out = tmp_path / "run.json"
+    proc = run_cli("asv", "benchmarks", "--env", "", "--env", "PB_SLOW=1", "-n", "base", "-n", "slow",
+                   "--runs", "6", *FAST, "--export-json", str(out), cwd=bench.parent, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = load_run(out)
+    names = [b.name for b in run.benchmarks]
+    assert names == ["bench_kinds.Popping.time_sort_in_place(1)", "bench_kinds.Popping.time_sort_in_place(2)",
+                     "bench_kinds.WithObjects.time_nothing((<object object>,))",
+                     "bench_kinds.mem_list", "bench_kinds.peakmem_list", "bench_kinds.time_renamed",
+                     "bench_kinds.time_plain",
+                     "bench_kinds.time_sleeps_past_its_timeout", "bench_kinds.timeraw_import",
+                     "bench_kinds.timeraw_with_setup"]
+    assert run.metadata["asv"]["skipped"] == 0
+    failed = [(n.benchmark, n.variant) for n in run.notices if n.kind == "benchmark-failed"]
+    assert failed == [("bench_kinds.time_sleeps_past_its_timeout", "base"),
+                      ("bench_kinds.time_sleeps_past_its_timeout", "slow")]
+    assert "timed out after 0.3 s (its timeout)" in flat(proc)
+    for name in ("bench_kinds.Popping.time_sort_in_place(1)", "bench_kinds.time_plain", "bench_kinds.time_renamed", "bench_kinds.timeraw_import",
+                 "bench_kinds.timeraw_with_setup", "bench_kinds.mem_list", "bench_kinds.peakmem_list"):
+        assert next(c.verdict for c in run.comparisons if c.benchmark == name) == "slower", name
+    assert run.benchmark("bench_kinds.Popping.time_sort_in_place(1)").options["loops"] == 1  # its number
+    assert run.benchmark("bench_kinds.timeraw_import").options["loops"] == 1  # asv's default number for timeraw_
+    for name in ("bench_kinds.mem_list", "bench_kinds.peakmem_list"):
+        assert [(m.name, m.unit) for m in run.benchmark(name).metrics] == [("value", "bytes")]
+    peak = {s.variant: s.value for s in run.samples if s.benchmark == "bench_kinds.peakmem_list"}
+    assert 32e6 < peak["base"] < peak["slow"] - 25e6  # the process's peak resident size, in bytes
+    sizes = {s.variant: s.value for s in run.samples if s.benchmark == "bench_kinds.mem_list"}
+    assert 8000 <= sizes["base"] < 9000 and 16000 <= sizes["slow"] < 17000  # asv's size of a copy of the object
+
+
+OPTIONS_SUITE = '''
+import gc
+import time
+
+import pytest
+
+SEEN = set()
+
+
+def record_gc():
+    SEEN.add(gc.isenabled())
+    return 1
+
+
+@pytest.mark.benchmark(disable_gc=True, min_rounds=5, group="gc")
+def test_disable_gc_is_honoured(benchmark):
+    SEEN.clear()
+    assert benchmark(record_gc) == 1
+    assert SEEN == {False}, SEEN
+    assert gc.isenabled()
+
+
+@pytest.mark.benchmark(timer=time.process_time)
+def test_timer_is_honoured(benchmark):
+    benchmark(time.sleep, 0.005)  # asleep, the process's CPU clock barely moves
+
+
+def test_pedantic_warmup_rounds(benchmark):
+    calls = []
+    benchmark.pedantic(calls.append, args=(1,), rounds=3, iterations=1, warmup_rounds=2)
+    assert len(calls) >= 1 + 2
+
+
+def test_codspeed_decorator_style(benchmark):
+    @benchmark
+    def result():
+        return sum(range(100))
+
+    assert result == 4950
+'''
+
+
+@pytest.mark.slow
+def test_marker_options_required_plugins_and_codspeed_style(run_cli: Any, tmp_path: Path) -> None:
+    suite = tmp_path / "proj"
+    suite.mkdir()
+    (suite / "test_options.py").write_text(OPTIONS_SUITE, encoding="utf-8")
+    # a project that requires pytest-benchmark: pairbench stands in for it, the run must not stop there
+    (suite / "pytest.ini").write_text("[pytest]\nrequired_plugins = pytest-benchmark>=4\naddopts = --benchmark-disable-gc\n",
+                                      encoding="utf-8")
+    out = tmp_path / "run.json"
+    proc = run_cli("pytest", "test_options.py", "--env", "", "--env", "X=1", "--runs", "2", "--samples", "3",
+                   "--loops", "20", "--clock", "wall", "--seed", "1", "--no-progress", "--export-json", str(out), cwd=suite, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = load_run(out)
+    assert [n.message for n in run.notices if n.kind == "benchmark-failed"] == []
+    assert len(run.benchmarks) == 4
+    per_op = [s.value for s in run.samples if s.benchmark == "test_options.py::test_timer_is_honoured"
+              and s.metric == "time_per_op"]
+    assert per_op and max(per_op) < 0.002  # the wall clock would read >= 5 ms per call
+
+
+@pytest.mark.slow
+def test_asv_benchmarks_beside_a_checkout_use_the_installed_project(run_cli: Any, tmp_path: Path) -> None:
+    """An sdist's layout (`benchmarks/` next to `mylib/`): the variant's installed mylib is measured, not the source."""
+    proj = tmp_path / "proj"
+    for where, version in ((proj, 0), (tmp_path / "inst1", 1), (tmp_path / "inst2", 2)):
+        (where / "mylib").mkdir(parents=True)
+        (where / "mylib" / "__init__.py").write_text(f"VERSION = {version}\n", encoding="utf-8")
+    (proj / "benchmarks").mkdir()
+    (proj / "benchmarks" / "__init__.py").write_text("", encoding="utf-8")
+    (proj / "benchmarks" / "bench_version.py").write_text(
+        "import mylib\n\n\ndef track_version():\n    return mylib.VERSION\n", encoding="utf-8")
+    out = tmp_path / "run.json"
+    proc = run_cli("asv", "benchmarks", "--env", f"PYTHONPATH={tmp_path / 'inst1'}", "--env",
+                   f"PYTHONPATH={tmp_path / 'inst2'}", "-n", "one", "-n", "two", "--runs", "1", *FAST,
+                   "--export-json", str(out), cwd=proj, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert {(s.variant, s.value) for s in load_run(out).samples} == {("one", 1.0), ("two", 2.0)}

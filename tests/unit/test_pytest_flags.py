@@ -49,3 +49,20 @@ def test_a_virtual_environment_stands_for_its_python(tmp_path: Path) -> None:
 def test_variant_flags_that_do_not_add_up_are_one_error_naming_the_flag(given: dict, message: str) -> None:
     with pytest.raises(UserError, match=message):
         _variants(PytestSettings(paths=("t",), **given))
+
+
+def test_git_refs_are_variants_built_by_their_python_into_an_environment_in_the_worktree(tmp_path: Path) -> None:
+    variants = _variants(PytestSettings(paths=("t",), git=("main", "HEAD"), repo=str(tmp_path), python=("python3.11 -X dev",)))
+    assert [v.name for v in variants] == ["main", "HEAD"]
+    assert [v.meta["git"]["ref"] for v in variants] == ["main", "HEAD"]
+    assert {v.meta["git"]["repo"] for v in variants} == {str(tmp_path)}
+    for v in variants:  # the interpreter makes the environment; the variant runs the environment's, with its flags
+        assert v.meta["git"]["build"].startswith("python3.11 ") and "make_env.py .pairbench-env" in v.meta["git"]["build"]
+        assert v.command == "'{worktree}/.pairbench-env/bin/python' -X dev"
+
+
+def test_a_build_command_of_its_own_leaves_the_interpreter_to_python() -> None:
+    variants = _variants(PytestSettings(paths=("t",), git=("v1", "v2"), build="make env", python=("{worktree}/env/bin/python",)))
+    assert [(v.command, v.meta["git"]["build"]) for v in variants] == [("{worktree}/env/bin/python", "make env")] * 2
+    with pytest.raises(UserError, match="--build is the build of --git refs"):
+        settings("t", "--build", "make")

@@ -73,6 +73,17 @@ def add_variant_flags(p: argparse.ArgumentParser) -> None:
                    "per variant, or once for all; the first is the baseline; default python3)")
     p.add_argument("--env", action="append", default=[], metavar="'NAME=VALUE ...'",
                    help="environment of a variant (repeatable: one per variant, or once for all; '' for none)")
+    p.add_argument("--git", action="append", default=[], metavar="REF",
+                   help="a git ref of --repo, built and installed into its own environment in its own worktree "
+                   "(repeatable: one per variant; the tests still come from the current directory)")
+    p.add_argument("--repo", default=".", metavar="DIR", help="the git repository of --git (default: the current folder)")
+    p.add_argument("--build", metavar="CMD",
+                   help="with --git: the build command run in each ref's worktree (default: --python makes an "
+                   "environment there that sees its packages and pip-installs the project); --python then names "
+                   "the interpreter it leaves, e.g. '{worktree}/env/bin/python'")
+    p.add_argument("--build-timeout", type=positive_float, metavar="SECONDS", help="stop a build that takes longer")
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="where git builds are kept (default $PAIRBENCH_CACHE_DIR or ~/.cache/pairbench)")
     p.add_argument("-n", "--name", action="append", default=[], metavar="NAME",
                    help="names of the variants, in order (default: the interpreter or environment that differs)")
     p.add_argument("-b", "--bench", action="append", default=[], metavar="PATTERN",
@@ -95,12 +106,15 @@ def pytest_settings(args: argparse.Namespace, harness: str = "pytest") -> Any:
 
     if args.samples < 2:
         raise UserError(f"--samples {args.samples}: need at least 2 samples per process")
+    if args.build is not None and not args.git:
+        raise UserError("--build is the build of --git refs; give the refs to build (--git main --git HEAD)")
     if args.loops is not None and args.loops < 1:
         raise UserError(f"--loops {args.loops}: give a whole number >= 1")
     return PytestSettings(harness=harness, paths=tuple(args.paths), args=tuple(getattr(args, "pytest_args", ())), python=tuple(args.python),
                           env=tuple(args.env), names=tuple(args.name), bench=tuple(args.bench), samples=args.samples,
                           warmup_samples=max(args.warmup_samples, 0), target_time=args.target_time, loops=args.loops,
-                          clock=args.clock)
+                          clock=args.clock, git=tuple(args.git), repo=args.repo, build=args.build,
+                          cache_dir=args.cache_dir, build_timeout=args.build_timeout)
 
 
 def run_pytest(args: argparse.Namespace, harness: str = "pytest") -> int:
@@ -108,8 +122,13 @@ def run_pytest(args: argparse.Namespace, harness: str = "pytest") -> int:
     from pairbench.flows.builders.pytest import pytest_run, pytest_runner
     from pairbench.flows.measure import measure
 
+    import sys
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
     settings = pytest_settings(args, harness)
     with pytest_runner(settings, args.seed) as runner:
-        run = pytest_run(settings, runner)
+        run = pytest_run(settings, runner, say=say)
         measuring = measuring_from(args, reports=reports_from(args, suite_summary=len(run.benchmarks) > 1))
         return measure(run, measuring, runners={harness: runner})

@@ -27,8 +27,10 @@ FLAG_NAMES = {"samples": "--samples", "warmup": "--warmup-samples", "target_time
               "loops": "--loops", "clock": "--clock", "paths": "PATH", "args": "-- ARGS"}
 """The flag that sets each pytest option, for error messages."""
 SKIPPED = {"pytest": "tests collected do not use the benchmark fixture: not benchmarks, skipped",
-           "asv": "benchmarks collected are neither time_ nor track_ ones (mem_, peakmem_, timeraw_): not run"}
+           "asv": "benchmarks collected are of no kind pairbench runs: not run"}
 """What the collected items that are not timed benchmarks are, by harness."""
+VALUE_KINDS = ("track", "mem", "peakmem")
+"""asv's kinds that yield one number per process (compared like a time: larger is worse, as asv reads them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,16 @@ class PytestSettings:
     clock: str = "wall"
     harness: str = "pytest"
     """pytest (a pytest-benchmark suite; the kind "pytest") or asv (asv benchmark directories; kind "asv")."""
+    git: tuple[str, ...] = ()
+    """Git refs of `repo`, each built and installed into its own environment (once for every variant, or one per variant)."""
+    repo: str = "."
+    """The git repository the refs are in."""
+    build: str | None = None
+    """The build command run in each ref's worktree (None: an environment made by `--python`, the project installed in it)."""
+    cache_dir: str | None = None
+    """Where the builds are kept (None: $PAIRBENCH_CACHE_DIR or ~/.cache/pairbench)."""
+    build_timeout: float | None = None
+    """Seconds a build may take."""
 
 
 @contextlib.contextmanager
@@ -112,29 +124,70 @@ def _variants(s: PytestSettings) -> list[Any]:
     from pairbench.errors import UserError
     from pairbench.model import Variant
 
-    count = max(len(s.python), len(s.env), 1)
+    count = max(len(s.python), len(s.env), len(s.git), 1)
     pythons = _each(s.python, count, "--python", "python3")
     envs = _each(s.env, count, "--env", "")
+    refs = _each(s.git, count, "--git", "")
     if len(s.names) > count:
         raise UserError(f"--name given {len(s.names)} times for {count} variants; give one --name per variant")
     if any(not n.strip() for n in s.names):
         raise UserError("--name '': a variant's name cannot be empty")
     variants = []
-    for i, (python, env) in enumerate(zip(pythons, envs)):
-        parts = ([python] if len(set(pythons)) > 1 else []) + ([env or "no env"] if len(set(envs)) > 1 else [])
-        name = s.names[i] if i < len(s.names) else " ".join(parts) or python
-        variants.append(Variant(name=name, command=interpreter(python), env=_environment(env), baseline=(i == 0),
-                                meta={"language": "python", "python": python}))
+    for i, (python, env, ref) in enumerate(zip(pythons, envs, refs)):
+        parts = (([ref] if len(set(refs)) > 1 else []) + ([python] if len(set(pythons)) > 1 else [])
+                 + ([env or "no env"] if len(set(envs)) > 1 else []))
+        name = s.names[i] if i < len(s.names) else " ".join(parts) or ref or python
+        command, git = _from_git(s, python, ref) if ref else (interpreter(python), {})
+        variants.append(Variant(name=name, command=command, env=_environment(env), baseline=(i == 0),
+                                meta={"language": "python", "python": python, **git}))
     return variants
+
+
+def _from_git(s: PytestSettings, python: str, ref: str) -> tuple[str, dict[str, Any]]:
+    """A ref's variant: its interpreter (in the ref's worktree, `{worktree}`) and the build that makes it.
+
+    Without --build, `python` makes an environment in the worktree that sees its packages (pytest, the
+    project's dependencies) and installs the ref's project there; with --build, `python` is the
+    variant's interpreter as the build leaves it (`{worktree}/env/bin/python`).
+    """
+    from pairbench.runners.pytest.runner import ENV_DIR, env_build
+
+    git = {"repo": os.path.abspath(os.path.expanduser(s.repo)), "ref": ref, "build": s.build,
+           **({"timeout": s.build_timeout} if s.build_timeout else {})}
+    if s.build is not None:
+        return python, {"git": git}
+    flags = shlex.split(python)[1:]
+    command = shlex.join([f"{{worktree}}/{ENV_DIR}/bin/python", *flags])
+    return command, {"git": {**git, "build": env_build(python)}}
+
+
+def _built(variants: list[Any], s: PytestSettings, say: Any) -> tuple[list[Any], list[Any]]:
+    """The variants with their git refs built (builds.resolve_builds); a failed baseline is an error."""
+    from pathlib import Path
+
+    from pairbench.builds import resolve_builds
+    from pairbench.errors import UserError
+
+    if not any(v.meta.get("git") for v in variants):
+        return variants, []
+    cache = Path(s.cache_dir).expanduser() if s.cache_dir else None
+    built, notices = resolve_builds(variants, cache=cache, progress=say)
+    if not built or not built[0].baseline:
+        raise UserError(f"the baseline {variants[0].name!r} could not be built, so nothing can be compared: "
+                        + "; ".join(n.message for n in notices))
+    if len(built) < 2 <= len(variants):
+        raise UserError("every candidate failed to build; nothing to compare:\n" + "\n".join(n.message for n in notices))
+    return built, notices
 
 
 def _selected(name: str, patterns: tuple[str, ...]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(name, p) or p in name for p in patterns)
 
 
-def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None = None) -> Run:
-    """The Run to execute: the suite collected under each variant, a benchmark per test using the
-    fixture, loop counts calibrated on the baseline, problems as notices.
+def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None = None, say: Any = None) -> Run:
+    """The Run to execute: git refs built, the suite collected under each variant, a benchmark per
+    test using the fixture, loop counts calibrated on the baseline, problems as notices (`say` hears
+    the builds' progress).
 
     `variants` replace the ones the settings describe (`pairbench ci`: the base's and the head's
     checkouts, each running pytest in its own folder, where the paths are looked for)."""
@@ -153,8 +206,8 @@ def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None
             if not os.path.exists(os.path.join(v.cwd or "", path.split("::")[0])):
                 where = f" in {v.name!r} ({v.cwd})" if v.cwd else ""
                 raise UserError(f"{s.harness} path {path!r} not found{where}")
+    variants, notices = _built(variants, s, say)
     suite = (tuple(s.paths), tuple(s.args), None)
-    notices: list[Notice] = []
     collected: dict[str, list[dict[str, Any]]] = {}
     for v in variants:
         items, error = runner.collect(v, suite)
@@ -174,7 +227,8 @@ def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None
     for item in base:
         nodeid = str(item["nodeid"])
         if item.get("kind") and _selected(nodeid, s.bench):
-            track = {"measure": "track", "unit": str(item.get("unit") or ""), "loops": 1} if item["kind"] == "track" else {}
+            track = ({"measure": "track", "unit": str(item.get("unit") or ""), "loops": 1}
+                     if item["kind"] in VALUE_KINDS else {})
             typed = kind.parse_options({**common, "nodeid": nodeid, **track}, where)
             benchmarks.append(Benchmark(nodeid, s.harness, kind.metrics(typed, ()), as_mapping(typed)))
     what = SKIPPED[s.harness]

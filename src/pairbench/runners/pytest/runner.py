@@ -30,10 +30,12 @@ from pairbench.errors import UserError
 from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 
-__all__ = ["PytestRunner", "HARNESS_DIR", "worker_argv"]
+__all__ = ["PytestRunner", "HARNESS_DIR", "ENV_DIR", "worker_argv", "env_build"]
 
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
 PLUGIN = "pairbench_pytest_plugin"
+ENV_DIR = ".pairbench-env"
+"""A git ref's own environment, in its worktree (harness/make_env.py)."""
 BLOCKED_PLUGINS = ("benchmark", "codspeed", "cacheprovider")
 """pytest-benchmark's and pytest-codspeed's fixtures would shadow ours; the cache would reorder tests."""
 PYTEST_FAILED = (2, 3, 4)
@@ -56,8 +58,19 @@ def worker_argv(variant: Variant, args: Sequence[str], paths: Sequence[str], har
     if harness == "asv":
         return [*prefix, *variant.args, str(HARNESS_DIR / "asv_worker.py"), *paths]
     blocked = [a for name in BLOCKED_PLUGINS for a in ("-p", f"no:{name}")]
+    # an ini's `required_plugins = pytest-benchmark` would stop pytest: pairbench's plugin stands in for it
     return [*prefix, *variant.args, str(HARNESS_DIR / "run_pytest.py"), "-p", PLUGIN, *blocked, "-q",
-            *args, *paths]
+            "-o", "required_plugins=", *args, *paths]
+
+
+def env_build(python: str) -> str:
+    """The default build of a git ref's variant: `python` makes an environment in the worktree that
+    sees its packages, and installs the ref's project there (harness/make_env.py)."""
+    try:
+        words = shlex.split(python)
+    except ValueError as exc:
+        raise UserError(f"--python {python!r}: cannot parse it: {exc}") from None
+    return shlex.join([words[0], str(HARNESS_DIR / "make_env.py"), ENV_DIR, "-q"])
 
 
 def _default_spawn(argv: list[str], env: Mapping[str, str], cwd: str | None, timeout: float) -> tuple[int, str, str]:

@@ -19,11 +19,16 @@ keeps the ones before it.
 
 The fixture's API is pytest-benchmark's as tests use it: `benchmark(fn, *args, **kwargs)` returns
 fn's result; `benchmark.pedantic(fn, args, kwargs, setup, rounds, iterations, warmup_rounds)`
-(setup runs before each operation, outside the timer); `benchmark.extra_info`, `benchmark.group`,
-`benchmark.name`; `@pytest.mark.benchmark(...)` options are accepted. The loop count is pairbench's
-(shared by every variant), not the test's `rounds`/`iterations`.
+(setup runs before each operation, outside the timer; warmup_rounds untimed calls first);
+`benchmark.extra_info`, `benchmark.group`, `benchmark.name`; `@pytest.mark.benchmark(...)`: `timer`
+and `disable_gc` honoured (also as `--benchmark-timer`/`--benchmark-disable-gc` in addopts), the
+other options accepted. The loop count is pairbench's (shared by every variant), not the test's
+`rounds`/`iterations`.
 """
 
+import contextlib
+import gc
+import importlib
 import json
 import os
 import time
@@ -120,6 +125,38 @@ def _measure(nodeid, run, extra_warmup=0):
     req.results[nodeid] = {"nodeid": nodeid, "ok": True, "loops": loops, "warmup": warm, "samples": samples}
 
 
+def _timer(value):
+    """A `timer` option: a callable, or pytest-benchmark's command-line spelling `time.process_time`."""
+    if value is None or callable(value):
+        return value
+    module, _, name = str(value).rpartition(".")
+    return getattr(importlib.import_module(module or "time"), name)
+
+
+@contextlib.contextmanager
+def _gc_off(disable):
+    """pytest-benchmark's `disable_gc`: the garbage collector off while the test's function is timed."""
+    was = gc.isenabled()
+    if disable:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if disable and was:
+            gc.enable()
+
+
+class _Conditions:
+    """What `@pytest.mark.benchmark(...)` and pytest-benchmark's flags in `addopts` say about the timing:
+    `timer` (replaces --clock for the test) and `disable_gc`; the other options are hints."""
+
+    def __init__(self, node, marker_options):
+        config = node.config
+        self.clock = (_timer(marker_options.get("timer")) or _timer(config.getoption("--benchmark-timer", None))
+                      or _request.clock)
+        self.disable_gc = bool(marker_options.get("disable_gc", config.getoption("--benchmark-disable-gc", False)))
+
+
 class BenchmarkFixture:
     """The `benchmark` fixture: times its function in pairbench's calibrated loops."""
 
@@ -133,6 +170,7 @@ class BenchmarkFixture:
         self.disabled = False
         self.stats = None
         self._options = marker_options
+        self._conditions = _Conditions(node, marker_options)
         self._used = False
 
     def _once(self):
@@ -146,8 +184,9 @@ class BenchmarkFixture:
         def op():
             return function_to_benchmark(*args, **kwargs)
 
-        result = op()  # its result for the test's own assertions, and a first call to fail early
-        _measure(self.fullname, lambda loops: _timed_loops(op, None, loops, _request.clock))
+        with _gc_off(self._conditions.disable_gc):
+            result = op()  # its result for the test's own assertions, and a first call to fail early
+            _measure(self.fullname, lambda loops: _timed_loops(op, None, loops, self._conditions.clock))
         return result
 
     def pedantic(self, target, args=(), kwargs=None, setup=None, rounds=1, warmup_rounds=0, iterations=1):
@@ -157,19 +196,22 @@ class BenchmarkFixture:
             raise ValueError("Can't use `args` or `kwargs` if `setup` is given (as pytest-benchmark)")
 
         def prepared():
-            made = setup()
+            made = setup() if setup is not None else None
             if made is None:
                 return args, kwargs
             return made
 
-        if setup is None:
-            result = target(*args, **kwargs)
-            _measure(self.fullname, lambda loops: _timed_loops(lambda: target(*args, **kwargs), None, loops,
-                                                                _request.clock), 0)
-        else:
+        clock = self._conditions.clock
+        with _gc_off(self._conditions.disable_gc):
+            for _ in range(int(warmup_rounds or 0)):  # untimed, as pytest-benchmark's warm-up rounds
+                a, k = prepared()
+                target(*a, **k)
             a, k = prepared()
             result = target(*a, **k)
-            _measure(self.fullname, lambda loops: _timed_loops(target, prepared, loops, _request.clock), 0)
+            if setup is None:
+                _measure(self.fullname, lambda loops: _timed_loops(lambda: target(*args, **kwargs), None, loops, clock))
+            else:
+                _measure(self.fullname, lambda loops: _timed_loops(target, prepared, loops, clock))
         return result
 
     def weave(self, *args, **kwargs):
@@ -261,8 +303,11 @@ def pytest_pyfunc_call(pyfuncitem):
     def op():
         return func(**kwargs)
 
-    op()
-    _measure(pyfuncitem.nodeid, lambda loops: _timed_loops(op, None, loops, _request.clock))
+    marker = pyfuncitem.get_closest_marker("benchmark")
+    conditions = _Conditions(pyfuncitem, dict(marker.kwargs) if marker is not None else {})
+    with _gc_off(conditions.disable_gc):
+        op()
+        _measure(pyfuncitem.nodeid, lambda loops: _timed_loops(op, None, loops, conditions.clock))
     return True
 
 
