@@ -44,17 +44,19 @@ import time
 from typing import Any, Callable, Sequence
 
 from pairbench.errors import UserError
-from pairbench.model import Benchmark, Notice, Sample, Variant
+from pairbench.model import Benchmark, Notice, ProcessSeries, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.micro.clocks import clock_notice
 from pairbench.runners.micro.python_spec import skip_reason
 from pairbench.runners.micro.ruby_batch import RunDirectory, batch_requests
 from pairbench.runners.micro.worker import (
+    BATCHES,
     HARNESS_DIR,
     PY_MIN_VERSION,
     SETTLE_PROCESSES,
     Spawn,
     WorkerResult,
+    batch_times,
     default_spawn,
     parse_answer,
     unsettled,
@@ -318,7 +320,7 @@ class MicroRunner:
         # runs in one block only: every variant counts in the same block, so the exact counts pair
         if not warmup:
             self._alloc_block.setdefault(benchmark.name, block)
-        request = {"mode": "time", "loops": loops, "warmup": nwarm, "samples": nsamples,
+        request = {"mode": "time", "loops": loops, "warmup": nwarm, "samples": nsamples, "batches": BATCHES,
                    "alloc": (bool(benchmark.options.get("alloc", self.alloc)) and not warmup
                              and self._alloc_block.get(benchmark.name) == block),
                    "alloc_budget": ALLOC_SHARE * nsamples * target,
@@ -366,6 +368,9 @@ class MicroRunner:
             is_warm = warmup or i < len(warm_times)
             add("time_per_op", per_op, i, is_warm)
             add("ops_per_s", 1.0 / per_op, i, is_warm)
+        batched = batch_times(data, overhead, inner, OVERHEAD_FLOOR)
+        if batched is not None:
+            rep.series = ProcessSeries(benchmark.name, variant.name, block, 0, "time_per_op", *batched)
         if below and self._once(benchmark, variant, "resolution"):
             rep.notices.append(Notice(
                 "resolution", f"micro benchmark {benchmark.name!r} on {variant.name!r}: the operation costs "
