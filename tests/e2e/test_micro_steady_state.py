@@ -75,7 +75,7 @@ def test_yjit_processes_are_classified_too(run_cli: Any, tmp_path: Path) -> None
                 "--export-json", str(out), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     states = _states(out, "ruby --yjit")
-    assert len(states) == 2 and all(s["iterations"] == 30 for s in states)
+    assert len(states) == 2 and all(s["iterations"] == 30 * s["per_sample"] for s in states)
     # YJIT compiles fib after its first calls: a warm-up (or, on a busy machine, at worst a flat series)
     assert all(s["classification"] in ("warmup", "flat") for s in states), states
     assert any(s["classification"] == "warmup" for s in states), states
@@ -86,10 +86,15 @@ def test_yjit_processes_are_classified_too(run_cli: Any, tmp_path: Path) -> None
 DEFAULTS = ["-r", "2", "--no-alloc", "--no-progress", "--no-history", "-v"]
 
 
-def test_a_default_micro_run_classifies_every_process(run_cli: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("language", ["python", "ruby"])
+def test_a_default_micro_run_classifies_every_process(run_cli: Any, tmp_path: Path, language: str) -> None:
+    if language == "ruby" and shutil.which("ruby") is None:
+        pytest.skip("ruby is not installed")
+    variants = (["--python", sys.executable, "--python", f"{sys.executable} -X dev"] if language == "python"
+                else ["--ruby", "ruby", "--ruby", "ruby -W0"])
     out = tmp_path / "r.json"
-    r = run_cli("micro", "x = sum(range(50))", "--python", sys.executable, "--python", f"{sys.executable} -X dev",
-                "--target-time", "0.01", *DEFAULTS, "--export-json", str(out), cwd=tmp_path)
+    r = run_cli("micro", "x = 1 + 1", *variants, "--target-time", "0.01", *DEFAULTS, "--export-json", str(out),
+                cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
     measured = {(s["variant"], s["block"]) for s in doc["samples"] if not s["warmup"]}
