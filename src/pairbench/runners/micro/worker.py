@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-__all__ = ["BATCHES", "HARNESS_DIR", "MARKER", "PY_MIN_VERSION", "Spawn", "WorkerResult", "batch_times",
-           "parse_answer", "unsettled", "default_spawn"]
+__all__ = ["BATCHES", "HARNESS_DIR", "MARKER", "MIN_BATCH_S", "PY_MIN_VERSION", "Spawn", "WorkerResult",
+           "batch_count", "batch_times", "parse_answer", "unsettled", "default_spawn"]
 
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
 MARKER = "@@pairbench@@ "
@@ -28,8 +28,10 @@ SETTLE_PROCESSES = 3
 BATCHES = 8
 """Batches each sample's loop is timed in (the loop split in equal parts, each timed alone): the 7
 samples of a default process make 56 values, enough to find a JIT's warm-up in (a steady state must
-span the last quarter: 14 values). The cost is two clock reads a batch, about 1 µs against 12.5 ms
-at the default 0.1 s sample (under 1e-4), and none when a sample is one loop (then no batches)."""
+span the last quarter: 14 values)."""
+MIN_BATCH_S = 0.005
+"""Shortest batch: a batch costs two clock reads and a loop entry (about 1 µs), under 2e-4 of it, so
+a sample (their sum) keeps its value; shorter samples get fewer batches, one (none) under 10 ms."""
 
 Spawn = Callable[[list[str], str, Mapping[str, str], "str | None", float], "tuple[int, str, str]"]
 """(argv, stdin text, env, cwd, timeout) -> (returncode, stdout, stderr); injectable for tests."""
@@ -71,6 +73,11 @@ def unsettled(times: Sequence[float]) -> bool:
         return False
     falling = all(b < a for a, b in zip(times, times[1:]))
     return falling and times[-1] < times[0] * (1 - SETTLE_DROP)
+
+
+def batch_count(sample_s: float) -> int:
+    """Batches a sample of about `sample_s` seconds is timed in (1: not split; 0 s: not known yet)."""
+    return max(1, min(BATCHES, int(sample_s / MIN_BATCH_S)))
 
 
 def batch_times(data: Mapping[str, Any], overhead: float, inner: int, floor: float) -> tuple[int, list[float]] | None:
