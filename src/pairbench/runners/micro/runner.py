@@ -321,8 +321,11 @@ class MicroRunner:
         # runs in one block only: every variant counts in the same block, so the exact counts pair
         if not warmup:
             self._alloc_block.setdefault(benchmark.name, block)
+        # a calibrated loop count makes samples of about the target; a given one, what the first process saw
+        sample_s = self._sample_s.get(benchmark.name, 0.0)
+        sample_s = sample_s if benchmark.options.get("loops") else max(sample_s, target)
         request = {"mode": "time", "loops": loops, "warmup": nwarm, "samples": nsamples,
-                   "batches": batch_count(self._sample_s.get(benchmark.name, 0.0)),
+                   "batches": batch_count(sample_s),
                    "alloc": (bool(benchmark.options.get("alloc", self.alloc)) and not warmup
                              and self._alloc_block.get(benchmark.name) == block),
                    "alloc_budget": ALLOC_SHARE * nsamples * target,
