@@ -3,10 +3,10 @@
 Every process with a series of at least MIN_ITERATIONS values of a time is classified
 (stats/steady_state.py): its per-batch times when it timed each sample in batches (micro,
 `Run.series`: 7 default samples make 56 batches), else its samples (warm-up and measured, in the
-order taken). A steady state found in batches starts at the first sample wholly inside it. Its value then comes from its
-steady state only: samples before it are left out (analysis/replicates.py reads the records), so
-a JIT's warm-up never enters a comparison. A process with no steady state keeps all its measured
-samples, and its benchmark gets a warning: its value averages a state still changing, so the
+order taken). A steady state found in batches starts at the first sample wholly inside it. Its
+value then comes from its steady state only: samples before it are left out
+(analysis/replicates.py reads the records), so a JIT's warm-up never enters a comparison. A
+process with no steady state keeps all its measured samples, and its benchmark gets a warning: its value averages a state still changing, so the
 verdict depends on how long each process ran, not on a speed the variant settles at.
 """
 
@@ -58,8 +58,12 @@ def classify_processes(run: Run, min_step: float = 0.01) -> list[SteadyState]:
                 continue  # a whole warm-up process (run-level warm-up) is not measured
             samples.sort(key=lambda s: s.iteration)
             batches = batched.get((variant, block, rep))
-            per_sample = batches.per_sample if batches is not None and batches.per_sample > 0 else 1
-            values = batches.values if per_sample > 1 else [s.value for s in samples]
+            # the batches when they cover the samples exactly, else the samples themselves
+            k = batches.per_sample if batches is not None else 1
+            if batches is not None and k > 1 and len(batches.values) == k * len(samples):
+                per_sample, values = batches.per_sample, list(batches.values)
+            else:
+                per_sample, values = 1, [s.value for s in samples]
             if len(values) < MIN_ITERATIONS:
                 continue
             fit = classify_series(values, min_step=max(min_step, PHASE_STEP))
