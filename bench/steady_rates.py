@@ -28,7 +28,10 @@ from tests.unit.test_steady_state import EXPECTED, _series  # noqa: E402
 
 CELLS = [("flat", 12, 0.03), ("flat", 30, 0.03), ("flat", 100, 0.03), ("flat", 30, 0.1),
          ("warmup", 12, 0.03), ("warmup", 30, 0.03), ("warmup", 100, 0.03), ("warmup", 30, 0.1),
-         ("slowdown", 40, 0.03), ("slowdown", 40, 0.1), ("none", 40, 0.03), ("none", 40, 0.1)]
+         ("slowdown", 40, 0.03), ("slowdown", 40, 0.1), ("none", 40, 0.03), ("none", 40, 0.1),
+         # a default micro process: 7 samples of 8 batches (56 values), or of 2 batches (14) at 10 ms
+         ("flat", 56, 0.03), ("flat", 56, 0.1), ("warmup", 56, 0.03), ("warmup", 56, 0.1),
+         ("slowdown", 56, 0.1), ("none", 56, 0.1), ("flat", 14, 0.03), ("warmup", 14, 0.03)]
 PLANS = [(0.02, 0.01), (0.05, 0.02), (0.01, 0.01), (0.03, 0.005)]
 
 
@@ -61,6 +64,7 @@ def main() -> None:
     p.add_argument("--series", type=int, default=300, help="series per steady-state cell")
     p.add_argument("--runs", type=int, default=1000, help="simulated runs per plan")
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--no-plans", action="store_true", help="only the steady-state table")
     a = p.parse_args()
     print("| truth | samples | σ | right (1%) | right (5%) | length (1% / 5%) |")
     print("|---|---|---|---|---|---|")
@@ -69,6 +73,8 @@ def main() -> None:
         r5, c5 = _rates(kind, n, sigma, a.series, 0.05, a.seed)
         length = f"{c1:.1%} / {c5:.1%}" if kind == "warmup" else "–"
         print(f"| {kind} | {n} | {sigma:.0%} | {r1:.1%} | {r5:.1%} | {length} |")
+    if a.no_plans:
+        return
     print()
     print("| σ of log-ratios | effect | planned blocks | power found |")
     print("|---|---|---|---|")

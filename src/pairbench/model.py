@@ -23,6 +23,7 @@ __all__ = [
     "WorkUnit",
     "Sample",
     "SteadyState",
+    "ProcessSeries",
     "Comparison",
     "Spread",
     "Notice",
@@ -161,9 +162,28 @@ class SteadyState:
     """Samples before the steady state (warm-up samples included); None without one. Samples before
     it are left out of the process's value."""
     iterations: int
-    """Samples in the series classified."""
+    """Values in the series classified: samples, or batches when the process timed them (ProcessSeries)."""
     metrics: tuple[str, ...] = ()
     """The metrics sampled per iteration, to which the cut applies (a once-per-process count is kept)."""
+    per_sample: int = 1
+    """Values of the series per sample (its batches); a steady state starting inside a sample cuts all of it."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessSeries:
+    """One process's times at a finer grain than its samples: each sample's loop timed in equal
+    batches, oldest first, warm-up samples included. A default micro process takes 7 samples, too
+    few to find a JIT's warm-up in; its batches are enough (analysis/steady_state.py)."""
+
+    benchmark: str
+    variant: str
+    block: int
+    replicate: int
+    metric: str
+    """The metric the batches are values of (time_per_op), in its unit."""
+    per_sample: int
+    """Batches per sample."""
+    values: tuple[float, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,6 +327,8 @@ class Run:
     summaries: list[SuiteSummary] = field(default_factory=list)
     """Suite summaries the analysis made, one per candidate (empty with fewer than 2 benchmarks)."""
     steady_states: list[SteadyState] = field(default_factory=list)
+    series: list[ProcessSeries] = field(default_factory=list)
+    """Per-batch series of the processes that timed batches (micro), classified into steady_states."""
     """One per process with enough in-process samples to classify (micro), made by the analysis."""
     profiles: list[Profile] = field(default_factory=list)
     """The profiling blocks' folded stacks (`--profile`; empty without it)."""

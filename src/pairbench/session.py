@@ -401,6 +401,8 @@ def _measure(run: Run, runners: Mapping[str, Runner], step: Step, warmup: bool, 
     replicate = runners[bench.kind].measure(bench, variant, step.block, warmup, obs.status)
     run.samples.extend(replicate.samples)
     run.notices.extend(replicate.notices)
+    if replicate.series is not None and not warmup:
+        run.series.append(replicate.series)
     _add_new_metrics(run, replicate.samples)
     obs.step_done(step, replicate, warmup)
 

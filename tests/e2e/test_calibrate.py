@@ -43,7 +43,7 @@ def test_threshold_auto_without_calibration_and_bad_calibrate_calls_are_one_line
          "error: --threshold auto: no calibration of benchmark 'command'"),
         (["calibrate", "--history", hist, "--debug-fake"], "error: give one command to calibrate, or --suite FILE"),
         (["calibrate", "true", "--only", "x*", "--debug-fake"], "error: --only selects benchmarks of a --suite file"),
-        (["cmd", "a", "b", "--threshold", "often"], "'often' is not a percentage or 'auto'"),
+        (["cmd", "a", "b", "--threshold", "often"], "'often' is not a percentage (e.g. 2 or 2%) or 'auto'"),
     ]
     for argv, message in cases:
         r = run_cli(*argv)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,46 @@ def test_yjit_processes_are_classified_too(run_cli: Any, tmp_path: Path) -> None
                 "--export-json", str(out), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     states = _states(out, "ruby --yjit")
-    assert len(states) == 2 and all(s["iterations"] == 30 for s in states)
+    assert len(states) == 2 and all(s["iterations"] == 30 * s["per_sample"] for s in states)
     # YJIT compiles fib after its first calls: a warm-up (or, on a busy machine, at worst a flat series)
     assert all(s["classification"] in ("warmup", "flat") for s in states), states
     assert any(s["classification"] == "warmup" for s in states), states
+
+
+# Default settings: 5 samples and 2 warm-up samples per process, too few to classify by sample;
+# each sample's loop is timed in batches, so every process still gets a record.
+DEFAULTS = ["-r", "2", "--no-alloc", "--no-progress", "--no-history", "-v"]
+
+
+@pytest.mark.parametrize("language", ["python", "ruby"])
+def test_a_default_micro_run_classifies_every_process(run_cli: Any, tmp_path: Path, language: str) -> None:
+    if language == "ruby" and shutil.which("ruby") is None:
+        pytest.skip("ruby is not installed")
+    variants = (["--python", sys.executable, "--python", f"{sys.executable} -X dev"] if language == "python"
+                else ["--ruby", "ruby", "--ruby", "ruby -W0"])
+    out = tmp_path / "r.json"
+    r = run_cli("micro", "x = 1 + 1", *variants, *DEFAULTS, "--export-json", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    measured = {(s["variant"], s["block"]) for s in doc["samples"] if not s["warmup"]}
+    states = {(s["variant"], s["block"]): s for s in doc["steady_states"]}
+    assert set(states) == measured and len(measured) == 4
+    assert all(s["iterations"] == 7 * s["per_sample"] and s["per_sample"] > 1 for s in states.values()), states
+
+
+# PyPy with a high JIT threshold: the first 20,000 calls are interpreted, a long warm-up inside the
+# first warm-up sample (tens of ms interpreted against ~µs compiled a call).
+LATE_JIT = "pypy3 --jit threshold=20000,function_threshold=20000"
+
+
+@pytest.mark.slow
+def test_pypy_at_default_settings_warms_up_then_is_steady_in_every_process(run_cli: Any, tmp_path: Path) -> None:
+    if shutil.which("pypy3") is None:
+        pytest.skip("pypy3 is not installed")
+    (tmp_path / "bench_warm.py").write_text(BRANCHY)
+    out = tmp_path / "r.json"
+    r = run_cli("micro", "bench_warm.py", "--python", "pypy3 --jit off", "--python", LATE_JIT, *DEFAULTS,
+                "--export-json", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    states = _states(out, LATE_JIT)
+    assert len(states) == 2 and all(s["classification"] == "warmup" for s in states), states

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from pairbench.cluster.units import merge_unit, split_units, unit_from_payload, unit_payload
-from pairbench.model import Benchmark, Metric, Notice, Run, Sample, Variant
+from pairbench.model import Benchmark, Metric, Notice, ProcessSeries, Run, Sample, Variant
 
 
 def _run() -> Run:
@@ -80,11 +80,13 @@ def test_a_benchmark_measured_on_every_machine_is_compared_per_machine() -> None
     for machine in ("w1", "w2"):
         unit_run = Run(metadata={}, variants=run.variants, benchmarks=[bench],
                        samples=[Sample("a", v, "time", 1.0, 0) for v in ("base", "more")],
-                       notices=[Notice("noisy", "varies", benchmark="a")])
+                       notices=[Notice("noisy", "varies", benchmark="a")],
+                       series=[ProcessSeries("a", "more", 0, 0, "time", 2, (1.0,) * 14)])
         merge_unit(run, unit_run, machine, per_machine=True)
     assert {(s.benchmark, s.machine) for s in run.samples} == {("a @ w1", "w1"), ("a @ w2", "w2")}
     assert [b.name for b in run.benchmarks][-2:] == ["a @ w1", "a @ w2"]
     assert sorted(n.benchmark for n in run.notices if n.kind == "noisy") == ["a @ w1", "a @ w2"]
+    assert [x.benchmark for x in run.series] == ["a @ w1", "a @ w2"], "each process's batches are kept"
 
 
 def test_a_unit_stopped_mid_run_says_so_with_the_blocks_it_finished() -> None:

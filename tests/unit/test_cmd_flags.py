@@ -141,3 +141,20 @@ def test_any_shell_as_hyperfine_takes_it() -> None:
     assert parse("-S", "zsh", "a").shell == "zsh" and parse("-N", "a").shell == "none"
     with pytest.raises(UserError, match="--shell: cannot read the shell's command line"):
         parse_command_options({"shell": "bash 'oops"}, where)
+
+
+@pytest.mark.parametrize("argv", [
+    ["cmd", "a", "b"], ["micro", "x = 1"], ["run", "suite.toml"], ["compare", "r.json"],
+    ["history"], ["history", "publish", "site"], ["bisect", "--good", "g", "--bad", "b", "--cmd", "true"],
+])
+@pytest.mark.parametrize(("given", "value"), [("2%", 2.0), ("0.5 %", 0.5), ("2", 2.0)])
+def test_threshold_takes_a_trailing_percent_sign_like_plan(argv: list[str], given: str, value: float) -> None:
+    args = build_parser([argv[0]]).parse_args([*argv, "--threshold", given])
+    assert getattr(args, "publish_threshold" if "publish" in argv else "threshold") == value
+
+
+def test_threshold_auto_and_a_non_number_are_read_as_before(capsys) -> None:
+    assert parse("a", "--threshold", "auto").threshold == "auto"
+    with pytest.raises(SystemExit):
+        parse("a", "--threshold", "2x")
+    assert "'2x' is not a percentage" in capsys.readouterr().err

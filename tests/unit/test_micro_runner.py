@@ -300,3 +300,45 @@ def test_allocations_are_counted_in_one_process_per_variant_not_every_block() ->
     assert [a for a in asked if a[1]] == [("python-a", True), ("python-b", True)]
     counted = [(s.variant, s.block) for r in reps for s in r.samples if s.metric == "mem_blocks_per_op"]
     assert counted == [("a", 0), ("b", 0)]  # the same block on both sides: the exact comparison pairs them
+
+
+def test_batches_are_asked_by_the_sample_time_and_become_the_process_series() -> None:
+    def script(argv: list[str], request: dict[str, Any]) -> str:
+        if request["mode"] != "time":
+            return standard_script(argv, request)
+        k, loops = request["batches"], request["loops"]
+        sizes = [loops // k] * k
+        per_sample = [[1e-6 * n for n in sizes] for _ in range(request["warmup"] + request["samples"])]
+        per_sample[0][0] *= 3.0  # the first batch is a JIT's interpreted start
+        return answer(loops=loops, warmup=[sum(b) for b in per_sample[:request["warmup"]]],
+                      samples=[sum(b) for b in per_sample[request["warmup"]:]], overhead=1e-8,
+                      batches=per_sample, batch_loops=sizes, alloc={})
+
+    workers = FakeWorkers(script)
+    runner = MicroRunner(spawn=workers)  # calibrated: 0.1 s samples, 8 batches of 12.5 ms
+    bench = python_bench()
+    runner.prepare(bench, [A, B])
+    rep = runner.measure(bench, A, 0, False, lambda _m: None)
+    assert workers.calls[-1][1]["batches"] == 8
+    series = rep.series
+    assert series is not None and series.per_sample == 8 and len(series.values) == 7 * 8
+    assert series.values[0] == pytest.approx(3e-6 - 1e-8) and series.values[1] == pytest.approx(1e-6 - 1e-8)
+
+    def quick(argv: list[str], request: dict[str, Any]) -> str:
+        return answer(loops=1000, time=0.004) if request["mode"] == "calibrate" else script(argv, request)
+
+    workers.script = quick
+    short = MicroRunner(spawn=workers, target_time=0.004)  # under 10 ms: a sample is not split
+    short.prepare(python_bench("short"), [A, B])
+    short_rep = short.measure(python_bench("short"), A, 0, False, lambda _m: None)
+    assert workers.calls[-1][1]["batches"] == 1 and short_rep.series is None
+
+
+def test_under_fixed_loops_the_first_process_sizes_the_batches_of_the_next() -> None:
+    workers = FakeWorkers(standard_script)  # 1 µs an op: 123,000 loops make 0.123 s samples
+    runner = MicroRunner(spawn=workers)
+    bench = python_bench(loops=123_000)
+    runner.prepare(bench, [A, B])
+    runner.measure(bench, A, 0, False, lambda _m: None)
+    runner.measure(bench, B, 0, False, lambda _m: None)
+    assert [r["batches"] for _, r in workers.calls if r["mode"] == "time"] == [1, 8]

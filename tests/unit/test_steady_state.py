@@ -58,6 +58,8 @@ def rates(kind: str, n: int, sigma: float, seed: int) -> tuple[float, float]:
     ("warmup", 30, 0.03, 0.95, 3), ("warmup", 60, 0.03, 0.95, 4),
     ("slowdown", 40, 0.03, 0.90, 5),
     ("none", 40, 0.03, 0.90, 6),
+    # a default micro process: 7 samples of 8 batches, each batch noisier than a sample
+    ("flat", 56, 0.10, 0.97, 7), ("warmup", 56, 0.10, 0.95, 8),
 ])
 def test_each_kind_is_recognised(kind: str, n: int, sigma: float, at_least: float, seed: int) -> None:
     right, close = rates(kind, n, sigma, seed=seed)

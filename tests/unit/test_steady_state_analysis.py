@@ -7,7 +7,7 @@ import json
 import numpy as np
 
 from pairbench.analysis import classify_processes, replicate_values, steady_state_notices
-from pairbench.model import Benchmark, Metric, Run, Sample, Variant
+from pairbench.model import Benchmark, Metric, ProcessSeries, Run, Sample, Variant
 from pairbench.store.runfile import VERSION, dumps_run, run_from_dict, run_to_dict
 
 TIME = Metric("time_per_op", "s", "lower")
@@ -78,3 +78,49 @@ def test_the_records_are_stored_in_the_run_file_and_old_files_read_without_them(
     old = {**run_to_dict(run), "version": 3}
     del old["steady_states"]
     assert run_from_dict(old).steady_states == []
+
+
+def _batched_run(slow_batches: int, per_sample: int = 8, samples: int = 7, warm: int = 2) -> Run:
+    """A default-sized micro run (7 samples, 2 warm-up) whose processes also timed each sample in
+    `per_sample` batches: the first `slow_batches` batches of pypy's are 5x slower."""
+    rng = np.random.default_rng(3)
+    run = Run({}, [Variant("cpython", baseline=True), Variant("pypy")], [Benchmark("loop", "micro", (TIME,))])
+    for block in range(3):
+        for variant in ("cpython", "pypy"):
+            batches = np.full(samples * per_sample, 1e-3) * np.exp(rng.normal(0.0, 0.02, samples * per_sample))
+            if variant == "pypy":
+                batches[:slow_batches] *= 5.0
+            for i in range(samples):
+                value = float(np.mean(batches[i * per_sample:(i + 1) * per_sample]))
+                run.samples.append(Sample("loop", variant, "time_per_op", value, block, 0, i, i < warm))
+            run.series.append(ProcessSeries("loop", variant, block, 0, "time_per_op", per_sample,
+                                            tuple(float(b) for b in batches)))
+    return run
+
+
+def test_a_default_sized_process_is_classified_from_its_batches() -> None:
+    run = _batched_run(slow_batches=3)
+    states = classify_processes(run)
+    assert len(states) == 6, "every process of 7 samples gets a record through its 56 batches"
+    assert all(s.classification == "flat" for s in states if s.variant == "cpython")
+    pypy = [s for s in states if s.variant == "pypy"]
+    assert all(s.classification == "warmup" and s.iterations == 56 and s.per_sample == 8 for s in pypy)
+    # the cut is in samples: batches 0-2 are in sample 0, so sample 1 on is steady
+    assert all(s.warmup_iterations == 1 for s in pypy)
+    before = replicate_values(run, "loop", "time_per_op")
+    run.steady_states = states
+    assert replicate_values(run, "loop", "time_per_op") == before, "a warm-up inside the warm-up samples cuts nothing"
+
+
+def test_a_batch_warmup_reaching_the_measured_samples_is_cut_to_the_whole_sample() -> None:
+    run = _batched_run(slow_batches=21)  # 2 warm-up samples and 5 batches of the third
+    run.steady_states = classify_processes(run)
+    pypy = [s for s in run.steady_states if s.variant == "pypy"]
+    assert all(s.classification == "warmup" and s.warmup_iterations == 3 for s in pypy)
+    kept = [s.value for s in run.samples if s.variant == "pypy" and s.block == 0 and s.iteration >= 3]
+    assert replicate_values(run, "loop", "time_per_op")["pypy"][0] == np.mean(kept)
+
+
+def test_the_batch_series_is_stored_in_the_run_file() -> None:
+    run = _batched_run(slow_batches=3)
+    assert run_from_dict(json.loads(dumps_run(run))).series == run.series

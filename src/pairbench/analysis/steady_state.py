@@ -1,10 +1,12 @@
 """A run's in-process series -> each process's steady state, and what it means for the verdicts.
 
-Every process that took at least MIN_ITERATIONS samples of a time (micro: warm-up and measured
-samples, in the order taken) is classified (stats/steady_state.py). Its value then comes from its
-steady state only: samples before it are left out (analysis/replicates.py reads the records), so
-a JIT's warm-up never enters a comparison. A process with no steady state keeps all its measured
-samples, and its benchmark gets a warning: its value averages a state still changing, so the
+Every process with a series of at least MIN_ITERATIONS values of a time is classified
+(stats/steady_state.py): its per-batch times when it timed each sample in batches (micro,
+`Run.series`: 7 default samples make 56 batches), else its samples (warm-up and measured, in the
+order taken). A steady state found in batches starts at the first sample wholly inside it. Its
+value then comes from its steady state only: samples before it are left out
+(analysis/replicates.py reads the records), so a JIT's warm-up never enters a comparison. A
+process with no steady state keeps all its measured samples, and its benchmark gets a warning: its value averages a state still changing, so the
 verdict depends on how long each process ran, not on a speed the variant settles at.
 """
 
@@ -49,20 +51,40 @@ def classify_processes(run: Run, min_step: float = 0.01) -> list[SteadyState]:
         for s in run.samples:
             if s.benchmark == bench.name and s.metric == metric and s.block >= 0:
                 series[(s.variant, s.block, s.replicate)].append(s)
+        batched = {(x.variant, x.block, x.replicate): x for x in run.series
+                   if x.benchmark == bench.name and x.metric == metric}
         for (variant, block, rep), samples in series.items():
-            if len(samples) < MIN_ITERATIONS or all(s.warmup for s in samples):
+            if all(s.warmup for s in samples):
                 continue  # a whole warm-up process (run-level warm-up) is not measured
             samples.sort(key=lambda s: s.iteration)
-            fit = classify_series([s.value for s in samples], min_step=max(min_step, PHASE_STEP))
+            batches = batched.get((variant, block, rep))
+            # the batches when they cover the samples exactly, else the samples themselves
+            k = batches.per_sample if batches is not None else 1
+            if batches is not None and k > 1 and len(batches.values) == k * len(samples):
+                per_sample, values = batches.per_sample, list(batches.values)
+            else:
+                per_sample, values = 1, [s.value for s in samples]
+            if len(values) < MIN_ITERATIONS:
+                continue
+            fit = classify_series(values, min_step=max(min_step, PHASE_STEP))
             if fit is None:
                 continue
             counts = Counter(s.metric for s in run.samples if s.benchmark == bench.name and s.variant == variant
                              and s.block == block and s.replicate == rep)
             per_iteration = tuple(sorted(m for m, k in counts.items() if k == len(samples)))
-            start = None if fit.steady_start is None else samples[fit.steady_start].iteration
-            out.append(SteadyState(bench.name, variant, block, rep, fit.classification, start, fit.iterations,
-                                   per_iteration))
+            out.append(SteadyState(bench.name, variant, block, rep, fit.classification,
+                                   _start_sample(fit.steady_start, per_sample, samples), fit.iterations,
+                                   per_iteration, per_sample))
     return out
+
+
+def _start_sample(start: int | None, per_sample: int, samples: list[Sample]) -> int | None:
+    """The steady state's first value as a sample iteration: the first sample whole in it (a
+    steady state starting inside a sample leaves that sample out too)."""
+    if start is None:
+        return None
+    first = -(-start // per_sample)
+    return samples[first].iteration if first < len(samples) else samples[-1].iteration + 1
 
 
 def summary_text(states: list[SteadyState]) -> str:

@@ -94,6 +94,7 @@ def merge_unit(run: Run, unit_run: Run, machine: str, per_machine: bool = False)
             run.benchmarks.append(unit_run.benchmarks[0])
     samples = [dataclasses.replace(s, machine=machine) for s in unit_run.samples]
     run.samples.extend(samples)
+    run.series.extend(unit_run.series)  # each process's batches: the merged run is classified again
     bench = unit_run.benchmarks[0].name
     seen = {(n.kind, n.message, n.benchmark, n.variant) for n in run.notices}
     for n in unit_run.notices:
@@ -128,6 +129,7 @@ def _renamed(unit_run: Run, name: str) -> Run:
     return dataclasses.replace(
         unit_run, benchmarks=[dataclasses.replace(unit_run.benchmarks[0], name=name)],
         samples=[dataclasses.replace(s, benchmark=name) for s in unit_run.samples],
+        series=[dataclasses.replace(x, benchmark=name) for x in unit_run.series],
         notices=[dataclasses.replace(n, benchmark=name) if n.benchmark == old else n for n in unit_run.notices])
 
 

@@ -12,7 +12,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairben
 if TYPE_CHECKING:
     from typing import Any
 
-from pairbench.commands.common import positive_float
+from pairbench.commands.common import positive_float, threshold_percent
 
 __all__ = ["register", "handle"]
 
@@ -50,7 +50,7 @@ def register(sub: Any) -> None:
                    help="measuring budget of one step; it stops early once both comparisons are settled (default 120)")
     p.add_argument("-r", "--runs", type=int, default=5, metavar="N", help="fewest blocks per step (default 5)")
     p.add_argument("-w", "--warmup", type=int, default=1, metavar="N", help="warm-up runs per commit (default 1)")
-    p.add_argument("--threshold", type=float, default=1.0, metavar="PCT",
+    p.add_argument("--threshold", type=threshold_percent, default=1.0, metavar="PCT",
                    help="noise band δ in percent: smaller differences count as none (default 1)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
     p.add_argument("--build-timeout", type=positive_float, metavar="SECONDS", help="stop a build that takes longer")

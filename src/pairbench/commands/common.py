@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pairbench.flows.settings import Measuring, Reports, RunOptions
 
 __all__ = ["add_run_options", "intermix_positionals", "options_from_args", "fake_from", "reports_from", "measuring_from",
-           "positive_float", "DEBUG_FAKE_ENV"]
+           "positive_float", "threshold_percent", "DEBUG_FAKE_ENV"]
 
 DEBUG_FAKE_ENV = "PAIRBENCH_DEBUG_FAKE"
 
@@ -97,14 +97,22 @@ def _whole_number(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def threshold_percent(text: str) -> float:
+    """A --threshold percentage, with or without its sign as --plan takes it: `2`, `2%` -> 2.0."""
+    try:
+        return float(text.strip().removesuffix("%").strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage (e.g. 2 or 2%)") from None
+
+
 def _threshold(text: str) -> float | str:
     """--threshold: a percentage, or `auto` (the band `pairbench calibrate` stored)."""
     if text.strip().lower() == "auto":
         return "auto"
     try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage or 'auto'") from None
+        return threshold_percent(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage (e.g. 2 or 2%) or 'auto'") from None
 
 
 def percent(text: str) -> float:
@@ -162,7 +170,7 @@ def add_run_options(parser: argparse.ArgumentParser, runs: int | None = 10, warm
                         "frame's difference once, so several give it an interval")
     s = parser.add_argument_group("statistics")
     s.add_argument("--threshold", type=_threshold, metavar="PCT", default=None,
-                   help="noise band δ in percent: differences inside ±δ count as no difference (default 1); "
+                   help="noise band δ in percent (2 or 2%%): differences inside ±δ count as no difference (default 1); "
                         "'auto': the band `pairbench calibrate` stored for this machine and benchmark")
     s.add_argument("--confidence", type=float, default=0.95, help="confidence level of intervals (default 0.95)")
     s.add_argument("--correction", choices=("holm", "bh", "none"), default="holm",

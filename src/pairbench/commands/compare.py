@@ -28,6 +28,8 @@ _VOLATILE_WORDS = ("load", "freq", "uptime", "date", "time", "temp", "started")
 
 
 def register(subparsers: Any) -> None:
+    from pairbench.commands.common import threshold_percent
+
     p: argparse.ArgumentParser = subparsers.add_parser(
         "compare", help="compare saved runs, or the commands of one hyperfine file (unpaired; not interleaved)",
         description="Compare the baseline variant of the first file with that of each other file, benchmark by "
@@ -38,7 +40,7 @@ def register(subparsers: Any) -> None:
                    help="run files: the first is the reference; one file with several variants (a hyperfine "
                         "JSON export) compares them with its first")
     p.add_argument("--variant", metavar="NAME", help="compare this variant of each run instead of their baselines")
-    p.add_argument("--threshold", type=float, default=1.0, metavar="PCT",
+    p.add_argument("--threshold", type=threshold_percent, default=1.0, metavar="PCT",
                    help="noise band ±PCT%% within which a change counts as no difference (default 1)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
     p.add_argument("--markdown", nargs="?", const="-", metavar="FILE", help="also write a Markdown report")

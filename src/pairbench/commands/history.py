@@ -15,6 +15,7 @@ __all__ = ["register", "handle"]
 
 
 def register(subparsers: Any) -> None:
+    from pairbench.commands.common import threshold_percent
     from pairbench.commands.reading import add_history_option
 
     p: argparse.ArgumentParser = subparsers.add_parser(
@@ -27,7 +28,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--metric", metavar="NAME", help="only this metric")
     p.add_argument("--variant", metavar="NAME", help="only this variant")
     p.add_argument("--limit", type=int, default=20, metavar="N", help="list at most N runs (default 20; 0 for all)")
-    p.add_argument("--threshold", type=float, default=1.0, metavar="PCT",
+    p.add_argument("--threshold", type=threshold_percent, default=1.0, metavar="PCT",
                    help="smallest step flagged as a change point, in percent (default 1)")
     p.add_argument("--csv", metavar="FILE", help="write the matching samples as CSV to FILE ('-' for standard output)")
     p.set_defaults(handler=handle, plain_text=True)  # no styling of its own: every control in a name escaped
@@ -43,7 +44,7 @@ def register(subparsers: Any) -> None:
                      help="write into a folder that holds other files (its index.html and pages are replaced)")
     # Its own dest: a subparser's default would overwrite a --history given before `publish`.
     pub.add_argument("--history", dest="publish_history", metavar="PATH_OR_URL", help="history store to publish")
-    pub.add_argument("--threshold", dest="publish_threshold", type=float, default=1.0, metavar="PCT",
+    pub.add_argument("--threshold", dest="publish_threshold", type=threshold_percent, default=1.0, metavar="PCT",
                      help="smallest step marked as a change point, in percent (default 1)")
     pub.set_defaults(handler=_publish)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
-from pairbench.model import Benchmark, Notice, Profile, Sample, Variant
+from pairbench.model import Benchmark, Notice, ProcessSeries, Profile, Sample, Variant
 
 __all__ = ["Runner", "Replicate", "Profiled", "ProgressFn"]
 
@@ -21,6 +21,8 @@ class Replicate:
     notices: list[Notice] = field(default_factory=list)
     failed: bool = False
     """True when this replicate could not be measured (its notices say why); others go on."""
+    series: ProcessSeries | None = None
+    """The process's per-batch times (micro), which its steady state is classified from."""
 
 
 @dataclass(frozen=True, slots=True)

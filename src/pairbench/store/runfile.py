@@ -22,6 +22,10 @@ History of the format:
         classified, so the list starts empty and every measured sample counts, as it did.
         A version 3 or later file may hold `profiles` (`--profile`: each profiled run's folded stacks as
         [stack, weight] pairs); a file without the key has none, so no migration was needed.
+        A version 4 file may hold `series` (micro: each process's per-batch times, benchmark,
+        variant, block, replicate, metric, per_sample, values, which its steady state is classified
+        from, and `per_sample` in a steady-state record); without them a process is classified
+        from its samples, as before.
 
 While a run is measured, its samples are appended to the file as journal lines after the
 document (store/journal.py, written by store/runwriter.py); when it ends, the document is written
@@ -44,6 +48,7 @@ from pairbench.model import (
     Comparison,
     Metric,
     Notice,
+    ProcessSeries,
     Profile,
     Run,
     Sample,
@@ -238,6 +243,8 @@ def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
         "summaries": [_summary_to_dict(x) for x in run.summaries],
         "steady_states": [{**asdict(x), "metrics": list(x.metrics)} for x in run.steady_states],
     }
+    if run.series:  # absent where no process timed batches, so such a file reads as before
+        doc["series"] = [{**asdict(x), "values": list(x.values)} for x in run.series]
     if run.profiles:  # absent without --profile, so such a file reads as before
         doc["profiles"] = [{**asdict(p), "stacks": [list(pair) for pair in p.stacks]} for p in run.profiles]
     return doc
@@ -324,6 +331,8 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
                      for x in doc.get("summaries", [])]
         steady = [SteadyState(**{**_only_known(SteadyState, x), "metrics": tuple(x.get("metrics", ()))})
                   for x in doc.get("steady_states", [])]
+        series = [ProcessSeries(**{**_only_known(ProcessSeries, x), "values": tuple(float(v) for v in x["values"])})
+                  for x in doc.get("series", [])]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # AttributeError: a list where a table was
         raise RunFileError(f"{source} is damaged: {exc}") from None
     return Run(
@@ -338,6 +347,7 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
         sweeps=sweeps,
         summaries=summaries,
         steady_states=steady,
+        series=series,
         profiles=profiles,
     )
 

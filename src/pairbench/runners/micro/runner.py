@@ -44,7 +44,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from pairbench.errors import UserError
-from pairbench.model import Benchmark, Notice, Sample, Variant
+from pairbench.model import Benchmark, Notice, ProcessSeries, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.micro.clocks import clock_notice
 from pairbench.runners.micro.python_spec import skip_reason
@@ -55,6 +55,8 @@ from pairbench.runners.micro.worker import (
     SETTLE_PROCESSES,
     Spawn,
     WorkerResult,
+    batch_count,
+    batch_times,
     default_spawn,
     parse_answer,
     unsettled,
@@ -100,7 +102,8 @@ class MicroRunner:
         self._probes: dict[str, tuple[dict[str, Any], str]] = {}
         self._loops: dict[str, int] = {}
         self._sample_s: dict[str, float] = {}
-        """benchmark -> seconds a sample took in calibration: over the target when one loop is."""
+        """benchmark -> seconds a sample took in calibration (over the target when one loop is), or under
+        --loops in the first process: sizes the timeouts and the batches."""
         self._failed: dict[tuple[str, str], str] = {}
         """(benchmark, variant) -> the error that stops it; later replicates return at once."""
         self._warned: set[tuple[str, str, str]] = set()
@@ -318,7 +321,11 @@ class MicroRunner:
         # runs in one block only: every variant counts in the same block, so the exact counts pair
         if not warmup:
             self._alloc_block.setdefault(benchmark.name, block)
+        # a calibrated loop count makes samples of about the target; a given one, what the first process saw
+        sample_s = self._sample_s.get(benchmark.name, 0.0)
+        sample_s = sample_s if benchmark.options.get("loops") else max(sample_s, target)
         request = {"mode": "time", "loops": loops, "warmup": nwarm, "samples": nsamples,
+                   "batches": batch_count(sample_s),
                    "alloc": (bool(benchmark.options.get("alloc", self.alloc)) and not warmup
                              and self._alloc_block.get(benchmark.name) == block),
                    "alloc_budget": ALLOC_SHARE * nsamples * target,
@@ -366,6 +373,11 @@ class MicroRunner:
             is_warm = warmup or i < len(warm_times)
             add("time_per_op", per_op, i, is_warm)
             add("ops_per_s", 1.0 / per_op, i, is_warm)
+        if times:  # under --loops, the batches of later processes are sized from the first one's samples
+            self._sample_s.setdefault(benchmark.name, sorted(times)[len(times) // 2])
+        batched = batch_times(data, overhead, inner, OVERHEAD_FLOOR)
+        if batched is not None:
+            rep.series = ProcessSeries(benchmark.name, variant.name, block, 0, "time_per_op", *batched)
         if below and self._once(benchmark, variant, "resolution"):
             rep.notices.append(Notice(
                 "resolution", f"micro benchmark {benchmark.name!r} on {variant.name!r}: the operation costs "

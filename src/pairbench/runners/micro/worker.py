@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-__all__ = ["HARNESS_DIR", "MARKER", "PY_MIN_VERSION", "Spawn", "WorkerResult", "parse_answer", "unsettled",
-           "default_spawn"]
+__all__ = ["BATCHES", "HARNESS_DIR", "MARKER", "MIN_BATCH_S", "PY_MIN_VERSION", "Spawn", "WorkerResult",
+           "batch_count", "batch_times", "parse_answer", "unsettled", "default_spawn"]
 
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
 MARKER = "@@pairbench@@ "
@@ -24,6 +24,14 @@ PY_MIN_VERSION = (3, 8)
 SETTLE_DROP = 0.10
 # ... and only when at least this many processes, and at least two thirds of them, show it.
 SETTLE_PROCESSES = 3
+
+BATCHES = 8
+"""Batches each sample's loop is timed in (the loop split in equal parts, each timed alone): the 7
+samples of a default process make 56 values, enough to find a JIT's warm-up in (a steady state must
+span the last quarter: 14 values)."""
+MIN_BATCH_S = 0.005
+"""Shortest batch: a batch costs two clock reads and a loop entry (about 1 µs), under 2e-4 of it, so
+a sample (their sum) keeps its value; shorter samples get fewer batches, one (none) under 10 ms."""
 
 Spawn = Callable[[list[str], str, Mapping[str, str], "str | None", float], "tuple[int, str, str]"]
 """(argv, stdin text, env, cwd, timeout) -> (returncode, stdout, stderr); injectable for tests."""
@@ -65,6 +73,33 @@ def unsettled(times: Sequence[float]) -> bool:
         return False
     falling = all(b < a for a, b in zip(times, times[1:]))
     return falling and times[-1] < times[0] * (1 - SETTLE_DROP)
+
+
+def batch_count(sample_s: float) -> int:
+    """Batches a sample of about `sample_s` seconds is timed in (1: not split; 0 s: not known yet)."""
+    return max(1, min(BATCHES, int(sample_s / MIN_BATCH_S)))
+
+
+def batch_times(data: Mapping[str, Any], overhead: float, inner: int, floor: float) -> tuple[int, list[float]] | None:
+    """The answer's per-batch times as time per op, warm-up samples first: (batches per sample,
+    values), or None without batches (an older harness, or one loop a sample).
+
+    Args:
+        data: the worker's answer: `batches` (per sample, its batch times) and `batch_loops`.
+        overhead: the empty loop's cost per op, subtracted as from the samples.
+        inner: operations per loop iteration.
+        floor: the smallest share of the raw time per op a value keeps after the subtraction.
+    """
+    sizes = [int(n) * inner for n in data.get("batch_loops") or []]
+    per_sample = data.get("batches") or []
+    if len(sizes) < 2 or not per_sample or any(len(b) != len(sizes) for b in per_sample):
+        return None
+    values = []
+    for batches in per_sample:
+        for t, n in zip(batches, sizes):
+            raw = float(t) / n
+            values.append(max(raw - overhead, raw * floor))
+    return len(sizes), values
 
 
 def default_spawn(argv: list[str], stdin: str, env: Mapping[str, str], cwd: str | None,

@@ -9,8 +9,10 @@ MARKER. The benchmark's own prints go to stderr so they cannot corrupt the answe
 Requests (`mode`):
   list       {"file"}                     -> {"benchmarks": [{"name", "func", "params": [repr...]}]}
   calibrate  {spec, "target"}             -> {"loops", "time"}: loops for about `target` s per sample
-  time       {spec, "loops", "warmup", "samples", "alloc"}
-             -> {"warmup": [s...], "samples": [s...], "overhead": s per loop iteration, "alloc": {...}}
+  time       {spec, "loops", "warmup", "samples", "batches", "alloc"}
+             -> {"warmup": [s...], "samples": [s...], "overhead": s per loop iteration, "alloc": {...},
+                 "batches": [[s...] per sample, warm-up first], "batch_loops": [loops per batch]}:
+             each sample's loop is timed in `batches` near-equal batches, the sample being their sum
   count      {spec, "loops", "empty_loops"} -> {"loops", "inner_loops"}: `loops` ops then `empty_loops`
              empty ones, untimed, for an instruction counter outside the process (--measure instructions)
 A spec is {"file", "func", "param"} (a `bench_*` function) or {"setup", "stmt"} (timeit style).
@@ -175,19 +177,23 @@ def _func_op(func, with_arg, arg):
 
 
 _STMT_TEMPLATE = """
-def inner(_it, _timer):
+def inner(_sizes, _timer, _repeat):
 {setup}
-    _t0 = _timer()
-    for _i in _it:
+    _out = []
+    for _n in _sizes:
+        _it = _repeat(None, _n)
+        _t0 = _timer()
+        for _i in _it:
 {stmt}
-    _t1 = _timer()
-    return _t1 - _t0
+        _t1 = _timer()
+        _out.append(_t1 - _t0)
+    return _out
 """
 
 
 def _stmt_timer(setup, stmt, name):
     """timeit's template: setup runs before each sample, outside the timed loop."""
-    src = _STMT_TEMPLATE.format(setup=_indent(setup or "pass", 4), stmt=_indent(stmt or "pass", 8))
+    src = _STMT_TEMPLATE.format(setup=_indent(setup or "pass", 4), stmt=_indent(stmt or "pass", 12))
     namespace = {}
     try:
         # Compile setup and statement apart first so a syntax error names the right one.
@@ -200,7 +206,10 @@ def _stmt_timer(setup, stmt, name):
     perf = _clock
 
     def timed(loops):
-        return inner(itertools.repeat(None, loops), perf)
+        return inner([loops], perf, itertools.repeat)[0]
+
+    # the batches of one sample share its one setup, as timeit's loop does
+    timed.batches = lambda sizes: inner(sizes, perf, itertools.repeat)
     return timed
 
 
@@ -314,6 +323,25 @@ def _round2(n):
     return int(round(n / 10 ** digits)) * 10 ** digits
 
 
+def _batch_sizes(loops, batches):
+    """`loops` split in `batches` near-equal parts (fewer when there are fewer loops)."""
+    k = max(1, min(int(batches), loops))
+    return [loops // k + (1 if i < loops % k else 0) for i in range(k)]
+
+
+def _timed_batches(timed, sizes):
+    """One sample's loop timed batch by batch: a list of times, whose sum is the sample."""
+    batched = getattr(timed, "batches", None)
+    if batched is None:
+        return [_run(timed, n) for n in sizes]
+    try:
+        return batched(sizes)
+    except BenchError:
+        raise
+    except Exception as exc:
+        raise BenchError("run", _describe(exc))
+
+
 def _overhead(empty, loops):
     """Seconds per loop iteration of the empty loop: the minimum of a few short runs (a floor)."""
     n = max(1, loops // 10)
@@ -332,11 +360,15 @@ def do_time(request):
 def _time(parts, request):
     timed, empty, op, empty_op, stmt_spec, no_alloc, inner = parts
     loops = int(request["loops"])
-    warm = [_run(timed, loops) for _ in range(int(request.get("warmup", 1)))]
+    sizes = _batch_sizes(loops, request.get("batches", 1))
+    warm = [_timed_batches(timed, sizes) for _ in range(int(request.get("warmup", 1)))]
     overhead = _overhead(empty, loops)
-    samples, clocks = _both_clocks(lambda: [_run(timed, loops) for _ in range(int(request.get("samples", 5)))])
+    samples, clocks = _both_clocks(lambda: [_timed_batches(timed, sizes) for _ in range(int(request.get("samples", 5)))])
     clocks["loops"] = loops * len(samples)
-    out = {"loops": loops, "warmup": warm, "samples": samples, "overhead": overhead, "clocks": clocks}
+    out = {"loops": loops, "warmup": [sum(b) for b in warm], "samples": [sum(b) for b in samples],
+           "overhead": overhead, "clocks": clocks}
+    if len(sizes) > 1:  # each sample's batches, warm-up samples first (the steady state is classified on them)
+        out["batches"], out["batch_loops"] = warm + samples, sizes
     if inner != 1:
         out["inner_loops"] = inner  # each loop iteration is `inner` operations (pyperf's inner_loops)
     if request.get("alloc", True) and no_alloc:

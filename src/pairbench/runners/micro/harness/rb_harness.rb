@@ -8,8 +8,9 @@
 #   list       {"file"}                  -> {"benchmarks": [{"name", "index", "loop_count"}], "source"}
 #   calibrate  {spec, "target"}          -> {"loops", "time", "setup": seconds the prelude took}
 #              {"file", "indexes", "target"} -> {"calibrations": [{"index", "loops", "time"} | {"index", "error"}]}
-#   time       {spec, "loops", "warmup", "samples", "alloc"}
-#              -> {"warmup": [s], "samples": [s], "overhead": s per iteration, "alloc": {...}}
+#   time       {spec, "loops", "warmup", "samples", "batches", "alloc"}
+#              -> {"warmup": [s], "samples": [s], "overhead": s per iteration, "alloc": {...},
+#                  "batches": [[s] per sample, warm-up first], "batch_loops": [loops per batch]}
 #   count      {spec, "loops", "empty_loops"} -> {"loops"}: `loops` iterations then `empty_loops`
 #              empty ones, untimed, for an instruction counter outside the process
 # A spec is {"file", "index"} (one benchmark of a benchmark_driver YAML file; with "source", the
@@ -241,6 +242,12 @@ def time_script(req)
   out
 end
 
+# `loops` split in `batches` near-equal parts, each timed alone; a sample is their sum.
+def batch_sizes(loops, batches)
+  k = [[batches.to_i, 1].max, loops].min
+  Array.new(k) { |i| loops / k + (i < loops % k ? 1 : 0) }
+end
+
 def run(timed, loops)
   timed.call(loops)
 rescue Exception => e
@@ -328,16 +335,20 @@ def do_time(req)
   return time_script(req) if req["script"]
   timed, empty = build(req)
   loops = req["loops"].to_i
-  warm = Array.new((req["warmup"] || 1).to_i) { run(timed, loops) }
+  sizes = batch_sizes(loops, req["batches"] || 1)
+  warm = Array.new((req["warmup"] || 1).to_i) { sizes.map { |k| run(timed, k) } }
   n = [1, loops / 10].max
   overhead = Array.new(5) { empty.call(n) / n }.min
   # Both clocks around the samples (four reads): an op timed by CPU time that sleeps is told.
   w0, c0 = Process.clock_gettime(Process::CLOCK_MONOTONIC), Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
-  samples = Array.new((req["samples"] || 5).to_i) { run(timed, loops) }
+  samples = Array.new((req["samples"] || 5).to_i) { sizes.map { |k| run(timed, k) } }
   clocks = { "clock" => req["clock"] == "wall" ? "wall" : "cpu", "loops" => loops * samples.size,
              "wall" => Process.clock_gettime(Process::CLOCK_MONOTONIC) - w0,
              "cpu" => Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - c0 }
-  out = { "loops" => loops, "warmup" => warm, "samples" => samples, "overhead" => overhead, "clocks" => clocks }
+  out = { "loops" => loops, "warmup" => warm.map(&:sum), "samples" => samples.map(&:sum), "overhead" => overhead,
+          "clocks" => clocks }
+  # each sample's batches, warm-up samples first: the steady state is classified on them
+  out["batches"], out["batch_loops"] = warm + samples, sizes if sizes.size > 1
   out["alloc"] = alloc_pass(timed, loops) if req.fetch("alloc", true)
   out
 end
