@@ -145,6 +145,22 @@ def test_c_function_made_slower_is_first_with_its_share(run_cli, tmp_path: Path)
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ruby") is None or shutil.which("stackprof") is None,
+                    reason="ruby or stackprof is not installed (apt-get install ruby-stackprof)")
+def test_ruby_method_made_slower_is_first_by_stackprof(run_cli, tmp_path: Path) -> None:
+    """Ruby's own frames (`Object#work`), not the interpreter's C functions: stackprof samples them."""
+    r, run = _profiled(run_cli, tmp_path, f"ruby {DATA / 'shift.rb'} base", f"ruby {DATA / 'shift.rb'} slower")
+    (d,) = profile_differences(run)
+    assert d.sampler == "stackprof", r.stdout
+    frames = {f.frame: f for f in d.frames}
+    # `work`'s loop is a block under Integer#times: its own frame holds the whole change in total time
+    assert frames["Object#work"].total_s > 0.5 * d.difference_s, r.stdout
+    other = frames.get("Object#other")
+    assert other is None or abs(other.total_s) < frames["Object#work"].total_s / 2
+    assert "by stackprof" in " ".join(r.stdout.split())
+
+
+@pytest.mark.slow
 def test_a_missing_sampler_is_one_line_and_the_verdict_still_comes(run_cli, tmp_path: Path) -> None:
     """py-spy not on PATH (nor beside the interpreter): one line with the command that installs it."""
     bin_dir = tmp_path / "bin"

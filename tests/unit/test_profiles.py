@@ -178,3 +178,27 @@ def test_a_kind_without_a_profiler_gets_one_notice_and_its_verdict() -> None:
                                                    record_history=False))
     assert [n.kind for n in run.notices].count("profile") == 1
     assert not run.profiles and run.comparisons[0].verdict == "slower"
+
+
+def test_ruby_is_sampled_by_stackprof_when_it_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pairbench.runners import samplers
+
+    monkeypatch.setattr(samplers, "_stackprof", lambda: "/usr/bin/stackprof")
+    chosen = samplers.choose_sampler(["/usr/bin/ruby", "ruby3.1"])
+    assert chosen.name == "stackprof"
+    argv, env = chosen.wrap(["ruby", "x.rb"], {"RUBYOPT": "-W0"})
+    assert argv == ["ruby", "x.rb"] and env["RUBYOPT"].startswith("-W0 -r")
+    chosen.close()
+
+
+def test_ruby_without_a_ruby_sampler_says_what_is_shown_instead(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No stackprof: the interpreter is profiled as a native program, and one line says so."""
+    from pairbench.runners import samplers
+
+    monkeypatch.setattr(samplers, "_stackprof", lambda: None)
+    monkeypatch.setattr(samplers, "_perf_records", lambda: "")
+    chosen = samplers.choose_sampler(["ruby"])
+    assert chosen.name == "perf"
+    assert chosen.note == samplers.RUBY_NO_SAMPLER
+    assert "no Ruby-level sampler" in chosen.note and "C frames" in chosen.note and "\n" not in chosen.note
+    assert getattr(samplers.choose_sampler(["/usr/bin/python3"]), "note", "") == ""
