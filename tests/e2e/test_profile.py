@@ -42,6 +42,8 @@ def test_the_where_table_names_the_frame_that_took_the_time(run_cli, tmp_path: P
     assert r.stdout.index("slower") < r.stdout.index("where:")  # under the verdict
     run = load_run(tmp_path / "r.json")
     assert {(p.variant, p.block) for p in run.profiles} == {(v, k) for v in ("a", "b") for k in range(3)}
+    assert run.profile_differences == profile_differences(run)  # stored by the analysis, read by the reports
+    assert '"profile_differences"' in (tmp_path / "r.json").read_text()
 
 
 def test_profiling_never_touches_the_timed_results(run_cli, tmp_path: Path) -> None:

@@ -202,3 +202,50 @@ def test_ruby_without_a_ruby_sampler_says_what_is_shown_instead(monkeypatch: pyt
     assert chosen.note == samplers.RUBY_NO_SAMPLER
     assert "no Ruby-level sampler" in chosen.note and "C frames" in chosen.note and "\n" not in chosen.note
     assert getattr(samplers.choose_sampler(["/usr/bin/python3"]), "note", "") == ""
+
+
+def test_the_differences_are_stored_in_the_run_file() -> None:
+    run = _run()
+    run.profile_differences = profile_differences(run)
+    text = dumps_run(run)
+    assert '"profile_differences"' in text
+    back = loads_run(text)
+    assert back.profile_differences == run.profile_differences
+    (d,) = back.profile_differences
+    assert d.added()[0].frame == "work" and isinstance(d.added()[0].noise, bool)
+
+
+def test_the_reports_read_the_stored_differences_and_recompute_nothing() -> None:
+    """A stored figure is what every report shows, even one the stacks would not give."""
+    import dataclasses
+
+    from pairbench.report.flamegraph import profiles_html
+    from pairbench.report.profiles import where_markdown
+
+    run = _run()
+    (d,) = profile_differences(run)
+    frames = tuple(dataclasses.replace(f, frame="stored-" + f.frame) for f in d.frames)
+    run.profile_differences = [dataclasses.replace(d, frames=frames)]
+    md = "\n".join(where_markdown(run, lambda s: s))
+    assert "stored-work" in md and "| work |" not in md
+    assert "stored-work" in profiles_html(run, "b")
+    run.profile_differences = []
+    assert where_markdown(run, lambda s: s) == []
+
+
+def test_a_file_written_before_they_were_stored_gets_them_once_at_load(tmp_path) -> None:
+    """Migration: a run file with profiles but no `profile_differences` is analysed when it is read."""
+    import json
+
+    from pairbench.flows.saved import load_results, load_run
+
+    run = _run()
+    run.status = "complete"
+    doc = json.loads(dumps_run(run))
+    assert "profile_differences" not in doc or not doc["profile_differences"]
+    doc.pop("profile_differences", None)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    for loaded in (load_run(str(path)), load_results(str(path))):
+        (d,) = loaded.profile_differences
+        assert d.added()[0].frame == "work" and d.added()[0].self_share == pytest.approx(1.0)
