@@ -112,6 +112,20 @@ def _profiled(run_cli, tmp_path: Path, base: str, cand: str, *extra: str, env: d
     return r, load_run(tmp_path / "r.json")
 
 
+@pytest.mark.slow  # starts a local Dask scheduler and worker
+def test_a_suite_file_asks_for_profile_and_the_cluster_path_keeps_it(run_cli, tmp_path: Path) -> None:
+    """`[defaults] profile = 2` profiles without the flag, on the Dask path too (its units carry the option)."""
+    suite = tmp_path / "suite.toml"
+    suite.write_text("[defaults]\nprofile = 2\n[variants.a]\ncommand = 'true'\n[variants.b]\ncommand = 'true'\n"
+                     "[benchmarks.x]\ncommand = '{variant}'\n")
+    for extra, name in (((), "local.json"), (("--cluster", "local:1"), "cluster.json")):
+        r = run_cli("run", str(suite), "-r", "6", *FAKE, "--export-json", name, *extra, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        run = load_run(tmp_path / name)
+        assert {(p.variant, p.block) for p in run.profiles} == {(v, k) for v in ("a", "b") for k in range(2)}, name
+        assert _where_rows(r.stdout)[0][0] == "work", r.stdout
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("py-spy") is None, reason="py-spy is not installed (python3 -m pip install py-spy)")
 def test_python_function_made_slower_is_first_with_its_share(run_cli, tmp_path: Path) -> None:

@@ -249,3 +249,30 @@ def test_a_file_written_before_they_were_stored_gets_them_once_at_load(tmp_path)
     for loaded in (load_run(str(path)), load_results(str(path))):
         (d,) = loaded.profile_differences
         assert d.added()[0].frame == "work" and d.added()[0].self_share == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("value", "flags", "blocks"), [
+    ("true", [], 3), ("5", [], 5), ("false", [], 0), ("false", ["--profile"], 3), ("5", ["--profile-blocks", "2"], 2),
+    ("5", ["--profile"], 5),
+])
+def test_a_suite_file_asks_for_profile_in_its_defaults(value: str, flags: list[str], blocks: int) -> None:
+    """`[defaults] profile = true | N`: the flags win (--profile-blocks N; --profile keeps the suite's count)."""
+    import argparse
+
+    from pairbench.commands.common import add_run_options, options_from_args
+    from pairbench.flows.builders.suite import suite_defaults
+    from pairbench.suite import parse_suite
+
+    suite = parse_suite(f"[defaults]\nprofile = {value}\n[variants.a]\ncommand = 'true'\n[variants.b]\n"
+                        "command = 'true'\n[benchmarks.x]\ncommand = '{variant}'\n")
+    parser = argparse.ArgumentParser()
+    add_run_options(parser)
+    assert options_from_args(parser.parse_args(flags), **suite_defaults(suite)).profile == blocks
+
+
+def test_a_bad_profile_in_a_suite_file_is_one_error() -> None:
+    from pairbench.errors import UserError
+    from pairbench.suite import parse_suite
+
+    with pytest.raises(UserError, match="profile"):
+        parse_suite("[defaults]\nprofile = 'yes'\n[variants.a]\ncommand = 'true'\n[benchmarks.x]\ncommand = '{variant}'\n")
