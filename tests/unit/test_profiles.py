@@ -276,3 +276,44 @@ def test_a_bad_profile_in_a_suite_file_is_one_error() -> None:
 
     with pytest.raises(UserError, match="profile"):
         parse_suite("[defaults]\nprofile = 'yes'\n[variants.a]\ncommand = 'true'\n[benchmarks.x]\ncommand = '{variant}'\n")
+
+
+def test_profiling_blocks_are_outside_the_max_time_budget_and_the_note_says_their_time() -> None:
+    """Timed steps cost 1 s and profiled runs 30 s on the run's clock: --max-time 20 still gets its
+    timed blocks (2 steps each, ~9 more after the first), and the stop note gives the profiling time apart."""
+    import tempfile
+
+    from pairbench.runners.fake import FakeRunner
+    from pairbench.session import RunOptions, execute
+
+    now = [0.0]
+
+    class Timed:
+        def __init__(self) -> None:
+            self.inner = FakeRunner(positional=(1.0, 1.5))
+
+        def prepare(self, benchmark, variants):
+            return self.inner.prepare(benchmark, variants)
+
+        def measure(self, benchmark, variant, block, warmup, progress):
+            now[0] += 1.0
+            return self.inner.measure(benchmark, variant, block, warmup, progress)
+
+        def profile(self, benchmark, variant, block, progress):
+            now[0] += 30.0
+            return self.inner.profile(benchmark, variant, block, progress)
+
+        def close(self) -> None:
+            self.inner.close()
+
+    metric = Metric("time", "s", "lower")
+    run = Run(metadata={}, variants=[Variant("A", baseline=True), Variant("B")],
+              benchmarks=[Benchmark("b", "fake", (metric,))])
+    with tempfile.TemporaryDirectory() as tmp:
+        execute(run, {"fake": Timed()}, RunOptions(runs=3, warmup=0, max_time=20.0, profile=3, stop_early=False,
+                                                   export_json=f"{tmp}/r.json", record_history=False),
+                clock=lambda: now[0])
+    assert run.metadata["blocks"] >= 8  # without the profiling blocks' 180 s the budget holds ~10 blocks
+    assert len(run.profiles) == 6
+    (note,) = [n.message for n in run.notices if n.kind == "budget"]
+    assert "profiling" in note and "180 s" in note, note
