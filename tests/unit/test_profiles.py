@@ -317,3 +317,14 @@ def test_profiling_blocks_are_outside_the_max_time_budget_and_the_note_says_thei
     assert len(run.profiles) == 6
     (note,) = [n.message for n in run.notices if n.kind == "budget"]
     assert "profiling" in note and "180 s" in note, note
+
+
+def test_a_ruby_server_is_attached_to_by_perf_with_the_line_saying_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """stackprof starts inside the program, so it cannot attach to a running server (`http`)."""
+    from pairbench.runners import samplers
+
+    monkeypatch.setattr(samplers, "_stackprof", lambda: "/usr/bin/stackprof")
+    monkeypatch.setattr(samplers, "_perf_records", lambda: "")
+    chosen = samplers.choose_sampler(["ruby"], attaching=True)
+    assert chosen.name == "perf" and hasattr(chosen, "attach")
+    assert "C frames" in chosen.note and "cannot attach" in chosen.note

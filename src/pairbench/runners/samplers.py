@@ -43,6 +43,8 @@ STACKPROF_INSTALL = "apt-get install ruby-stackprof"
 RUBY_NO_SAMPLER = ("no Ruby-level sampler is available (stackprof is not installed): the profile shows the "
                    "interpreter's C frames as perf or callgrind sees them, not Ruby methods")
 """The one line said when a Ruby program is profiled as a native one."""
+RUBY_SERVER_NATIVE = ("stackprof cannot attach to a running Ruby server: the profile shows the interpreter's C "
+                      "frames as perf sees them, not Ruby methods")
 PTRACE_HINT = "run as root, or allow it: sysctl kernel.yama.ptrace_scope=0"
 SAMPLE_RATE_HZ = 250
 """py-spy's and perf's samples per second: 250 gives a 0.2 s run 50 samples, small enough overhead."""
@@ -346,9 +348,10 @@ def _py_spy() -> str | None:
     return found
 
 
-def choose_sampler(executables: Sequence[str]) -> Sampler | SamplerMissing:
-    """py-spy when every variant runs CPython, stackprof when every one runs Ruby and it is installed;
-    else perf record when it works, else callgrind (a Ruby program so seen carries RUBY_NO_SAMPLER)."""
+def choose_sampler(executables: Sequence[str], attaching: bool = False) -> Sampler | SamplerMissing:
+    """py-spy when every variant runs CPython, stackprof when every one runs Ruby and it is installed
+    (not `attaching` to a running server: it starts inside the program); else perf record when it
+    works, else callgrind (a Ruby program so seen carries a `note` saying so)."""
     if executables and all(is_cpython(e) for e in executables):
         spy = _py_spy()
         if spy is None:
@@ -357,9 +360,9 @@ def choose_sampler(executables: Sequence[str]) -> Sampler | SamplerMissing:
     note = ""
     if executables and all(is_ruby(e) for e in executables):
         found = _stackprof()
-        if found is not None:
+        if found is not None and not attaching:
             return Stackprof(executable=found)
-        note = RUBY_NO_SAMPLER
+        note = RUBY_SERVER_NATIVE if found is not None else RUBY_NO_SAMPLER
     why = _perf_records()
     if not why:
         return Perf(note=note)
