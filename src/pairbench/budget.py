@@ -5,6 +5,10 @@ included. `-r N` is the fewest blocks adaptive stopping may stop at, and must fi
 replicates' cost (the warm-ups, else the first block) plans the rest, and when the minimum plainly
 cannot fit, the run stops at once with the time it would need. Afterwards a block starts only
 when its expected cost (the larger of the last block's and the mean block's) still fits.
+
+The profiling blocks of `--profile` are outside the budget: they add no timed sample, and a
+sampler's slowdown (callgrind's 50x) would otherwise eat the timed blocks' time silently. Their
+seconds are counted apart (`excluded_s`) and the stop note gives them and the total.
 """
 
 from __future__ import annotations
@@ -40,6 +44,12 @@ class Budget:
     default_bound: float | None = None
     """Seconds that bound adaptive stopping by default (no -r, --max-time or -M): it plans the most
     blocks, but never refuses the -r minimum."""
+    excluded_s: float = 0.0
+    """Seconds spent outside the budget: the profiling blocks (`--profile`)."""
+
+    def elapsed(self, now: float) -> float:
+        """Seconds the budget has spent by `now` (the profiling blocks left out)."""
+        return now - self.start - self.excluded_s
 
     def block_estimate(self) -> float:
         """Expected seconds of the next block."""
@@ -57,7 +67,7 @@ class Budget:
         """
         if self.max_time is None or not self.step_costs:
             return
-        elapsed = now - self.start
+        elapsed = self.elapsed(now)
         per_step = (self.block_estimate() / self.steps_per_block if self.block_costs
                     else sum(self.step_costs) / len(self.step_costs))
         need = elapsed + steps_left * per_step
@@ -76,7 +86,7 @@ class Budget:
         limit = self.max_time if self.max_time is not None else self.default_bound
         if limit is None:
             return True
-        return (now - self.start) + before + self.block_estimate() <= limit
+        return self.elapsed(now) + before + self.block_estimate() <= limit
 
     def stop_reason(self, now: float, blocks: int, why: str, max_blocks: int | None = None) -> str:
         """One line: how many blocks, the true elapsed time, and why measuring stopped.
@@ -85,7 +95,12 @@ class Budget:
             why: `settled`, `budget` (the next block would not fit), `planned` (the most blocks
                 planned: --max-runs or what the budget affords) or `fixed` (-r without --max-time).
         """
-        head = f"measured {blocks} block{'s' if blocks != 1 else ''} in {_seconds(now - self.start)}"
+        return self._stop_reason(now, blocks, why, max_blocks) + (
+            f"; the profiling blocks took {_seconds(self.excluded_s)} more, outside the budget "
+            f"({_seconds(now - self.start)} in all)" if self.excluded_s > 0 else "")
+
+    def _stop_reason(self, now: float, blocks: int, why: str, max_blocks: int | None) -> str:
+        head = f"measured {blocks} block{'s' if blocks != 1 else ''} in {_seconds(self.elapsed(now))}"
         if why == "fixed":
             return f"{head}: the {self.min_blocks} asked for (-r)"
         if self.max_time is not None:

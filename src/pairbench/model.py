@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Mapping
 
 if TYPE_CHECKING:  # the derived tables a Run carries live beside the model (summaries.py)
-    from pairbench.summaries import SuiteSummary, SweepTable
+    from pairbench.summaries import ProfileDifference, SuiteSummary, SweepTable
 
 __all__ = [
     "Direction",
@@ -332,6 +332,8 @@ class Run:
     """One per process with enough in-process samples to classify (micro), made by the analysis."""
     profiles: list[Profile] = field(default_factory=list)
     """The profiling blocks' folded stacks (`--profile`; empty without it)."""
+    profile_differences: list[ProfileDifference] = field(default_factory=list)
+    """Where each candidate differs, per profiled benchmark, made by the analysis from `profiles`."""
 
     @property
     def baseline(self) -> Variant:

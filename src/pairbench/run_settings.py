@@ -52,8 +52,8 @@ RUN_SETTINGS: tuple[RunSetting, ...] = (
     RunSetting("record_history", "--no-history"),  # the flag turns it off
     RunSetting("stop_early", None),
     RunSetting("default_bound", None),  # set when none of -r, --max-time, -M is given
-    RunSetting("min_time", None),
-    RunSetting("profile", "--profile"),  # `cmd --min-benchmarking-time` (hyperfine's), not a shared flag
+    RunSetting("min_time", None),  # `cmd --min-benchmarking-time` (hyperfine's), not a shared flag
+    RunSetting("profile", "--profile", in_suite=True),  # the suite's `profile = true | N` (blocks)
 )
 """Every run setting, in the order of RunOptions' fields."""
 

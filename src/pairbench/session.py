@@ -1,10 +1,9 @@
 """Wires a Run through the plan, the runners, the statistics and the run file.
 
-The session owns the order of measurement (randomized complete blocks, warm-ups first), the time
-budget and adaptive stopping, and the run file, which is saved after every replicate (one journal
-line, store/runwriter.py) so that an interrupted, failed or killed run keeps every sample measured. Adaptive stopping looks at the data only
-at a few pre-planned block counts and widens each look's CI (Bonferroni across looks, METHOD.md
-§5), so that stopping early when a result is clear does not inflate the false-positive rate.
+The session owns the order of measurement (randomized complete blocks, warm-ups first), the time budget and
+adaptive stopping, and the run file, saved after every replicate (one journal line, store/runwriter.py) so that an
+interrupted, failed or killed run keeps every sample. Adaptive stopping looks at the data only at a few pre-planned
+block counts and widens each look's CI (Bonferroni across looks, METHOD.md §5), so stopping early keeps its error rate.
 """
 
 from __future__ import annotations
@@ -139,6 +138,7 @@ def finish_analysis(run: Run, options: RunOptions, looks: int = 1) -> None:
     run.sweeps = analysis.sweep_tables(run, comparisons)
     run.summaries = (analysis.suite_summary(run, comparisons, confidence=options.confidence)
                      if len(run.benchmarks) > 1 else [])
+    run.profile_differences = analysis.profile_differences(run, confidence=options.confidence)
     notices = list(notices) + analysis.steady_state_notices(run)
     release_resamples()
     kept = [n for n in run.notices if not n.kind.startswith("stats:")]
@@ -245,11 +245,11 @@ def execute(
                 # The first block carries one-off work (micro's allocation pass, cold caches): plan
                 # again on the second, before any look, so the bound is not a third used. Only the
                 # costs decide, never the data, so the looks' error rate is unchanged.
-                looks, planned = _plan_adaptive(run, options, start, block_end, budget.block_costs[1])
+                looks, planned = _plan_adaptive(run, options, start + budget.excluded_s, block_end, budget.block_costs[1])
                 n_looks = len(looks)
             obs.block_done(run, blocks_done, planned)
             if profiling.left:
-                _profile_block(run, runners, profiling, profile_rng, profile_previous, obs)
+                _profile_block(run, runners, profiling, profile_rng, profile_previous, obs, budget, clock)
             if blocks_done >= planned:
                 stop = "planned" if adaptive else "fixed"
                 break
@@ -271,7 +271,7 @@ def execute(
                     stop = "budget"
                     break
         while profiling.left:  # a run that stopped before its profiling blocks were done
-            _profile_block(run, runners, profiling, profile_rng, profile_previous, obs)
+            _profile_block(run, runners, profiling, profile_rng, profile_previous, obs, budget, clock)
         end = clock()
         _close(live)  # inside the run: a failing cleanup fails it as a failed measurement does, samples kept
         reason = budget.stop_reason(end, blocks_done, stop, planned)
@@ -408,10 +408,12 @@ def _measure(run: Run, runners: Mapping[str, Runner], step: Step, warmup: bool, 
 
 
 def _profile_block(run: Run, runners: Mapping[str, Runner], profiling: ProfilingBlocks, rng: random.Random,
-                   previous: dict[str, list[str]], obs: Observer) -> None:
-    """One profiling block, in an interleaved order of its own (runners/profiling.py)."""
+                   previous: dict[str, list[str]], obs: Observer, budget: Budget, clock: Callable[[], float]) -> None:
+    """One profiling block, in an interleaved order of its own (runners/profiling.py), outside the budget."""
     steps = plan_block([b.name for b in run.benchmarks], [v.name for v in run.variants], profiling.done, rng, previous)
+    began = clock()
     profiling.run_block(run, runners, [(s.benchmark, s.variant) for s in steps], obs.status)
+    budget.excluded_s += clock() - began
 
 
 def _close(live: dict[str, Runner]) -> None:

@@ -1,4 +1,5 @@
-"""What the analysis derives from a Run beyond its comparisons: the sweep tables and the suite summary.
+"""What the analysis derives from a Run beyond its comparisons: the sweep tables, the suite summary and
+the differential profiles (analysis/profiles.py's figures, stored so that reports only read them).
 
 Data only, as model.py, beside it so that the model stays one screenful of the core types.
 """
@@ -11,7 +12,7 @@ from typing import Mapping
 
 from pairbench.model import Comparison, Metric, Spread
 
-__all__ = ["SweepRow", "SweepTrend", "SweepTable", "SuiteSummary"]
+__all__ = ["SweepRow", "SweepTrend", "SweepTable", "SuiteSummary", "FrameDifference", "ProfileDifference"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,3 +113,63 @@ class SuiteSummary:
     confidence: float
     benchmarks: int
     blocks: int
+
+
+@dataclass(frozen=True, slots=True)
+class FrameDifference:
+    """One frame's part of a difference, in seconds per run (candidate minus baseline)."""
+
+    frame: str
+    self_s: float
+    """Change of the time spent in the frame itself."""
+    total_s: float
+    """Change of the time spent in the frame and what it calls."""
+    self_share: float | None
+    """self_s over the measured difference (1.0: all of it); None when that difference is about zero."""
+    total_share: float | None
+    interval: tuple[float, float] | None
+    """Interval of self_s across the profiling blocks (None with one block)."""
+    baseline_s: float
+    """The baseline's self time in the frame, per run."""
+    noise: bool = False
+    """The blocks disagree on its sign (its interval holds zero): noise, not a cause."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileDifference:
+    """Where one candidate differs from the baseline on one benchmark."""
+
+    benchmark: str
+    baseline: str
+    candidate: str
+    sampler: str
+    metric: str
+    """The timed metric the shares are of (time, or the primary metric without one)."""
+    baseline_s: float
+    candidate_s: float
+    frames: tuple[FrameDifference, ...]
+    """Every frame that changed, largest self change first."""
+    blocks: int
+    """Profiling blocks paired."""
+    samples: tuple[float, float]
+    """The weight (samples or instructions) of the baseline's and the candidate's profiles."""
+    too_short: bool = False
+    """Fewer than MIN_SAMPLES samples on a side: the frames say too little."""
+    unit: str = "s"
+    """The unit of `metric` (the frames' changes are in it)."""
+    per: str = "run"
+    """What one value is of: a run (a command) or an operation (micro)."""
+    significant: bool = True
+    """The verdict found a difference (faster or slower); else the shares are left out."""
+
+    @property
+    def difference_s(self) -> float:
+        return self.candidate_s - self.baseline_s
+
+    def added(self, count: int = 5) -> list[FrameDifference]:
+        """The frames that take the most added time (self), largest first."""
+        return [f for f in sorted(self.frames, key=lambda f: -f.self_s) if f.self_s > 0][:count]
+
+    def removed(self, count: int = 5) -> list[FrameDifference]:
+        """The frames that give back the most time (self), largest first."""
+        return [f for f in sorted(self.frames, key=lambda f: f.self_s) if f.self_s < 0][:count]

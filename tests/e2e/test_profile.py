@@ -42,6 +42,8 @@ def test_the_where_table_names_the_frame_that_took_the_time(run_cli, tmp_path: P
     assert r.stdout.index("slower") < r.stdout.index("where:")  # under the verdict
     run = load_run(tmp_path / "r.json")
     assert {(p.variant, p.block) for p in run.profiles} == {(v, k) for v in ("a", "b") for k in range(3)}
+    assert run.profile_differences == profile_differences(run)  # stored by the analysis, read by the reports
+    assert '"profile_differences"' in (tmp_path / "r.json").read_text()
 
 
 def test_profiling_never_touches_the_timed_results(run_cli, tmp_path: Path) -> None:
@@ -110,6 +112,20 @@ def _profiled(run_cli, tmp_path: Path, base: str, cand: str, *extra: str, env: d
     return r, load_run(tmp_path / "r.json")
 
 
+@pytest.mark.slow  # starts a local Dask scheduler and worker
+def test_a_suite_file_asks_for_profile_and_the_cluster_path_keeps_it(run_cli, tmp_path: Path) -> None:
+    """`[defaults] profile = 2` profiles without the flag, on the Dask path too (its units carry the option)."""
+    suite = tmp_path / "suite.toml"
+    suite.write_text("[defaults]\nprofile = 2\n[variants.a]\ncommand = 'true'\n[variants.b]\ncommand = 'true'\n"
+                     "[benchmarks.x]\ncommand = '{variant}'\n")
+    for extra, name in (((), "local.json"), (("--cluster", "local:1"), "cluster.json")):
+        r = run_cli("run", str(suite), "-r", "6", *FAKE, "--export-json", name, *extra, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        run = load_run(tmp_path / name)
+        assert {(p.variant, p.block) for p in run.profiles} == {(v, k) for v in ("a", "b") for k in range(2)}, name
+        assert _where_rows(r.stdout)[0][0] == "work", r.stdout
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("py-spy") is None, reason="py-spy is not installed (python3 -m pip install py-spy)")
 def test_python_function_made_slower_is_first_with_its_share(run_cli, tmp_path: Path) -> None:
@@ -142,6 +158,22 @@ def test_c_function_made_slower_is_first_with_its_share(run_cli, tmp_path: Path)
     top = d.added(1)[0]
     assert top.frame == "work", r.stdout
     assert abs(top.self_share - 1.0) <= 0.35, r.stdout  # the order on real timings; 10 points in bench/
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ruby") is None or shutil.which("stackprof") is None,
+                    reason="ruby or stackprof is not installed (apt-get install ruby-stackprof)")
+def test_ruby_method_made_slower_is_first_by_stackprof(run_cli, tmp_path: Path) -> None:
+    """Ruby's own frames (`Object#work`), not the interpreter's C functions: stackprof samples them."""
+    r, run = _profiled(run_cli, tmp_path, f"ruby {DATA / 'shift.rb'} base", f"ruby {DATA / 'shift.rb'} slower")
+    (d,) = profile_differences(run)
+    assert d.sampler == "stackprof", r.stdout
+    frames = {f.frame: f for f in d.frames}
+    # `work`'s loop is a block under Integer#times: its own frame holds the whole change in total time
+    assert frames["Object#work"].total_s > 0.5 * d.difference_s, r.stdout
+    other = frames.get("Object#other")
+    assert other is None or abs(other.total_s) < frames["Object#work"].total_s / 2
+    assert "by stackprof" in " ".join(r.stdout.split())
 
 
 @pytest.mark.slow

@@ -97,3 +97,19 @@ def test_a_unit_stopped_mid_run_says_so_with_the_blocks_it_finished() -> None:
     merge_unit(run, unit_run, "w1")
     assert run.metadata["unit_stops"]["a"] == {"stop": "interrupted", "blocks": 3, "elapsed_s": None}
     assert len(run.samples) == 6
+
+
+def test_a_units_profiles_reach_the_merged_run() -> None:
+    """`--profile` (or a suite's `profile`) travels in the unit's options; its stacks come back merged."""
+    from pairbench.model import Profile
+
+    run = _run()
+    unit = split_units(run, seed=3)[0]
+    assert json.loads(json.dumps(unit_payload(unit, {"profile": 3}, None, None)))["options"]["profile"] == 3
+    for machine, per_machine in (("w1", False), ("w2", True)):
+        unit_run = Run(metadata={}, variants=run.variants, benchmarks=[run.benchmark("a")],
+                       samples=[Sample("a", v, "time", 1.0, 0) for v in ("base", "more")],
+                       profiles=[Profile("a", v, 0, "fake", "samples", (("main;work", 5.0),)) for v in ("base", "more")])
+        merge_unit(run, unit_run, machine, per_machine=per_machine)
+    assert sorted((p.benchmark, p.variant) for p in run.profiles) == [
+        ("a", "base"), ("a", "more"), ("a @ w2", "base"), ("a @ w2", "more")]

@@ -178,3 +178,153 @@ def test_a_kind_without_a_profiler_gets_one_notice_and_its_verdict() -> None:
                                                    record_history=False))
     assert [n.kind for n in run.notices].count("profile") == 1
     assert not run.profiles and run.comparisons[0].verdict == "slower"
+
+
+def test_ruby_is_sampled_by_stackprof_when_it_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pairbench.runners import samplers
+
+    monkeypatch.setattr(samplers, "_stackprof", lambda: "/usr/bin/stackprof")
+    chosen = samplers.choose_sampler(["/usr/bin/ruby", "ruby3.1"])
+    assert chosen.name == "stackprof"
+    argv, env = chosen.wrap(["ruby", "x.rb"], {"RUBYOPT": "-W0"})
+    assert argv == ["ruby", "x.rb"] and env["RUBYOPT"].startswith("-W0 -r")
+    chosen.close()
+
+
+def test_ruby_without_a_ruby_sampler_says_what_is_shown_instead(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No stackprof: the interpreter is profiled as a native program, and one line says so."""
+    from pairbench.runners import samplers
+
+    monkeypatch.setattr(samplers, "_stackprof", lambda: None)
+    monkeypatch.setattr(samplers, "_perf_records", lambda: "")
+    chosen = samplers.choose_sampler(["ruby"])
+    assert chosen.name == "perf"
+    assert chosen.note == samplers.RUBY_NO_SAMPLER
+    assert "no Ruby-level sampler" in chosen.note and "C frames" in chosen.note and "\n" not in chosen.note
+    assert getattr(samplers.choose_sampler(["/usr/bin/python3"]), "note", "") == ""
+
+
+def test_the_differences_are_stored_in_the_run_file() -> None:
+    run = _run()
+    run.profile_differences = profile_differences(run)
+    text = dumps_run(run)
+    assert '"profile_differences"' in text
+    back = loads_run(text)
+    assert back.profile_differences == run.profile_differences
+    (d,) = back.profile_differences
+    assert d.added()[0].frame == "work" and isinstance(d.added()[0].noise, bool)
+
+
+def test_the_reports_read_the_stored_differences_and_recompute_nothing() -> None:
+    """A stored figure is what every report shows, even one the stacks would not give."""
+    import dataclasses
+
+    from pairbench.report.flamegraph import profiles_html
+    from pairbench.report.profiles import where_markdown
+
+    run = _run()
+    (d,) = profile_differences(run)
+    frames = tuple(dataclasses.replace(f, frame="stored-" + f.frame) for f in d.frames)
+    run.profile_differences = [dataclasses.replace(d, frames=frames)]
+    md = "\n".join(where_markdown(run, lambda s: s))
+    assert "stored-work" in md and "| work |" not in md
+    assert "stored-work" in profiles_html(run, "b")
+    run.profile_differences = []
+    assert where_markdown(run, lambda s: s) == []
+
+
+def test_a_file_written_before_they_were_stored_gets_them_once_at_load(tmp_path) -> None:
+    """Migration: a run file with profiles but no `profile_differences` is analysed when it is read."""
+    import json
+
+    from pairbench.flows.saved import load_results, load_run
+
+    run = _run()
+    run.status = "complete"
+    doc = json.loads(dumps_run(run))
+    assert "profile_differences" not in doc or not doc["profile_differences"]
+    doc.pop("profile_differences", None)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    for loaded in (load_run(str(path)), load_results(str(path))):
+        (d,) = loaded.profile_differences
+        assert d.added()[0].frame == "work" and d.added()[0].self_share == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("value", "flags", "blocks"), [
+    ("true", [], 3), ("5", [], 5), ("false", [], 0), ("false", ["--profile"], 3), ("5", ["--profile-blocks", "2"], 2),
+    ("5", ["--profile"], 5),
+])
+def test_a_suite_file_asks_for_profile_in_its_defaults(value: str, flags: list[str], blocks: int) -> None:
+    """`[defaults] profile = true | N`: the flags win (--profile-blocks N; --profile keeps the suite's count)."""
+    import argparse
+
+    from pairbench.commands.common import add_run_options, options_from_args
+    from pairbench.flows.builders.suite import suite_defaults
+    from pairbench.suite import parse_suite
+
+    suite = parse_suite(f"[defaults]\nprofile = {value}\n[variants.a]\ncommand = 'true'\n[variants.b]\n"
+                        "command = 'true'\n[benchmarks.x]\ncommand = '{variant}'\n")
+    parser = argparse.ArgumentParser()
+    add_run_options(parser)
+    assert options_from_args(parser.parse_args(flags), **suite_defaults(suite)).profile == blocks
+
+
+def test_a_bad_profile_in_a_suite_file_is_one_error() -> None:
+    from pairbench.errors import UserError
+    from pairbench.suite import parse_suite
+
+    with pytest.raises(UserError, match="profile"):
+        parse_suite("[defaults]\nprofile = 'yes'\n[variants.a]\ncommand = 'true'\n[benchmarks.x]\ncommand = '{variant}'\n")
+
+
+def test_profiling_blocks_are_outside_the_max_time_budget_and_the_note_says_their_time() -> None:
+    """Timed steps cost 1 s and profiled runs 30 s on the run's clock: --max-time 20 still gets its
+    timed blocks (2 steps each, ~9 more after the first), and the stop note gives the profiling time apart."""
+    import tempfile
+
+    from pairbench.runners.fake import FakeRunner
+    from pairbench.session import RunOptions, execute
+
+    now = [0.0]
+
+    class Timed:
+        def __init__(self) -> None:
+            self.inner = FakeRunner(positional=(1.0, 1.5))
+
+        def prepare(self, benchmark, variants):
+            return self.inner.prepare(benchmark, variants)
+
+        def measure(self, benchmark, variant, block, warmup, progress):
+            now[0] += 1.0
+            return self.inner.measure(benchmark, variant, block, warmup, progress)
+
+        def profile(self, benchmark, variant, block, progress):
+            now[0] += 30.0
+            return self.inner.profile(benchmark, variant, block, progress)
+
+        def close(self) -> None:
+            self.inner.close()
+
+    metric = Metric("time", "s", "lower")
+    run = Run(metadata={}, variants=[Variant("A", baseline=True), Variant("B")],
+              benchmarks=[Benchmark("b", "fake", (metric,))])
+    with tempfile.TemporaryDirectory() as tmp:
+        execute(run, {"fake": Timed()}, RunOptions(runs=3, warmup=0, max_time=20.0, profile=3, stop_early=False,
+                                                   export_json=f"{tmp}/r.json", record_history=False),
+                clock=lambda: now[0])
+    assert run.metadata["blocks"] >= 8  # without the profiling blocks' 180 s the budget holds ~10 blocks
+    assert len(run.profiles) == 6
+    (note,) = [n.message for n in run.notices if n.kind == "budget"]
+    assert "profiling" in note and "180 s" in note, note
+
+
+def test_a_ruby_server_is_attached_to_by_perf_with_the_line_saying_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """stackprof starts inside the program, so it cannot attach to a running server (`http`)."""
+    from pairbench.runners import samplers
+
+    monkeypatch.setattr(samplers, "_stackprof", lambda: "/usr/bin/stackprof")
+    monkeypatch.setattr(samplers, "_perf_records", lambda: "")
+    chosen = samplers.choose_sampler(["ruby"], attaching=True)
+    assert chosen.name == "perf" and hasattr(chosen, "attach")
+    assert "C frames" in chosen.note and "cannot attach" in chosen.note

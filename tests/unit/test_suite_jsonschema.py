@@ -23,6 +23,7 @@ GOOD = {
     "sweep": """\
         [defaults]
         runs = 8
+        profile = true
         [variants.app]
         command = "true"
         [[sweeps]]
@@ -66,6 +67,8 @@ BAD = {
     "default key": ('[defaults]\nrun = 3\n[variants.a]\ncommand = "true"\n[benchmarks.x]\ncommand = "{variant}"\n', "run"),
     "sweep mode": ('[variants.a]\ncommand = "true"\n[[sweeps]]\nname = "N"\nvalues = [1, 2]\nas = "envv"\n'
                    '[benchmarks.x]\ncommand = "{variant}"\n', "envv"),
+    "profile": ('[defaults]\nprofile = "yes"\n[variants.a]\ncommand = "true"\n[benchmarks.x]\ncommand = "{variant}"\n',
+                "profile"),
     "kind": ('[variants.a]\ncommand = "true"\n[benchmarks.x]\nkind = "htp"\nurl = "/"\n', "htp"),
     "metric direction": ('[variants.a]\ncommand = "true"\n[benchmarks.x]\ncommand = "{variant}"\n'
                          'metrics = { m = { regex = "m: (\\\\d+)", direction = "up" } }\n', "up"),

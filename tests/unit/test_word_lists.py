@@ -211,7 +211,7 @@ SAMPLE_VALUES: dict[str, tuple[str, ...]] = {
     "profile": (),
 }
 SAMPLE_SUITE_VALUES: dict[str, object] = {"runs": 3, "warmup": 0, "max_time": 5.0, "threshold": 2.5,
-                                          "confidence": 0.9, "seed": 4}
+                                          "confidence": 0.9, "seed": 4, "profile": 4}
 BENCHMARK_DEFAULTS = ("timeout", "metrics")
 """[defaults] keys that are not run settings: what every benchmark gets unless it says otherwise."""
 

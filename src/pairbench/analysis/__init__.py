@@ -4,7 +4,8 @@ Imports the model and stats only (stats lazily, so that `pairbench --help` and r
 light). Modules: `replicates` (samples -> one value per variant and block), `comparisons`
 (paired and unpaired comparisons, multiplicity, the adaptive-stopping rule), `consistency`
 (the rules every comparison's numbers obey), `sweep` (sweep tables made of those comparisons),
-`suite` (the suite summary), `steady_state` (each process's warm-up, cut before its value). The session stores the results in the
+`suite` (the suite summary), `steady_state` (each process's warm-up, cut before its value),
+`profiles` (where the difference is: each frame's share, from `--profile`'s stacks). The session stores the results in the
 Run; reports only render them.
 """
 
@@ -19,6 +20,7 @@ from pairbench.analysis.comparisons import (
     settled_report,
 )
 from pairbench.analysis.consistency import check_consistent
+from pairbench.analysis.profiles import fill_profile_differences, profile_differences
 from pairbench.analysis.replicates import replicate_values
 from pairbench.analysis.steady_state import classify_processes, steady_state_notices
 from pairbench.analysis.suite import SuiteSummary, suite_summary
@@ -32,6 +34,8 @@ __all__ = [
     "check_consistent",
     "classify_processes",
     "compare_runs",
+    "fill_profile_differences",
+    "profile_differences",
     "replicate_values",
     "settled",
     "settled_report",

@@ -27,15 +27,15 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from pairbench.analysis.replicates import replicate_values
 from pairbench.model import Profile, Run
+from pairbench.summaries import FrameDifference, ProfileDifference
 
 __all__ = ["FrameDifference", "ProfileDifference", "parse_folded", "format_folded", "clean_frame", "clean_stacks",
            "frame_times", "difference", "differential_stacks", "variant_stacks", "profile_differences",
-           "MIN_SAMPLES"]
+           "fill_profile_differences", "MIN_SAMPLES"]
 
 TIME_METRICS = ("time", "server_cpu_per_req")
 """The time a profile is scaled to, by preference: a command's run; an HTTP server's CPU time per
@@ -50,69 +50,6 @@ sample is then 5% or more of the run, so the table is replaced by a line asking 
 _PROCESS_FRAME = re.compile(r'^process \d+:".*"$')
 """py-spy --subprocesses puts `process PID:"command line"` above each process's frames."""
 _DIRECTORY = re.compile(r"\((?:[^()]*/)([^/()]*)\)")
-
-
-@dataclass(frozen=True, slots=True)
-class FrameDifference:
-    """One frame's part of a difference, in seconds per run (candidate minus baseline)."""
-
-    frame: str
-    self_s: float
-    """Change of the time spent in the frame itself."""
-    total_s: float
-    """Change of the time spent in the frame and what it calls."""
-    self_share: float | None
-    """self_s over the measured difference (1.0: all of it); None when that difference is about zero."""
-    total_share: float | None
-    interval: tuple[float, float] | None
-    """Interval of self_s across the profiling blocks (None with one block)."""
-    baseline_s: float
-    """The baseline's self time in the frame, per run."""
-
-    @property
-    def noise(self) -> bool:
-        """Whether the blocks disagree on its sign (its interval holds zero)."""
-        return self.interval is not None and self.interval[0] <= 0.0 <= self.interval[1]
-
-
-@dataclass(frozen=True, slots=True)
-class ProfileDifference:
-    """Where one candidate differs from the baseline on one benchmark."""
-
-    benchmark: str
-    baseline: str
-    candidate: str
-    sampler: str
-    metric: str
-    """The timed metric the shares are of (time, or the primary metric without one)."""
-    baseline_s: float
-    candidate_s: float
-    frames: tuple[FrameDifference, ...]
-    """Every frame that changed, largest self change first."""
-    blocks: int
-    """Profiling blocks paired."""
-    samples: tuple[float, float]
-    """The weight (samples or instructions) of the baseline's and the candidate's profiles."""
-    too_short: bool = False
-    """Fewer than MIN_SAMPLES samples on a side: the frames say too little."""
-    unit: str = "s"
-    """The unit of `metric` (the frames' changes are in it)."""
-    per: str = "run"
-    """What one value is of: a run (a command) or an operation (micro)."""
-    significant: bool = True
-    """The verdict found a difference (faster or slower); else the shares are left out."""
-
-    @property
-    def difference_s(self) -> float:
-        return self.candidate_s - self.baseline_s
-
-    def added(self, count: int = 5) -> list[FrameDifference]:
-        """The frames that take the most added time (self), largest first."""
-        return [f for f in sorted(self.frames, key=lambda f: -f.self_s) if f.self_s > 0][:count]
-
-    def removed(self, count: int = 5) -> list[FrameDifference]:
-        """The frames that give back the most time (self), largest first."""
-        return [f for f in sorted(self.frames, key=lambda f: f.self_s) if f.self_s < 0][:count]
 
 
 def clean_frame(frame: str) -> str:
@@ -208,10 +145,12 @@ def difference(baseline: Sequence[Mapping[str, float]], candidate: Sequence[Mapp
         self_s, total_s = _mean(own.get(frame, [0.0])), _mean(total.get(frame, [0.0]))
         if self_s == 0.0 and total_s == 0.0:
             continue
+        interval = _interval(own.get(frame, []), confidence)
         frames.append(FrameDifference(
             frame=frame, self_s=self_s, total_s=total_s,
             self_share=None if tiny else self_s / delta, total_share=None if tiny else total_s / delta,
-            interval=_interval(own.get(frame, []), confidence), baseline_s=base_own.get(frame, 0.0)))
+            interval=interval, baseline_s=base_own.get(frame, 0.0),
+            noise=interval is not None and interval[0] <= 0.0 <= interval[1]))
     frames.sort(key=lambda f: (-abs(f.self_s), f.frame))
     return frames
 
@@ -277,6 +216,15 @@ def profile_differences(run: Run, confidence: float = 0.95) -> list[ProfileDiffe
                 blocks=min(len(b_stacks), len(c_stacks)), samples=weights, too_short=short,
                 unit=unit, per=PER.get(bench.kind, "run"), significant=significant))
     return out
+
+
+def fill_profile_differences(run: Run) -> None:
+    """A run read from a file written before the differences were stored (`profiles` without
+    `profile_differences`) gets them once, as the analysis would have stored them."""
+    if run.profiles and not run.profile_differences:
+        given = run.metadata.get("options")
+        confidence = given.get("confidence", 0.95) if isinstance(given, dict) else 0.95
+        run.profile_differences = profile_differences(run, float(confidence))
 
 
 def _ordered(profiles: Iterable[Profile]) -> list[Profile]:

@@ -80,7 +80,7 @@ def per_machine_name(benchmark: str, machine: str) -> str:
 
 
 def merge_unit(run: Run, unit_run: Run, machine: str, per_machine: bool = False) -> Run:
-    """Add a finished unit's samples, notices and machine metadata to the suite's `run`.
+    """Add a finished unit's samples, profiles (`--profile`), notices and machine metadata to the suite's `run`.
 
     Returns the unit's run with each sample stamped with its machine (as recorded in history).
     The variants keep the client's names; a variant built on the worker records where it was built
@@ -95,6 +95,7 @@ def merge_unit(run: Run, unit_run: Run, machine: str, per_machine: bool = False)
     samples = [dataclasses.replace(s, machine=machine) for s in unit_run.samples]
     run.samples.extend(samples)
     run.series.extend(unit_run.series)  # each process's batches: the merged run is classified again
+    run.profiles.extend(unit_run.profiles)  # the merged run's analysis makes their differences
     bench = unit_run.benchmarks[0].name
     seen = {(n.kind, n.message, n.benchmark, n.variant) for n in run.notices}
     for n in unit_run.notices:
@@ -130,7 +131,8 @@ def _renamed(unit_run: Run, name: str) -> Run:
         unit_run, benchmarks=[dataclasses.replace(unit_run.benchmarks[0], name=name)],
         samples=[dataclasses.replace(s, benchmark=name) for s in unit_run.samples],
         series=[dataclasses.replace(x, benchmark=name) for x in unit_run.series],
-        notices=[dataclasses.replace(n, benchmark=name) if n.benchmark == old else n for n in unit_run.notices])
+        notices=[dataclasses.replace(n, benchmark=name) if n.benchmark == old else n for n in unit_run.notices],
+        profiles=[dataclasses.replace(p, benchmark=name) for p in unit_run.profiles])
 
 
 def agreement_notices(comparisons: list[Comparison], origin: dict[str, tuple[str, str]]) -> list[Notice]:

@@ -253,16 +253,20 @@ def options_from_args(args: argparse.Namespace, **defaults: object) -> RunOption
         history=pick("history", None),  # type: ignore[arg-type]
         record_history=not bool(getattr(args, "no_history", False)),
         default_bound=bound,
-        profile=_profile_blocks(args),
+        profile=_profile_blocks(args, defaults.get("profile")),
     )
 
 
-def _profile_blocks(args: argparse.Namespace) -> int:
-    """--profile's blocks: --profile-blocks N (which implies --profile), else the default; 0 without either."""
+def _profile_blocks(args: argparse.Namespace, suite: object = None) -> int:
+    """--profile's blocks: --profile-blocks N (which implies --profile), else the suite's `profile`
+    (a count; --profile keeps it, or the default where it is 0), else the default with --profile; 0 without."""
     blocks = getattr(args, "profile_blocks", None)
     if blocks is not None:
         return int(blocks)
-    return DEFAULT_PROFILE_BLOCKS if getattr(args, "profile", False) else 0
+    given = int(suite) if isinstance(suite, int) else 0
+    if getattr(args, "profile", False):
+        return given or DEFAULT_PROFILE_BLOCKS
+    return given
 
 
 def fake_from(args: argparse.Namespace) -> tuple[float, ...] | None:

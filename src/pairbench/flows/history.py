@@ -132,7 +132,7 @@ def publish_site(location: str | None, out_dir: str, *, min_step: float, force: 
     """
     from pairbench.report.html import render_html
     from pairbench.report.site import render_site
-    from pairbench.store.runfile import load_run
+    from pairbench.flows.saved import load_run
 
     out = Path(out_dir)
     _check_site_folder(out, force)

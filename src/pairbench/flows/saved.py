@@ -44,14 +44,23 @@ def load_results(path: str, say: Callable[[str], None] = warn) -> Run:
         say(f"{path}: {note}")
     if loaded.missing and loaded.run.samples:
         _analyse_what_was_kept(loaded.run, path, say)
-    return loaded.run
+    return _migrated(loaded.run)
 
 
 def load_run(path: str) -> Run:
     """A run file, any version (migrated), read strictly: a cut-short file is an error."""
     from pairbench.store.runfile import load_run as load
 
-    return load(path)
+    return _migrated(load(path))
+
+
+def _migrated(run: Run) -> Run:
+    """What a run file written by an earlier pairbench lacks and the analysis can add (the stored
+    "where" figures of its profiles), added once as it is read."""
+    from pairbench.analysis.profiles import fill_profile_differences
+
+    fill_profile_differences(run)
+    return run
 
 
 def open_history(location: str | None = None, create: bool = False) -> History:

@@ -15,7 +15,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from pairbench.analysis.profiles import ProfileDifference, clean_stacks, profile_differences, variant_stacks
+from pairbench.analysis.profiles import ProfileDifference, clean_stacks, variant_stacks
 from pairbench.model import Run
 from pairbench.report.format import format_delta, format_percent, format_value
 from pairbench.report.svg import esc
@@ -132,7 +132,7 @@ def profiles_html(run: Run, benchmark: str) -> str:
     moved most; each variant's own flame graph folded away below."""
     parts: list[str] = []
     own: dict[str, str] = {}
-    for d in profile_differences(run):
+    for d in run.profile_differences:
         if d.benchmark != benchmark:
             continue
         unit = d.unit

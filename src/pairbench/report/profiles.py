@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from pairbench.analysis.profiles import ProfileDifference, clean_stacks, format_folded, profile_differences, variant_stacks
+from pairbench.analysis.profiles import ProfileDifference, clean_stacks, format_folded, variant_stacks
 from pairbench.model import Run
 from pairbench.report.escape import visible
 from pairbench.report.format import format_delta, format_percent
@@ -58,7 +58,7 @@ def where_lines(d: ProfileDifference) -> list[str]:
 
 def render_where(run: Run, console: Console) -> None:
     """The "where" table of each candidate (top frames by added and removed self time)."""
-    for d in profile_differences(run):
+    for d in run.profile_differences:
         lines = where_lines(d)
         if lines:
             for line in lines:
@@ -84,7 +84,7 @@ def render_where(run: Run, console: Console) -> None:
 def where_markdown(run: Run, escape: Callable[[str], str]) -> list[str]:
     """The "where" tables as Markdown lines (`report`'s default format)."""
     out: list[str] = []
-    for d in profile_differences(run):
+    for d in run.profile_differences:
         out += [f"### {escape(_describe(d))}", ""]
         lines = where_lines(d)
         if lines:
@@ -113,7 +113,7 @@ def export_folded(run: Run, directory: str) -> list[str]:
     """
     os.makedirs(directory, exist_ok=True)
     written: list[str] = []
-    for d in profile_differences(run):
+    for d in run.profile_differences:
         sides = {}
         for variant, seconds in ((d.baseline, d.baseline_s), (d.candidate, d.candidate_s)):
             blocks = [clean_stacks(p.stacks) for p in sorted(run.profiles, key=lambda p: p.block)

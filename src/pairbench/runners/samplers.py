@@ -1,10 +1,14 @@
 """The profilers behind `--profile`: each wraps a command's argv and reads back folded stacks.
 
-Three samplers, chosen once per benchmark:
+Four samplers, chosen once per benchmark:
 
     py-spy     CPython programs (every variant runs a `python*` executable): samples the
                interpreter's Python stacks from outside (ptrace), no change to the program;
                `--subprocesses` follows a shell or a launcher into the interpreter.
+    stackprof  Ruby programs (every variant runs a `ruby*` executable), when Debian's
+               ruby-stackprof is installed: loaded into each Ruby process by RUBYOPT (no change to
+               the program), CPU-time samples of the Ruby stacks (`Object#work`), folded by
+               `stackprof --stackcollapse`. Without it a Ruby program is a native one (below).
     perf       native programs, when `perf record` works here (a cpu-clock software event, so
                a VM without a PMU works too): `perf record -g` (frame pointers), symbols by
                `perf script`.
@@ -28,16 +32,33 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
-__all__ = ["Sampler", "Attaching", "SamplerMissing", "PySpy", "Perf", "Callgrind", "choose_sampler", "is_cpython",
-           "read_folded", "parse_perf_script", "parse_callgrind", "PY_SPY_INSTALL", "PTRACE_HINT"]
+__all__ = ["Sampler", "Attaching", "SamplerMissing", "PySpy", "Stackprof", "Perf", "Callgrind", "choose_sampler",
+           "is_cpython", "is_ruby", "read_folded", "parse_perf_script", "parse_callgrind", "PY_SPY_INSTALL",
+           "PTRACE_HINT", "RUBY_NO_SAMPLER", "STACKPROF_INSTALL"]
 
 PY_SPY_INSTALL = "python3 -m pip install py-spy"
 PERF_INSTALL = "apt-get install linux-perf"
 VALGRIND_INSTALL = "apt-get install valgrind"
+STACKPROF_INSTALL = "apt-get install ruby-stackprof"
+RUBY_NO_SAMPLER = ("no Ruby-level sampler is available (stackprof is not installed): the profile shows the "
+                   "interpreter's C frames as perf or callgrind sees them, not Ruby methods")
+"""The one line said when a Ruby program is profiled as a native one."""
+RUBY_SERVER_NATIVE = ("stackprof cannot attach to a running Ruby server: the profile shows the interpreter's C "
+                      "frames as perf sees them, not Ruby methods")
 PTRACE_HINT = "run as root, or allow it: sysctl kernel.yama.ptrace_scope=0"
 SAMPLE_RATE_HZ = 250
 """py-spy's and perf's samples per second: 250 gives a 0.2 s run 50 samples, small enough overhead."""
 _PYTHON_NAME = re.compile(r"^python(\d+(\.\d+)*)?(-dbg)?$")
+_RUBY_NAME = re.compile(r"^ruby(\d+(\.\d+)*)?$")
+_STACKPROF_START = """\
+require "stackprof"
+StackProf.start(mode: :cpu, interval: %d, raw: true)
+at_exit do
+  StackProf.stop
+  StackProf.results(File.join(ENV.fetch("PAIRBENCH_STACKPROF_DIR"), "stackprof.#{Process.pid}.dump"))
+end
+""" % (1_000_000 // SAMPLE_RATE_HZ)
+"""Loaded into each Ruby process (RUBYOPT -r): samples from start to exit, one dump per process."""
 
 
 class Sampler(Protocol):
@@ -122,9 +143,40 @@ class PySpy(_Files):
 
 
 @dataclass
+class Stackprof(_Files):
+    """stackprof in every Ruby process of the run (RUBYOPT -r a starter), read by `stackprof --stackcollapse`."""
+
+    executable: str = "stackprof"
+    name: str = "stackprof"
+    unit: str = "samples"
+
+    def wrap(self, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+        self.fresh()
+        starter = os.path.join(self.out_dir, "start.rb")
+        with open(starter, "w", encoding="utf-8") as fh:
+            fh.write(_STACKPROF_START)
+        opt = " ".join(x for x in (env.get("RUBYOPT", ""), f"-r{starter}") if x)
+        return argv, {**env, "RUBYOPT": opt, "PAIRBENCH_STACKPROF_DIR": self.out_dir}
+
+    def read(self) -> dict[str, float]:
+        dumps = glob.glob(os.path.join(self.out_dir, "stackprof.*.dump"))
+        if not dumps:
+            raise ValueError("stackprof wrote no profile")
+        stacks: dict[str, float] = {}
+        for path in dumps:
+            out = subprocess.run([self.executable, "--stackcollapse", path], capture_output=True, text=True,
+                                 errors="replace", timeout=300)
+            for stack, weight in read_folded(out.stdout).items():
+                stacks[stack] = stacks.get(stack, 0.0) + weight
+        return stacks
+
+
+@dataclass
 class Perf(_Files):
     """perf record -g on the cpu-clock event; stacks from perf script (leaf first, reversed here)."""
 
+    note: str = ""
+    """A line to say with the profile (a Ruby program seen as a native one)."""
     name: str = "perf"
     unit: str = "samples"
 
@@ -154,6 +206,8 @@ class Callgrind(_Files):
 
     why: str = ""
     """Why perf was not used."""
+    note: str = ""
+    """A line to say with the profile (a Ruby program seen as a native one)."""
     name: str = "callgrind"
     unit: str = "instructions"
 
@@ -259,6 +313,17 @@ def is_cpython(executable: str) -> bool:
     return any(_PYTHON_NAME.match(name) for name in (base, real)) and "pypy" not in real
 
 
+def is_ruby(executable: str) -> bool:
+    """Whether a command's executable is a Ruby interpreter (by its name, after symlinks)."""
+    base = os.path.basename(executable)
+    real = os.path.basename(os.path.realpath(executable)) if os.path.exists(executable) else base
+    return any(_RUBY_NAME.match(name) for name in (base, real))
+
+
+def _stackprof() -> str | None:
+    return shutil.which("stackprof")
+
+
 def _perf_records() -> str:
     """'' when `perf record` works here, else why not."""
     if shutil.which("perf") is None:
@@ -283,17 +348,25 @@ def _py_spy() -> str | None:
     return found
 
 
-def choose_sampler(executables: Sequence[str]) -> Sampler | SamplerMissing:
-    """py-spy when every variant runs CPython; else perf record when it works, else callgrind."""
+def choose_sampler(executables: Sequence[str], attaching: bool = False) -> Sampler | SamplerMissing:
+    """py-spy when every variant runs CPython, stackprof when every one runs Ruby and it is installed
+    (not `attaching` to a running server: it starts inside the program); else perf record when it
+    works, else callgrind (a Ruby program so seen carries a `note` saying so)."""
     if executables and all(is_cpython(e) for e in executables):
         spy = _py_spy()
         if spy is None:
             return SamplerMissing("py-spy is not installed", f"install it: {PY_SPY_INSTALL}")
         return PySpy(executable=spy)
+    note = ""
+    if executables and all(is_ruby(e) for e in executables):
+        found = _stackprof()
+        if found is not None and not attaching:
+            return Stackprof(executable=found)
+        note = RUBY_SERVER_NATIVE if found is not None else RUBY_NO_SAMPLER
     why = _perf_records()
     if not why:
-        return Perf()
+        return Perf(note=note)
     if shutil.which("valgrind") is None:
         return SamplerMissing(f"{why}, and valgrind is not installed",
                               f"install one: {PERF_INSTALL} (or {VALGRIND_INSTALL})")
-    return Callgrind(why=why)
+    return Callgrind(why=why, note=note)

@@ -26,6 +26,11 @@ History of the format:
         variant, block, replicate, metric, per_sample, values, which its steady state is classified
         from, and `per_sample` in a steady-state record); without them a process is classified
         from its samples, as before.
+        Beside them, `profile_differences` (the analysis's "where" figures: per candidate and
+        benchmark, each frame's self and total change, shares, interval across blocks, noise mark),
+        so that reports only read them; a file with `profiles` but without this key is analysed
+        once when it is read (analysis/profiles.py `fill_profile_differences`, called by the
+        loaders in flows/), so no version step either.
 
 While a run is measured, its samples are appended to the file as journal lines after the
 document (store/journal.py, written by store/runwriter.py); when it ends, the document is written
@@ -56,7 +61,7 @@ from pairbench.model import (
     SteadyState,
     Variant,
 )
-from pairbench.summaries import SuiteSummary, SweepRow, SweepTable, SweepTrend
+from pairbench.summaries import FrameDifference, ProfileDifference, SuiteSummary, SweepRow, SweepTable, SweepTrend
 from pairbench.store.journal import JournalError, parse_document
 from pairbench.store.output import write_output
 
@@ -226,6 +231,19 @@ def _summary_to_dict(s: SuiteSummary) -> dict[str, Any]:
     return {**asdict(s), "ci": list(s.ci)}
 
 
+def _difference_to_dict(d: ProfileDifference) -> dict[str, Any]:
+    return {**{k: _defined(v) for k, v in asdict(d).items() if k != "frames"}, "samples": list(d.samples),
+            "frames": [{**{k: _defined(v) for k, v in asdict(f).items()}, "interval": _defined_pair(f.interval)}
+                       for f in d.frames]}
+
+
+def _difference_from_dict(d: dict[str, Any]) -> ProfileDifference:
+    frames = tuple(FrameDifference(**{**_only_known(FrameDifference, f), "interval": _pair(f.get("interval"))})
+                   for f in d.get("frames", []))
+    return ProfileDifference(**{**_only_known(ProfileDifference, d), "frames": frames,
+                                "samples": (float(d["samples"][0]), float(d["samples"][1]))})
+
+
 def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
     """The run as the JSON-ready document of the current version (`samples` stands in for its samples)."""
     doc: dict[str, Any] = {
@@ -247,6 +265,7 @@ def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
         doc["series"] = [{**asdict(x), "values": list(x.values)} for x in run.series]
     if run.profiles:  # absent without --profile, so such a file reads as before
         doc["profiles"] = [{**asdict(p), "stacks": [list(pair) for pair in p.stacks]} for p in run.profiles]
+        doc["profile_differences"] = [_difference_to_dict(d) for d in run.profile_differences]
     return doc
 
 
@@ -327,6 +346,7 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
         sweeps = [_sweep_from_dict(t, by_key) for t in doc.get("sweeps", [])]
         profiles = [Profile(**{**_only_known(Profile, p), "stacks": tuple((str(k), float(w)) for k, w in p["stacks"])})
                     for p in doc.get("profiles", [])]
+        differences = [_difference_from_dict(d) for d in doc.get("profile_differences", [])]
         summaries = [SuiteSummary(**{**_only_known(SuiteSummary, x), "ci": _pair(x["ci"])})
                      for x in doc.get("summaries", [])]
         steady = [SteadyState(**{**_only_known(SteadyState, x), "metrics": tuple(x.get("metrics", ()))})
@@ -349,6 +369,7 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
         steady_states=steady,
         series=series,
         profiles=profiles,
+        profile_differences=differences,
     )
 
 

@@ -66,6 +66,8 @@ _DEFAULTS: Mapping[str, _Schema] = {
     "max_time": {"type": "number", "exclusiveMinimum": 0, "description": "seconds for the whole suite"},
     "confidence": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
     "seed": {"type": "integer", "minimum": 0},
+    "profile": {"oneOf": [{"type": "boolean"}, {"type": "integer", "minimum": 0}],
+                "description": "profiling blocks (true: 3), apart from the timed ones: where the difference is"},
     "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "seconds per command, for benchmarks that set none"},
     "metrics": _METRICS,
 }

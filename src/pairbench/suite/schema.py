@@ -39,6 +39,8 @@ class Defaults:
     """Seconds for the whole suite."""
     confidence: float | None = None
     seed: int | None = None
+    profile: int | None = None
+    """Profiling blocks (`profile = true` gives the default count, false 0)."""
     timeout: float | None = None
     """Per-command timeout in seconds, for benchmarks that set none."""
     metrics: Mapping[str, Metric] = field(default_factory=dict)

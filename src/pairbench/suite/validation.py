@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 from pairbench.errors import SuiteError, UserError
 from pairbench.model import Benchmark, Metric, Variant
+from pairbench.run_settings import DEFAULT_PROFILE_BLOCKS
 from pairbench.runners.kinds import KindSpec, get_kind, kind_names
 from pairbench.runners.options import as_mapping
 from pairbench.suite.record import json_safe
@@ -25,7 +26,8 @@ from pairbench.suite.tomlcheck import KeyPath, Reader, choices, number_text, sug
 __all__ = ["read_defaults", "read_metrics", "read_variants", "read_sweeps", "read_benchmarks", "read_exclude",
            "check_placeholders"]
 
-_DEFAULT_KEYS = ("runs", "warmup", "threshold", "max_time", "confidence", "seed", "timeout", "metrics")
+_DEFAULT_KEYS = ("runs", "warmup", "threshold", "max_time", "confidence", "seed", "profile", "timeout",
+                 "metrics")
 _VARIANT_KEYS = ("command", "args", "env", "unset_env", "cwd", "baseline", "params", "git", "description")
 _GIT_KEYS = ("repo", "ref", "build", "timeout")
 _SWEEP_KEYS = ("name", "values", "range", "as", "arg", "variants")
@@ -60,12 +62,24 @@ def read_defaults(r: Reader, value: Any) -> Defaults:
         out["confidence"] = c
     if "seed" in d:
         out["seed"] = r.integer(d["seed"], (*where, "seed"), 0)
+    if "profile" in d:
+        out["profile"] = _profile_blocks(r, d["profile"], (*where, "profile"))
     if "timeout" in d:
         out["timeout"] = r.number(d["timeout"], (*where, "timeout"), positive=True)
     if "metrics" in d:
         metrics, regexes = read_metrics(r, d["metrics"], (*where, "metrics"))
         out["metrics"], out["metric_regexes"] = metrics, regexes
     return Defaults(**out)
+
+
+def _profile_blocks(r: Reader, value: Any, where: KeyPath) -> int:
+    """`profile = true` (the default count of profiling blocks), false (none), or a count."""
+    if isinstance(value, bool):
+        return DEFAULT_PROFILE_BLOCKS if value else 0
+    if not isinstance(value, int):
+        raise r.fail(where, f"{r.dotted(where)} must be true, false or a count of profiling blocks, "
+                     f"not {type_name(value)}")
+    return r.integer(value, where, 0)
 
 
 def read_metrics(r: Reader, value: Any, where: KeyPath) -> tuple[dict[str, Metric], dict[str, str]]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from pairbench.model import Benchmark, Notice, Profile, Variant
 from pairbench.runners.base import Profiled
 from pairbench.runners.command.invocation import expand_command
-from pairbench.runners.samplers import PTRACE_HINT, Sampler, SamplerMissing, choose_sampler
+from pairbench.runners.samplers import PTRACE_HINT, STACKPROF_INSTALL, Sampler, SamplerMissing, choose_sampler
 
 if TYPE_CHECKING:
     from pairbench.runners.command.runner import CommandRunner
@@ -44,6 +44,7 @@ class CommandProfiler:
     def profile(self, runner: CommandRunner, benchmark: Benchmark, variant: Variant, block: int) -> Profiled:
         """Run `variant`'s command once under the benchmark's sampler."""
         chosen = self._samplers.get(benchmark.name)
+        first = chosen is None
         if chosen is None:
             chosen = self._samplers[benchmark.name] = choose_sampler(self._executables.get(benchmark.name, []))
         if isinstance(chosen, SamplerMissing):
@@ -77,8 +78,11 @@ class CommandProfiler:
                                               f"(ptrace not permitted): {tail}", PTRACE_HINT, benchmark.name), stop=True)
             return Profiled(notice=Notice("profile", f"no profile: {chosen.name} failed on `{command}`: "
                                           f"{tail or exc}", "", benchmark.name), stop=True)
+        note = getattr(chosen, "note", "")
         return Profiled(profile=Profile(benchmark.name, variant.name, block, chosen.name, chosen.unit,
-                                        tuple(sorted(stacks.items())), seconds=outcome.wall))
+                                        tuple(sorted(stacks.items())), seconds=outcome.wall),
+                        notice=Notice("profile", note, f"install it: {STACKPROF_INSTALL}", benchmark.name)
+                        if first and note else None)
 
     def describe(self, benchmark: str) -> str:
         """Which sampler profiled `benchmark`, and why that one."""

@@ -43,9 +43,10 @@ class HttpProfiler:
                                           "process is not profiled", "give the server's command", benchmark.name),
                             stop=True)
         chosen = self._samplers.get(benchmark.name)
+        first = chosen is None
         if chosen is None:
             words = [w for w in command.split() if "=" not in w or w.startswith("-")]
-            chosen = self._samplers[benchmark.name] = choose_sampler(words[:1])
+            chosen = self._samplers[benchmark.name] = choose_sampler(words[:1], attaching=True)
         if isinstance(chosen, SamplerMissing) or not hasattr(chosen, "attach"):
             why = chosen.reason if isinstance(chosen, SamplerMissing) else "callgrind cannot attach to a running server"
             hint = chosen.hint if isinstance(chosen, SamplerMissing) else "install linux-perf (perf record -p)"
@@ -74,8 +75,10 @@ class HttpProfiler:
             tail = " ".join(err.split("Stack backtrace")[0].split())[-300:]
             return Profiled(notice=Notice("profile", f"no profile: {chosen.name} on the server of {variant.name!r}: "
                                           f"{tail or exc}", "", benchmark.name), stop=True)
+        note = getattr(chosen, "note", "") if first else ""
         return Profiled(profile=Profile(benchmark.name, variant.name, block, chosen.name, chosen.unit,
-                                        tuple(sorted(stacks.items()))))
+                                        tuple(sorted(stacks.items()))),
+                        notice=Notice("profile", note, "", benchmark.name) if note else None)
 
     def close(self) -> None:
         samplers, self._samplers = self._samplers, {}

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pairbench.model import Benchmark, Notice, Profile, Variant
 from pairbench.runners.base import Profiled
-from pairbench.runners.samplers import Sampler, SamplerMissing, choose_sampler
+from pairbench.runners.samplers import STACKPROF_INSTALL, Sampler, SamplerMissing, choose_sampler
 
 if TYPE_CHECKING:
     from pairbench.runners.micro.runner import MicroRunner
@@ -34,6 +34,7 @@ class MicroProfiler:
             return Profiled()  # the failure was said where it happened
         language = runner.language(benchmark)
         chosen = self._samplers.get(benchmark.name)
+        first = chosen is None
         if chosen is None:
             chosen = self._samplers[benchmark.name] = choose_sampler([runner._argv(variant, language)[0]])
         if isinstance(chosen, SamplerMissing):
@@ -51,8 +52,11 @@ class MicroProfiler:
             stacks = chosen.read()
         except (OSError, ValueError) as exc:
             return Profiled(notice=Notice("profile", f"no profile: {chosen.name}: {exc}", "", benchmark.name), stop=True)
+        note = getattr(chosen, "note", "")
         return Profiled(profile=Profile(benchmark.name, variant.name, block, chosen.name, chosen.unit,
-                                        tuple(sorted(stacks.items()))))
+                                        tuple(sorted(stacks.items()))),
+                        notice=Notice("profile", note, f"install it: {STACKPROF_INSTALL}", benchmark.name)
+                        if first and note else None)
 
     def close(self) -> None:
         samplers, self._samplers = self._samplers, {}
