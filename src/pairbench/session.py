@@ -13,7 +13,6 @@ import math
 import os
 import random
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Protocol
 
@@ -23,7 +22,7 @@ from pairbench.errors import BenchmarkFailed, Interrupted, UserError
 from pairbench.machine import machine_notices
 from pairbench.model import Metric, Notice, Run, Sample
 from pairbench.plan import Step, plan_block
-from pairbench.run_settings import DEFAULT_BOUND_S
+from pairbench.run_settings import DEFAULT_BOUND_S, RunOptions
 from pairbench.runners.base import Replicate, Runner
 from pairbench.runners.profiling import ProfilingBlocks
 from pairbench.store.runwriter import RunWriter
@@ -33,65 +32,6 @@ __all__ = ["RunOptions", "Observer", "execute", "default_run_path", "finish_anal
 # With --max-time and no --max-runs, never plan more blocks than this.
 ADAPTIVE_MAX_BLOCKS = 5000
 
-
-
-@dataclass(frozen=True, slots=True)
-class RunOptions:
-    """How much to measure and how to judge it (the flags shared by every kind)."""
-
-    runs: int = 10
-    """Blocks to measure (the minimum when --max-time enables adaptive stopping)."""
-    warmup: int = 1
-    """Warm-up replicates per variant and benchmark, measured first and discarded."""
-    max_time: float | None = None
-    """Seconds for the whole run; enables adaptive stopping inside that budget."""
-    max_runs: int | None = None
-    """Upper bound on blocks with adaptive stopping."""
-    threshold: float = 1.0
-    """The noise band δ in percent."""
-    confidence: float = 0.95
-    export_json: str | None = None
-    """Run file path; by default one is written under the user's data directory."""
-    fail_on_regression: bool = False
-    seed: int | None = None
-    """Seed of the random order (and env offsets); recorded in the run file."""
-    correction: str = "holm"
-    """Multiplicity correction across comparisons: holm, bh or none."""
-    history: str | None = None
-    """History store location (path or URL); None for the default."""
-    record_history: bool = True
-    stop_early: bool = True
-    """With --max-time, stop once every comparison is settled; False spends the whole budget
-    (`calibrate`: an A/A run that stopped at "no difference" would measure too little noise)."""
-    default_bound: float | None = None
-    """Adaptive stopping by default (no -r, --max-time or -M given): blocks after the -r minimum are
-    added until every primary comparison is settled, for at most these seconds; unlike --max-time
-    it never refuses the minimum. None: without --max-time or -M, -r is a fixed count."""
-    min_time: float | None = None
-    """Seconds each variant is measured at least (hyperfine's --min-benchmarking-time): after the
-    first block, the -r minimum is raised to the blocks that take (within -M and --max-time), as if given with -r."""
-    profile: int = 0
-    """Profiling blocks (`--profile`): one after each of the first timed blocks, never timed (0: none)."""
-
-    def __post_init__(self) -> None:
-        if self.runs < 1:
-            raise UserError(f"--runs must be at least 1 (got {self.runs})")
-        if self.warmup < 0:
-            raise UserError(f"--warmup must be 0 or more (got {self.warmup})")
-        if self.max_time is not None and self.max_time <= 0:
-            raise UserError(f"--max-time must be positive seconds (got {self.max_time:g})")
-        if self.max_runs is not None and self.max_runs < self.runs:
-            raise UserError(f"--max-runs ({self.max_runs}) must be at least --runs ({self.runs})")
-        if not 0 <= self.threshold < 100:
-            raise UserError(f"--threshold is a percentage in [0, 100) (got {self.threshold:g})")
-        if not 0.5 <= self.confidence < 1:
-            raise UserError(f"--confidence must be in [0.5, 1) (got {self.confidence:g})")
-        if self.default_bound is not None and self.default_bound <= 0:
-            raise UserError(f"the default bound must be positive seconds (got {self.default_bound:g})")
-        if self.profile < 0:
-            raise UserError(f"--profile must be 0 or more profiling blocks (got {self.profile})")
-        if self.correction not in ("holm", "bh", "none"):
-            raise UserError(f"--correction {self.correction!r}: valid choices are holm, bh, none")
 
 
 class Observer(Protocol):
