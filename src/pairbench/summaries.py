@@ -112,3 +112,6 @@ class SuiteSummary:
     confidence: float
     benchmarks: int
     blocks: int
+    reached_confidence: float | None = None
+    """Set when the blocks are too few for `confidence`: `ci` is then the signed-rank interval of the
+    per-block suite differences at this, the most they reach (as a comparison's `reached_ci`)."""

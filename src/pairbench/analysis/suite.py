@@ -8,8 +8,12 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 
+import numpy as np
+
 from pairbench.analysis.replicates import replicate_values
 from pairbench.model import Comparison, Run
+from pairbench.stats.reached import reached_paired
+from pairbench.stats.verdict import MIN_PAIRS
 from pairbench.summaries import SuiteSummary
 
 __all__ = ["SuiteSummary", "suite_summary"]
@@ -57,6 +61,10 @@ def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: fl
     out = []
     for cand, series in by_cand.items():
         ratio, ci = geomean_ratio(series, confidence=confidence, seed=seed)
-        blocks = len({b for v in series.values() for b in v})
-        out.append(SuiteSummary(cand, baseline_of[cand], ratio, ci, confidence, len(series), blocks))
+        blocks = sorted({b for v in series.values() for b in v})
+        reached = None
+        if len(blocks) < MIN_PAIRS:  # a bootstrap over so few blocks is far narrower than its level
+            per_block = np.array([np.mean([v[b] for v in series.values() if b in v]) for b in blocks])
+            ci, reached = reached_paired(per_block, confidence)
+        out.append(SuiteSummary(cand, baseline_of[cand], ratio, ci, confidence, len(series), len(blocks), reached))
     return out
