@@ -8,12 +8,8 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 
-import numpy as np
-
 from pairbench.analysis.replicates import replicate_values
 from pairbench.model import Comparison, Run
-from pairbench.stats.reached import reached_paired
-from pairbench.stats.verdict import MIN_PAIRS
 from pairbench.summaries import SuiteSummary
 
 __all__ = ["SuiteSummary", "suite_summary"]
@@ -35,7 +31,11 @@ def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: fl
     Returns:
         One SuiteSummary per candidate with at least one primary comparison of 2+ blocks.
     """
+    import numpy as np
+
     from pairbench.stats.multiplicity import geomean_ratio
+    from pairbench.stats.reached import reached_paired
+    from pairbench.stats.verdict import MIN_PAIRS
 
     by_cand: dict[str, dict[str, dict[int, float]]] = defaultdict(dict)
     baseline_of: dict[str, str] = {}
