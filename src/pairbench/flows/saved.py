@@ -144,8 +144,12 @@ def import_files(files: list[str], output: str | None = None, fmt: str = "auto",
 
 def _run_file_beside(path: Path) -> Path:
     """FILE's stem + .run.json beside it; for a directory (criterion's), DIR.run.json beside the directory."""
-    resolved = path.resolve() if path.is_dir() else path
-    return resolved.with_name((resolved.name.split(".")[0] or "imported") + ".run.json")
+    if path.is_dir():
+        resolved = path.resolve()
+        return resolved.with_name((resolved.name or "imported") + ".run.json")
+    stem = path.name.removesuffix(".gz")  # only the last suffix goes: asv's `COMMIT-py3.11.json` keeps its `.11`
+    stem = stem.rsplit(".", 1)[0] if "." in stem.lstrip(".") else stem
+    return path.with_name((stem or "imported") + ".run.json")
 
 
 def _count(n: int, noun: str) -> str:
