@@ -249,3 +249,14 @@ def test_a_flag_value_after_double_dash_is_quoted_as_typed(run_cli) -> None:
     proc = run_cli("cmd", "true", "--plan", "--", "-5%")
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert "\\x00" not in proc.stderr and "'-5%'" in proc.stderr
+
+
+def test_the_caption_names_no_spread_that_no_cell_shows(run_cli) -> None:
+    """`cmd -r 3` said "± half the interquartile range" under values shown without any ± (a spread
+    takes 4 blocks): each caption says only what its table shows."""
+    proc = run_cli("cmd", "a", "b", "-r", "3", "--no-history", env={"PAIRBENCH_DEBUG_FAKE": "1,1.05"})
+    assert proc.returncode == 0, proc.stderr
+    assert "±" not in proc.stdout.split("━━\n")[-1].split("values:")[0]
+    assert "values: geometric means" in proc.stdout and "interquartile" not in proc.stdout
+    proc = run_cli("cmd", "a", "b", "-r", "6", "--no-history", env={"PAIRBENCH_DEBUG_FAKE": "1,1.05"})
+    assert "±" in proc.stdout and "interquartile" in proc.stdout
