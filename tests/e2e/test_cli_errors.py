@@ -260,3 +260,10 @@ def test_the_caption_names_no_spread_that_no_cell_shows(run_cli) -> None:
     assert "values: geometric means" in proc.stdout and "interquartile" not in proc.stdout
     proc = run_cli("cmd", "a", "b", "-r", "6", "--no-history", env={"PAIRBENCH_DEBUG_FAKE": "1,1.05"})
     assert "±" in proc.stdout and "interquartile" in proc.stdout
+
+
+def test_importing_a_missing_file_does_not_call_it_a_run_file(run_cli) -> None:
+    """`import nosuch.json` said "cannot read run file nosuch.json" of a results file never made."""
+    proc = run_cli("import", "nosuch.json", "--no-history")
+    _one_line_error(proc, "nosuch.json", "no such file")
+    assert "run file" not in proc.stderr

@@ -110,6 +110,8 @@ def import_files(files: list[str], output: str | None = None, fmt: str = "auto",
     if output and len(files) > 1:
         raise UserError("-o/--output takes one input FILE; without it each FILE gets FILE.run.json")
     for path in files:
+        if not Path(path).exists():  # not yet a run file nor a results file: name neither
+            raise UserError(f"cannot read {path}: no such file or directory")
         try:  # a run file, cut short or with a killed run's journal too; criterion writes a directory
             loaded = None if Path(path).is_dir() else load_run_salvaging(path)
         except NotARunFile:
