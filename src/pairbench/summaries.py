@@ -7,7 +7,7 @@ Data only, as model.py, beside it so that the model stays one screenful of the c
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 from pairbench.model import Comparison, Metric, Spread
@@ -113,6 +113,9 @@ class SuiteSummary:
     confidence: float
     benchmarks: int
     blocks: int
+    reached_confidence: float | None = None
+    """Set when the blocks are too few for `confidence`: `ci` is then the signed-rank interval of the
+    per-block suite differences at this, the most they reach (as a comparison's `reached_ci`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +164,8 @@ class ProfileDifference:
     """What one value is of: a run (a command) or an operation (micro)."""
     significant: bool = True
     """The verdict found a difference (faster or slower); else the shares are left out."""
+    files: Mapping[str, str] = field(default_factory=dict)
+    """File names shown under another name in both sides' frames (`script_alias`)."""
 
     @property
     def difference_s(self) -> float:

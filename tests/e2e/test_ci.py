@@ -180,6 +180,9 @@ def test_a_slower_result_that_does_not_reproduce_does_not_fail(tmp_path: Path, r
               "--comment", str(tmp_path / "c.md"))
     assert proc.returncode == 0, proc.stderr
     assert "confirming: 1 benchmark found slower" in proc.stderr
+    # the terminal ends on why it passes, as it does on a confirmed regression (it ended on the
+    # confirmation run's table, its slower verdict gone, and exited 0 without a word)
+    assert any(line.startswith("regression not confirmed: command") for line in proc.stderr.splitlines())
     text = (tmp_path / "c.md").read_text()
     assert "not confirmed" in text and "no confirmed regression" in text
 

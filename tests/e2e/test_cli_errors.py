@@ -226,3 +226,44 @@ def test_warnings_go_to_stderr_and_the_piped_table_keeps_its_verdicts(run_cli) -
     assert "2 blocks are too few for a 95% verdict" in " ".join(proc.stdout.split())  # the sentence, not a warning
     assert "warning" not in proc.stdout and "run file:" not in proc.stdout
     assert "insufficient" in proc.stdout and "…" not in proc.stdout
+
+
+def test_compare_of_runs_with_no_benchmark_in_common_prints_no_empty_table(tmp_path: Path, run_cli) -> None:
+    """It printed the table's header over no row, and the blank line after it."""
+    from dataclasses import replace
+
+    write_run(tmp_path / "a.json", make_run(seed=1))
+    other = make_run(seed=2)
+    other.benchmarks = [replace(b, name="new " + b.name) for b in other.benchmarks]
+    other.samples = [replace(x, benchmark="new " + x.benchmark) for x in other.samples]
+    other.comparisons = []
+    write_run(tmp_path / "b.json", other)
+    proc = run_cli("compare", "a.json", "b.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "verdict" not in proc.stdout and "only in b.json: new " in proc.stdout
+    assert "nothing was compared" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_flag_value_after_double_dash_is_quoted_as_typed(run_cli) -> None:
+    """`--plan -- -5%` quoted the value with the parser's internal mark: '\\x00-5%'."""
+    proc = run_cli("cmd", "true", "--plan", "--", "-5%")
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "\\x00" not in proc.stderr and "'-5%'" in proc.stderr
+
+
+def test_the_caption_names_no_spread_that_no_cell_shows(run_cli) -> None:
+    """`cmd -r 3` said "± half the interquartile range" under values shown without any ± (a spread
+    takes 4 blocks): each caption says only what its table shows."""
+    proc = run_cli("cmd", "a", "b", "-r", "3", "--no-history", env={"PAIRBENCH_DEBUG_FAKE": "1,1.05"})
+    assert proc.returncode == 0, proc.stderr
+    assert "±" not in proc.stdout.split("━━\n")[-1].split("values:")[0]
+    assert "values: geometric means" in proc.stdout and "interquartile" not in proc.stdout
+    proc = run_cli("cmd", "a", "b", "-r", "6", "--no-history", env={"PAIRBENCH_DEBUG_FAKE": "1,1.05"})
+    assert "±" in proc.stdout and "interquartile" in proc.stdout
+
+
+def test_importing_a_missing_file_does_not_call_it_a_run_file(run_cli) -> None:
+    """`import nosuch.json` said "cannot read run file nosuch.json" of a results file never made."""
+    proc = run_cli("import", "nosuch.json", "--no-history")
+    _one_line_error(proc, "nosuch.json", "no such file")
+    assert "run file" not in proc.stderr

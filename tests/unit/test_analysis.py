@@ -9,7 +9,7 @@ from pairbench.analysis import analyze as _analyze
 from pairbench.analysis import compare_runs as _compare_runs
 from pairbench.analysis import replicate_values, settled, suite_summary
 from pairbench.model import Benchmark, Metric, Run, Sample, Variant
-from pairbench.report.wording import verdict_sentence
+from pairbench.report.wording import reached_label, verdict_sentence
 from tests.conftest import assert_consistent
 
 
@@ -119,6 +119,24 @@ def test_suite_summary_geomean():
     assert s.candidate == "B" and s.benchmarks == 2
     assert s.ci[0] < 0.9 * 1.01 and s.ci[1] > 0.9 * 0.99
     assert s.ci[0] < s.ratio < s.ci[1]
+
+
+def test_suite_summary_of_too_few_blocks_says_the_level_it_reaches():
+    """`pytest -r 4` printed the suite's geomean with a `95% CI` from a bootstrap over 4 blocks, far
+    narrower than either benchmark's 87.5% interval: under no change it excluded 1 in a third of
+    runs. Below the blocks a 95% verdict needs, the interval is the one the blocks reach."""
+    from pairbench.report.suite_summary import summary_cells
+
+    excluded = 0
+    trials = 60
+    for seed in range(trials):
+        run = make_run({"A": 1.0, "B": 1.0}, benches=("x", "y"), blocks=4, noise=0.05, seed=seed)
+        comps, _ = analyze(run)
+        [s] = suite_summary(run, comps)
+        assert s.reached_confidence is not None and s.reached_confidence < 0.95
+        assert f"at {reached_label(s.reached_confidence)}" in summary_cells([s])[0][2]
+        excluded += not (s.ci[0] <= 1.0 <= s.ci[1])
+    assert excluded / trials <= (1 - s.reached_confidence) + 0.08
 
 
 def test_zero_valued_exact_metric_is_compared_exactly_not_dropped():

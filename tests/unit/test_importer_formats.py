@@ -260,3 +260,20 @@ def test_many_rounds_are_grouped_in_order_into_at_most_a_hundred_blocks_every_va
     assert len(blocks) == 100 and {len([s for s in run.samples if s.block == b]) for b in blocks} == {10, 11}
     few = import_file(_write(tmp_path / "few.json", _pytest_benchmark(data=True)))
     assert [(s.block, s.iteration) for s in few.samples] == [(0, 0), (1, 0), (2, 0)]
+
+
+def test_asv_results_of_two_pythons_for_one_commit_get_two_run_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`import m/6c04d35a-existing-py3.11.json m/6c04d35a-existing-py3.12.json` wrote both to
+    `6c04d35a-existing-py3.run.json`: the stem was cut at the first dot, so the second refused (or,
+    with --force, overwrote the first). Only the format's suffixes are dropped."""
+    from pairbench.flows.saved import import_files
+
+    results = tmp_path / "results" / "vm"
+    files = [str(_write(results / f"6c04d35a-existing-py3.{minor}.json", _asv_doc())) for minor in (11, 12)]
+    assert import_files(files, record=False) == 0
+    made = sorted(p.name for p in results.glob("*.run.json"))
+    assert made == ["6c04d35a-existing-py3.11.run.json", "6c04d35a-existing-py3.12.run.json"]
+    from pairbench.flows import saved
+
+    assert saved._run_file_beside(tmp_path / "bm.json.gz").name == "bm.run.json"
+    assert saved._run_file_beside(tmp_path / "old.txt").name == "old.run.json"

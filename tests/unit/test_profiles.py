@@ -328,3 +328,25 @@ def test_a_ruby_server_is_attached_to_by_perf_with_the_line_saying_so(monkeypatc
     chosen = samplers.choose_sampler(["ruby"], attaching=True)
     assert chosen.name == "perf" and hasattr(chosen, "attach")
     assert "C frames" in chosen.note and "cannot attach" in chosen.note
+
+
+def test_two_scripts_share_their_frames() -> None:
+    """`cmd 'python old.py' 'python new.py' --profile` keyed every frame by its script, so an unchanged
+    `g` showed as +3 s in new.py and -3 s in old.py: the variants' own scripts are one file."""
+    metric = Metric("time", "s", "lower")
+    run = Run(metadata={}, variants=[Variant("old", "python /src/old.py", baseline=True), Variant("new", "python new.py")],
+              benchmarks=[Benchmark("b", "command", (metric,))])
+    for block in range(4):
+        run.samples.append(Sample("b", "old", "time", 10.0, block))
+        run.samples.append(Sample("b", "new", "time", 14.0, block))
+    old = {"<module> (old.py);f (old.py)": 40.0, "<module> (old.py);g (old.py)": 30.0, "load (json/decoder.py)": 30.0}
+    new = {k.replace("old.py", "new.py"): v for k, v in old.items()}
+    new["<module> (new.py);f (new.py)"] += 40.0
+    for block in range(3):
+        run.profiles.append(Profile("b", "old", block, "py-spy", "samples", tuple(old.items())))
+        run.profiles.append(Profile("b", "new", block, "py-spy", "samples", tuple(new.items())))
+    (diff,) = profile_differences(run)
+    [f] = [x for x in diff.frames if x.frame.startswith("f (")]
+    assert "old.py" in f.frame and "new.py" in f.frame
+    assert f.self_share == pytest.approx(1.0, abs=0.15)
+    assert all(abs(x.self_s) < 0.5 for x in diff.frames if not x.frame.startswith("f ("))

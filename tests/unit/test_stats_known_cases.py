@@ -442,3 +442,18 @@ def test_too_few_blocks_of_differences_give_their_interval_too():
     assert r.verdict == "insufficient" and r.reached_confidence == pytest.approx(0.75)
     low, high = r.reached_ci
     assert low == pytest.approx(1 + 0.01 / 0.01) and high == pytest.approx(1 + 0.02 / 0.01)
+
+
+def test_a_ratio_of_non_negative_values_has_no_negative_bound() -> None:
+    """A command's sys time (mostly 0 ms, a few 4 ms ticks) showed ratio CI [-0.547, 3.733], `−155%`:
+    the ratio of two means of values >= 0 is >= 0, so the bound below 0 says nothing and reads as an
+    impossible figure. The interval is cut at 0 (it covers no less)."""
+    from pairbench.stats.differences import compare_differences, compare_unpaired_differences
+
+    base = [0.0, 0.004, 0.0, 0.0, 0.004, 0.0, 0.0, 0.0]
+    cand = [0.004, 0.0, 0.0, 0.008, 0.0, 0.0, 0.004, 0.0]
+    for result in (compare_differences(base, cand), compare_unpaired_differences(base, cand)):
+        assert result.ci is not None and result.ci[0] >= 0.0, result.ci
+        assert result.ci[0] <= result.ratio <= result.ci[1]
+    for result in (compare_differences([-1.0, 1.0, -2.0, 2.5], [1.0, -1.0, 2.0, -2.0]),):
+        assert result.ci is not None  # values below 0 keep their interval as it is

@@ -24,3 +24,14 @@ def test_one_percent_rule_for_every_size_of_change():
     assert format_percent(1.5) == "+150%"
     assert format_percent(None) == "–"
 
+
+
+def test_counts_read_alike_at_every_size():
+    """One row showed `12` beside `10.00 count` (Go's allocs/op, the candidate a geometric mean a hair
+    off 10) and `Δ +619894` beside `Δ +125.5M count`: a count is a plain number, whole when it is."""
+    assert format_value(12.0, "count") == "12"
+    assert format_value(12 * (10 / 12), "count") == "10"
+    assert format_value(3.5, "count") == "3.500"
+    for value in (619894.0, 125.5e6, 3.673e6, 10.000000001, 3.5, 2e4 + 0.5):
+        assert "count" not in format_value(value, "count"), value
+    assert format_value(125.5e6, "count") == "125.5M"

@@ -166,3 +166,24 @@ def test_an_old_exact_verdict_is_migrated_to_its_direction() -> None:
     [c] = run_from_dict(old).comparisons
     assert c.verdict == "slower" and c.exact and c.meaningful
     assert (c.baseline_value, c.candidate_value) == (100.0, 150.0)
+
+
+def test_compare_shows_an_interval_of_too_few_runs_at_the_level_it_reaches() -> None:
+    """`compare` of 3 runs a side printed `[+14.6%, +18.8%]` under `95% CI` while the sentence below
+    said the runs reach a 90% interval only: the cell names the level, as `cmd`'s table does."""
+    rng = np.random.default_rng(7)
+
+    def saved(name: str, scale: float) -> Run:
+        samples = [Sample("w", name, "time", scale * float(np.exp(rng.normal(0, 0.01))), blk) for blk in range(3)]
+        return Run({}, [Variant(name, baseline=True)], [Benchmark("w", "command", (TIME,))], samples)
+
+    base, new = saved("A", 1.0), saved("B", 1.17)
+    comps, _ = compare_runs(base, new)
+    [c] = comps
+    assert c.verdict == "insufficient" and c.reached_confidence is not None and c.reached_confidence < 0.95
+    merged = Run({}, [Variant("A", baseline=True), Variant("B")], base.benchmarks, base.samples + new.samples, comps)
+    row = render_unpaired_table(merged, comps, ("A", "B"), 0.95).splitlines()[1]
+    from pairbench.report.format import format_ci_percent
+    from pairbench.report.wording import reached_label
+
+    assert f"{format_ci_percent(c.reached_ci)} at {reached_label(c.reached_confidence)}" in row

@@ -25,7 +25,9 @@ and a candidate run from different checkouts share their frames.
 from __future__ import annotations
 
 import math
+import os
 import re
+import shlex
 from collections import defaultdict
 from typing import Iterable, Mapping, Sequence
 
@@ -34,8 +36,8 @@ from pairbench.model import Profile, Run
 from pairbench.summaries import FrameDifference, ProfileDifference
 
 __all__ = ["FrameDifference", "ProfileDifference", "parse_folded", "format_folded", "clean_frame", "clean_stacks",
-           "frame_times", "difference", "differential_stacks", "variant_stacks", "profile_differences",
-           "fill_profile_differences", "MIN_SAMPLES"]
+           "frame_times", "difference", "script_alias", "rename_files", "differential_stacks", "variant_stacks",
+           "profile_differences", "fill_profile_differences", "MIN_SAMPLES"]
 
 TIME_METRICS = ("time", "server_cpu_per_req")
 """The time a profile is scaled to, by preference: a command's run; an HTTP server's CPU time per
@@ -50,6 +52,8 @@ sample is then 5% or more of the run, so the table is replaced by a line asking 
 _PROCESS_FRAME = re.compile(r'^process \d+:".*"$')
 """py-spy --subprocesses puts `process PID:"command line"` above each process's frames."""
 _DIRECTORY = re.compile(r"\((?:[^()]*/)([^/()]*)\)")
+_FILE = re.compile(r"\(([^()]*)\)$")
+"""A cleaned frame's file: `work (x.py)` -> `x.py`."""
 
 
 def clean_frame(frame: str) -> str:
@@ -69,6 +73,51 @@ def clean_stacks(stacks: Iterable[tuple[str, float]]) -> dict[str, float]:
         if frames and value > 0:
             out[";".join(frames)] += value
     return dict(out)
+
+
+def script_alias(baseline: Sequence[Mapping[str, float]], candidate: Sequence[Mapping[str, float]],
+                 baseline_command: str, candidate_command: str) -> dict[str, str]:
+    """The one file each side's frames alone name that its own command names too (`python old.py`
+    against `python new.py`) -> one shared name, `old.py→new.py`, so that their functions pair up.
+
+    Without it every frame of the two scripts differs by file name alone and an unchanged function
+    shows as a gain on one side and a loss on the other. Any other case (several such files, or
+    none named on the command line) is left alone.
+    """
+    files_b, files_c = _files(baseline), _files(candidate)
+    only_b = (files_b - files_c) & _words(baseline_command)
+    only_c = (files_c - files_b) & _words(candidate_command)
+    if len(only_b) != 1 or len(only_c) != 1:
+        return {}
+    (b,), (c,) = only_b, only_c
+    return {b: f"{b}→{c}", c: f"{b}→{c}"}
+
+
+def rename_files(stacks: Mapping[str, float], files: Mapping[str, str]) -> dict[str, float]:
+    """Stacks with the file names of `files` (as `script_alias` gives) replaced in every frame."""
+    if not files:
+        return dict(stacks)
+
+    def frame(f: str) -> str:
+        m = _FILE.search(f)
+        return f[:m.start(1)] + files[m.group(1)] + f[m.end(1):] if m and m.group(1) in files else f
+
+    out: dict[str, float] = defaultdict(float)
+    for stack, value in stacks.items():
+        out[";".join(frame(f) for f in stack.split(";"))] += value
+    return dict(out)
+
+
+def _files(blocks: Sequence[Mapping[str, float]]) -> set[str]:
+    return {m.group(1) for stacks in blocks for stack in stacks for f in stack.split(";") if (m := _FILE.search(f))}
+
+
+def _words(command: str) -> set[str]:
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    return {os.path.basename(w) for w in words}
 
 
 def parse_folded(text: str) -> dict[str, float]:
@@ -207,6 +256,9 @@ def profile_differences(run: Run, confidence: float = 0.95) -> list[ProfileDiffe
                               else (means[base], means[variant.name]))
             b_stacks = [clean_stacks(p.stacks) for p in b_profiles]
             c_stacks = [clean_stacks(p.stacks) for p in c_profiles]
+            files = script_alias(b_stacks, c_stacks, run.baseline.command, variant.command)
+            b_stacks = [rename_files(s, files) for s in b_stacks]
+            c_stacks = [rename_files(s, files) for s in c_stacks]
             weights = (sum(sum(s.values()) for s in b_stacks), sum(sum(s.values()) for s in c_stacks))
             short = b_profiles[0].unit == "samples" and min(weights) < MIN_SAMPLES
             out.append(ProfileDifference(
@@ -214,7 +266,7 @@ def profile_differences(run: Run, confidence: float = 0.95) -> list[ProfileDiffe
                 metric=metric, baseline_s=base_s, candidate_s=cand_s,
                 frames=tuple(difference(b_stacks, c_stacks, base_s, cand_s, confidence, shares=significant)),
                 blocks=min(len(b_stacks), len(c_stacks)), samples=weights, too_short=short,
-                unit=unit, per=PER.get(bench.kind, "run"), significant=significant))
+                unit=unit, per=PER.get(bench.kind, "run"), significant=significant, files=files))
     return out
 
 

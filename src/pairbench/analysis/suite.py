@@ -31,7 +31,11 @@ def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: fl
     Returns:
         One SuiteSummary per candidate with at least one primary comparison of 2+ blocks.
     """
+    import numpy as np
+
     from pairbench.stats.multiplicity import geomean_ratio
+    from pairbench.stats.reached import reached_paired
+    from pairbench.stats.verdict import MIN_PAIRS
 
     by_cand: dict[str, dict[str, dict[int, float]]] = defaultdict(dict)
     baseline_of: dict[str, str] = {}
@@ -57,6 +61,10 @@ def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: fl
     out = []
     for cand, series in by_cand.items():
         ratio, ci = geomean_ratio(series, confidence=confidence, seed=seed)
-        blocks = len({b for v in series.values() for b in v})
-        out.append(SuiteSummary(cand, baseline_of[cand], ratio, ci, confidence, len(series), blocks))
+        blocks = sorted({b for v in series.values() for b in v})
+        reached = None
+        if len(blocks) < MIN_PAIRS:  # a bootstrap over so few blocks is far narrower than its level
+            per_block = np.array([np.mean([v[b] for v in series.values() if b in v]) for b in blocks])
+            ci, reached = reached_paired(per_block, confidence)
+        out.append(SuiteSummary(cand, baseline_of[cand], ratio, ci, confidence, len(series), len(blocks), reached))
     return out

@@ -12,7 +12,7 @@ from pairbench.run_settings import DEFAULT_BOUND_S, DEFAULT_PROFILE_BLOCKS
 
 TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Any, Callable, NoReturn
 
     from pairbench.flows.settings import Measuring, Reports, RunOptions
 
@@ -37,6 +37,10 @@ class _IntermixedParser(argparse.ArgumentParser):
             return _unshield(namespace), [_unshield(e) for e in extras]
         finally:
             self._inside = False
+
+    def error(self, message: str) -> NoReturn:
+        """argparse's error, with a value that followed `--` quoted as typed (not with its mark)."""
+        super().error(message.replace(repr(_SHIELD)[1:-1], "").replace(_SHIELD, ""))
 
 
 _SHIELD = "\0"
@@ -117,7 +121,7 @@ def _threshold(text: str) -> float | str:
 
 def percent(text: str) -> float:
     """A percentage as --threshold reads it, with or without its sign: `2`, `2%` or `0.5 %` -> 2.0."""
-    body = text.strip().removesuffix("%").strip()
+    body = text.lstrip(_SHIELD).strip().removesuffix("%").strip()
     try:
         value = float(body)
     except ValueError:

@@ -201,9 +201,10 @@ def _compare_two(args: argparse.Namespace, sides: list[tuple[str, str, Run]]) ->
         merged.notices.append(NoticeT("machine", text, "compare runs from the same machine, or re-measure both"))
     only_base = [b.name for b in base.benchmarks if b.name not in {c.name for c in cand.benchmarks}]
     only_cand = [b.name for b in cand.benchmarks if b.name not in {c.name for c in base.benchmarks}]
-    out.write("\n")
-    out.write(render_unpaired_table(merged, comparisons, labels, args.confidence))
-    out.write("\n")
+    if comparisons:  # else the warning below says nothing was compared
+        out.write("\n")
+        out.write(render_unpaired_table(merged, comparisons, labels, args.confidence))
+        out.write("\n")
     for c in comparisons:
         out.write(f"{c.benchmark} · {c.metric}: {sentence_of(c, metric_of(merged, c.benchmark, c.metric))}\n")
     if only_base:

@@ -148,6 +148,9 @@ def run_ci(req: CiRequest) -> CiResult:
     messages = _publish(req, env, target, comment, posted)
     if confirmed:
         _say(f"regression confirmed: {', '.join(confirmed)} slower beyond the noise band in both runs")
+    elif suspects:
+        _say(f"regression not confirmed: {', '.join(sorted({c.benchmark for c in suspects}))} slower in the first "
+             "run only (the confirmation run did not reproduce it), so the check passes")
     return CiResult(EXIT_REGRESSION if confirmed else EXIT_OK, run, confirm, comment, tuple(confirmed), messages)
 
 

@@ -119,6 +119,8 @@ def import_files(files: list[str], output: str | None = None, fmt: str = "auto",
     if output and len(files) > 1:
         raise UserError("-o/--output takes one input FILE; without it each FILE gets FILE.run.json")
     for path in files:
+        if not Path(path).exists():  # not yet a run file nor a results file: name neither
+            raise UserError(f"cannot read {path}: no such file or directory")
         try:  # a run file, cut short or with a killed run's journal too; criterion writes a directory
             loaded = None if Path(path).is_dir() else load_run_salvaging(path)
         except NotARunFile:
@@ -153,8 +155,12 @@ def import_files(files: list[str], output: str | None = None, fmt: str = "auto",
 
 def _run_file_beside(path: Path) -> Path:
     """FILE's stem + .run.json beside it; for a directory (criterion's), DIR.run.json beside the directory."""
-    resolved = path.resolve() if path.is_dir() else path
-    return resolved.with_name((resolved.name.split(".")[0] or "imported") + ".run.json")
+    if path.is_dir():
+        resolved = path.resolve()
+        return resolved.with_name((resolved.name or "imported") + ".run.json")
+    stem = path.name.removesuffix(".gz")  # only the last suffix goes: asv's `COMMIT-py3.11.json` keeps its `.11`
+    stem = stem.rsplit(".", 1)[0] if "." in stem.lstrip(".") else stem
+    return path.with_name((stem or "imported") + ".run.json")
 
 
 def _count(n: int, noun: str) -> str:

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from pairbench.model import Benchmark, Comparison, Notice, Run
 from pairbench.report.escape import visible
-from pairbench.report.summary import ci_header, ci_mixed, metric_of, sentence_of
+from pairbench.report.summary import ci_header, ci_mixed, metric_of, sentence_of, spread_shown, spreads
 from pairbench.report.terminal import INFO_KINDS, SECONDARY_COMMAND_METRICS, VERDICT_STYLE, print_table, table_title
 
 __all__ = ["render_brief", "BRIEF_VALUES_CAPTION", "reading_note", "merged_notices"]
@@ -91,7 +91,7 @@ def _caption(run: Run, bench: Benchmark) -> str:
     """BRIEF_VALUES_CAPTION, and what each symbol in this table means (only those it uses)."""
     names = {m.name for m in bench.metrics}
     shown = [c for c in run.comparisons if c.benchmark == bench.name and c.metric in names]
-    parts = [BRIEF_VALUES_CAPTION]
+    parts = [BRIEF_VALUES_CAPTION if _any_spread(run, bench) else BRIEF_VALUES_CAPTION.split(", ±")[0]]
     options = run.metadata.get("options", {})
     asked = float(options.get("confidence", 0.95))
     looks = len(run.metadata.get("adaptive", {}).get("looks", []))
@@ -111,6 +111,12 @@ def _caption(run: Run, bench: Benchmark) -> str:
     if any(c.exact for c in shown):
         parts.append("Δ: the exact difference of counts")
     return "; ".join(parts)
+
+
+def _any_spread(run: Run, bench: Benchmark) -> bool:
+    """Some cell of the table shows `±` (a spread takes 4 blocks): else the caption leaves it out."""
+    names = {m.name for m in bench.metrics}
+    return any(spread_shown(s) for (b, m, _), s in spreads(run).items() if b == bench.name and m in names)
 
 
 def merged_notices(notices: Sequence[Notice]) -> list[Notice]:

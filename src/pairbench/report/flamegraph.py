@@ -15,7 +15,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from pairbench.analysis.profiles import ProfileDifference, clean_stacks, variant_stacks
+from pairbench.analysis.profiles import ProfileDifference, clean_stacks, rename_files, variant_stacks
 from pairbench.model import Run
 from pairbench.report.format import format_delta, format_percent, format_value
 from pairbench.report.svg import esc
@@ -122,7 +122,7 @@ def flame_svg(stacks: Mapping[str, float], deltas: Mapping[str, float] | None = 
 
 
 def _side(run: Run, d: ProfileDifference, variant: str, seconds: float) -> dict[str, float]:
-    blocks = [clean_stacks(p.stacks) for p in sorted(run.profiles, key=lambda p: p.block)
+    blocks = [rename_files(clean_stacks(p.stacks), d.files) for p in sorted(run.profiles, key=lambda p: p.block)
               if p.benchmark == d.benchmark and p.variant == variant]
     return variant_stacks(blocks, seconds)
 

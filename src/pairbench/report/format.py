@@ -72,11 +72,15 @@ def _sig(x: float, digits: int = 4) -> str:
 
 def format_value(value: float | None, unit: str, digits: int = 4) -> str:
     """`0.01234, "s"` -> `12.34 ms`; `3.2e6, "op/s"` -> `3.200M op/s`; bytes in binary prefixes;
-    whole counts below a million as integers (`2`)."""
+    counts as plain numbers (the metric's name says what is counted), whole ones below a million
+    as integers (`2`, and `10` for a geometric mean a rounding error off 10)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
-    if unit == "count" and float(value).is_integer() and abs(value) < 1e6:
-        return str(int(value))
+    if unit == "count":
+        whole = round(value) if math.isfinite(value) else value
+        if abs(value - whole) <= 1e-9 * max(1.0, abs(value)) and abs(whole) < 1e6:
+            return str(int(whole))
+        unit = ""
     if unit == "s" and _time_unit.get() is not None:
         factor, name = _FIXED_UNITS[_time_unit.get() or "second"]
         return f"{_sig(value / factor, digits)} {name}"

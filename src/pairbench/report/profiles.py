@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from pairbench.analysis.profiles import ProfileDifference, clean_stacks, format_folded, variant_stacks
+from pairbench.analysis.profiles import ProfileDifference, clean_stacks, format_folded, rename_files, variant_stacks
 from pairbench.model import Run
 from pairbench.report.escape import visible
 from pairbench.report.format import format_delta, format_percent
@@ -116,7 +116,7 @@ def export_folded(run: Run, directory: str) -> list[str]:
     for d in run.profile_differences:
         sides = {}
         for variant, seconds in ((d.baseline, d.baseline_s), (d.candidate, d.candidate_s)):
-            blocks = [clean_stacks(p.stacks) for p in sorted(run.profiles, key=lambda p: p.block)
+            blocks = [rename_files(clean_stacks(p.stacks), d.files) for p in sorted(run.profiles, key=lambda p: p.block)
                       if p.benchmark == d.benchmark and p.variant == variant]
             sides[variant] = {k: round(v * FOLDED_SCALE.get(d.per, 1e6)) for k, v in variant_stacks(blocks, seconds).items()}
             path = os.path.join(directory, f"{_safe(d.benchmark)}.{_safe(variant)}.folded")

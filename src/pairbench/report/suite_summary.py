@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pairbench.model import Run
 from pairbench.summaries import SuiteSummary
 from pairbench.report.format import format_change, format_ratio
+from pairbench.report.wording import reached_label
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,15 +32,23 @@ def summary_header(rows: Sequence[SuiteSummary]) -> list[str]:
 
 def summary_cells(rows: Sequence[SuiteSummary]) -> list[list[str]]:
     """One row of text cells per candidate, in the order of `summary_header`."""
-    return [[r.candidate, format_ratio(r.ratio), f"[{format_ratio(r.ci[0])}, {format_ratio(r.ci[1])}]",
-             format_change(r.ratio), str(r.benchmarks)] for r in rows]
+    return [[r.candidate, format_ratio(r.ratio), _ci(r), format_change(r.ratio), str(r.benchmarks)] for r in rows]
+
+
+def _ci(r: SuiteSummary) -> str:
+    """`[0.84, 0.89]`; with too few blocks for the header's level, `[...] at 87.5%`, the level reached."""
+    text = f"[{format_ratio(r.ci[0])}, {format_ratio(r.ci[1])}]"
+    return text if r.reached_confidence is None else f"{text} at {reached_label(r.reached_confidence)}"
 
 
 def summary_note(rows: Sequence[SuiteSummary]) -> str:
     """What the figures are: which mean, which bootstrap, which way the ratios read."""
-    return ("geometric mean of each candidate's primary-metric ratios over the benchmarks; CI from a bootstrap "
-            f"over blocks ({rows[0].blocks} blocks), keeping benchmarks measured "
-            "in the same block together; rates are inverted so every ratio reads lower = better")
+    ci = (f"CI from a bootstrap over blocks ({rows[0].blocks} blocks), keeping benchmarks measured in the same "
+          "block together" if rows[0].reached_confidence is None else
+          f"CI: the signed-rank interval of the per-block suite differences ({rows[0].blocks} blocks are too few "
+          "for a bootstrap or the header's level)")
+    return (f"geometric mean of each candidate's primary-metric ratios over the benchmarks; {ci}; "
+            "rates are inverted so every ratio reads lower = better")
 
 
 def render_suite_summary(run: Run, console: Console) -> None:

@@ -16,7 +16,7 @@ from pairbench.model import Benchmark, Comparison, Metric, Run, Sample
 from pairbench.report.format import format_delta, format_percent, format_ratio, format_value
 from pairbench.report.wording import reached_label, verdict_sentence
 
-__all__ = ["Spread", "spreads", "spread_text", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
+__all__ = ["Spread", "spreads", "spread_text", "spread_shown", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
            "MetricGroups", "metric_groups", "FIGURES_CAPTION", "figures", "figure_text", "percent_shown", "exact_change",
            "change_text", "value_text"]
 
@@ -55,12 +55,17 @@ def figures(run: Run, comparisons: Sequence[Comparison] | None = None) -> dict[t
     return out
 
 
+def spread_shown(spread: Spread | None) -> bool:
+    """A cell shows `±` beside its figure: from 4 per-block values, around a figure other than 0."""
+    return spread is not None and spread.n >= 4 and spread.median != 0
+
+
 def figure_text(value: float | None, spread: Spread | None, unit: str) -> str:
     """`12.3 ms ±1.4%`: a figure (from `figures`, else the median) and the relative half
     interquartile range of the per-block values."""
     if value is None:
         return spread_text(spread, unit)
-    if spread is None or spread.n < 4 or spread.median == 0:
+    if not spread_shown(spread):
         return format_value(value, unit)
     half = abs(spread.q3 - spread.q1) / 2 / abs(spread.median) * 100
     return f"{format_value(value, unit)} ±{half:.0f}%" if half >= 10 else f"{format_value(value, unit)} ±{half:.1f}%"

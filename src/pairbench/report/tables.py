@@ -12,6 +12,7 @@ from typing import Any, Mapping, Sequence
 from pairbench.model import Comparison, Run
 from pairbench.report.format import format_change, format_ci_percent, format_percent, format_ratio, format_value
 from pairbench.report.summary import FIGURES_CAPTION, exact_change, figures, metric_of, percent_shown, spreads, value_text
+from pairbench.report.wording import reached_label
 
 __all__ = ["format_table", "render_unpaired_table", "render_many_table", "geomean_rows", "stored_geomeans",
            "GEOMEANS_KEY", "render_history_runs", "render_trend", "format_when"]
@@ -46,8 +47,17 @@ def render_unpaired_table(merged: Run, comparisons: Sequence[Comparison], labels
         b = c.candidate_value if c.candidate_value is not None else (sb.median if sb else None)
         rows.append((c.benchmark, c.metric, format_value(a, m.unit) if a is not None else "–",
                      format_value(b, m.unit) if b is not None else "–", _change(c, m.unit),
-                     format_ci_percent(c.ci) if percent_shown(c) else "–", str(c.n), _verdict(c)))
+                     _ci(c), str(c.n), _verdict(c)))
     return format_table(rows) + _caption(comparisons)
+
+
+def _ci(c: Comparison) -> str:
+    """The CI as percent changes; too few runs for the header's level: the interval at the level they reach."""
+    if not percent_shown(c):
+        return "–"
+    if c.verdict == "insufficient" and c.reached_ci is not None and c.reached_confidence is not None:
+        return f"{format_ci_percent(c.reached_ci)} at {reached_label(c.reached_confidence)}"
+    return format_ci_percent(c.ci)
 
 
 def _caption(comparisons: Sequence[Comparison]) -> str:

@@ -84,8 +84,7 @@ def compare_differences(baseline: Sequence[float], candidate: Sequence[float], *
     est, lo, hi, p, achieved, se = paired_interval(d, mode, confidence, resamples=resamples, seed=seed)
     if n_out and not (mode == "rank" and reason and robust is None):
         notes.append(f"outliers: {n_out} of {n} (MAD z > 3.5), reported not dropped")
-    ratio = 1.0 + est / scale
-    ci = (1.0 + lo / scale, 1.0 + hi / scale)
+    ratio, ci = _floored(1.0 + est / scale, (1.0 + lo / scale, 1.0 + hi / scale), b, c)
     more: int | None = None
     unresolvable = False
     if n < MIN_PAIRS:
@@ -107,6 +106,8 @@ def compare_differences(baseline: Sequence[float], candidate: Sequence[float], *
                              f"band edge (more than {budget} blocks would be needed)")
     tr = trend(d)
     reached_ci, reached_level = reached_differences(d, scale, confidence) if n < MIN_PAIRS else (None, None)
+    if reached_ci is not None:
+        reached_ci = _floored(ratio, reached_ci, b, c)[1]
     return PairedResult(
         ratio=ratio, ci=ci, p_value=p, n=n, significant=significant, meaningful=meaningful, verdict=verdict,
         more_runs=more, unresolvable=unresolvable,
@@ -146,7 +147,7 @@ def compare_unpaired_differences(baseline: Sequence[float], candidate: Sequence[
     if scale <= 0:
         scale = 1.0
     iv = welch_interval(b, c, confidence)
-    ratio, ci = 1.0 + iv.estimate / scale, (1.0 + iv.low / scale, 1.0 + iv.high / scale)
+    ratio, ci = _floored(1.0 + iv.estimate / scale, (1.0 + iv.low / scale, 1.0 + iv.high / scale), b, c)
     if n < MIN_PER_SIDE:
         verdict, significant, meaningful = "insufficient", False, False
         notes.append(f"too few values for a verdict: {n} (need at least {MIN_PER_SIDE} per side)")
@@ -163,3 +164,13 @@ def compare_unpaired_differences(baseline: Sequence[float], candidate: Sequence[
         log_sd=math.nan, achieved_confidence=iv.achieved, outliers=0, drift_tau=0.0, drift_p=1.0,
         n_baseline=nb, n_candidate=nc, mode="t",
     )
+
+
+def _floored(ratio: float, ci: tuple[float, float], b: np.ndarray, c: np.ndarray) -> tuple[float, tuple[float, float]]:
+    """The ratio and its interval cut at 0 when no value is below 0 and the baseline's mean is the
+    scale: a ratio of such means is >= 0, so a bound below 0 (a sys time of 0 ms and 4 ms ticks gave
+    `−155%`) says nothing but reads as an impossible figure; the cut interval covers no less."""
+    if b.size and float(b.mean()) > 0 and np.all(b >= 0) and np.all(c >= 0):
+        return max(0.0, ratio), (max(0.0, ci[0]), max(0.0, ci[1]))
+    return ratio, ci
+
