@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Mapping
 
 from pairbench.errors import UserError
 from pairbench.model import Metric, Notice
@@ -33,7 +33,7 @@ from pairbench.runners.counters import COUNTER_NAMES, parse_cachegrind_events, p
 
 __all__ = ["INSTRUCTIONS", "MEASURES", "InstructionCounter", "choose_counter", "parse_cachegrind", "parse_perf",
            "parse_measure", "measure_option", "fixed_random_library", "default_counter", "vary_notice",
-           "counters_simulated"]
+           "counters_simulated", "summed_outputs"]
 
 INSTRUCTIONS = Metric("instructions", "count", "lower", exact=True, description="instructions executed")
 MEASURES = ("time", "instructions", "counters", *(n for n in COUNTER_NAMES if n != "instructions"))
@@ -75,6 +75,23 @@ def parse_cachegrind(text: str) -> int:
         if line.startswith("summary:"):
             return int(line.split()[1])
     raise ValueError("no summary line in the cachegrind output")
+
+
+_NO_OUTPUT = "valgrind wrote no cachegrind output (did the command start?)"
+
+
+def summed_outputs(out_dir: str, parse: Callable[[str], Mapping[str, Any]], missing: str) -> dict[str, Any]:
+    """The `cg.*` files valgrind wrote in `out_dir` (one per traced process), each parsed, summed by key;
+    a ValueError saying `missing` when there are none."""
+    files = glob.glob(os.path.join(out_dir, "cg.*"))
+    if not files:
+        raise ValueError(missing)
+    total: dict[str, Any] = {}
+    for path in files:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for key, value in parse(fh.read()).items():
+                total[key] = total.get(key, 0) + value
+    return total
 
 
 @functools.lru_cache(maxsize=1)
@@ -174,14 +191,7 @@ class InstructionCounter:
             if count is None:
                 raise ValueError("perf stat reported no instructions:u count")
             return count
-        files = glob.glob(os.path.join(self.out_dir, "cg.*"))
-        if not files:
-            raise ValueError("valgrind wrote no cachegrind output (did the command start?)")
-        total = 0
-        for path in files:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                total += parse_cachegrind(fh.read())
-        return total
+        return int(summed_outputs(self.out_dir, lambda text: {"Ir": parse_cachegrind(text)}, _NO_OUTPUT)["Ir"])
 
     def read_events(self) -> dict[str, int]:
         """Every event of the last counted run, summed over its processes: perf's by event name
@@ -189,15 +199,7 @@ class InstructionCounter:
         if self.source == "perf":
             with open(os.path.join(self.out_dir, "perf"), encoding="utf-8") as fh:
                 return parse_perf_events(fh.read())
-        files = glob.glob(os.path.join(self.out_dir, "cg.*"))
-        if not files:
-            raise ValueError("valgrind wrote no cachegrind output (did the command start?)")
-        total: dict[str, int] = {}
-        for path in files:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                for event, count in parse_cachegrind_events(fh.read()).items():
-                    total[event] = total.get(event, 0) + count
-        return total
+        return summed_outputs(self.out_dir, parse_cachegrind_events, _NO_OUTPUT)
 
     def close(self) -> None:
         shutil.rmtree(self.out_dir, ignore_errors=True)

@@ -32,6 +32,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
+from pairbench.runners.instructions import summed_outputs
+
 __all__ = ["Sampler", "Attaching", "SamplerMissing", "PySpy", "Stackprof", "Perf", "Callgrind", "choose_sampler",
            "is_cpython", "is_ruby", "read_folded", "parse_perf_script", "parse_callgrind", "PY_SPY_INSTALL",
            "PTRACE_HINT", "RUBY_NO_SAMPLER", "STACKPROF_INSTALL"]
@@ -218,15 +220,8 @@ class Callgrind(_Files):
                 "--callgrind-out-file=" + os.path.join(self.out_dir, "cg.%p"), *argv], env
 
     def read(self) -> dict[str, float]:
-        files = glob.glob(os.path.join(self.out_dir, "cg.*"))
-        if not files:
-            raise ValueError("callgrind wrote no output")
-        stacks: dict[str, float] = {}
-        for path in files:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                for frame, cost in parse_callgrind(fh.read()).items():
-                    stacks[frame] = stacks.get(frame, 0.0) + cost
-        return stacks
+        return {frame: float(cost) for frame, cost in
+                summed_outputs(self.out_dir, parse_callgrind, "callgrind wrote no output").items()}
 
 
 def read_folded(text: str) -> dict[str, float]:
