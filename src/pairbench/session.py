@@ -78,7 +78,8 @@ def finish_analysis(run: Run, options: RunOptions, looks: int = 1) -> None:
     run.sweeps = analysis.sweep_tables(run, comparisons)
     run.summaries = (analysis.suite_summary(run, comparisons, confidence=options.confidence)
                      if len(run.benchmarks) > 1 else [])
-    run.profile_differences = analysis.profile_differences(run, confidence=options.confidence)
+    run.profile_differences = (analysis.profile_differences(run, confidence=options.confidence)
+                               if run.profiles else [])  # without --profile its module is not loaded
     notices = list(notices) + analysis.steady_state_notices(run)
     release_resamples()
     kept = [n for n in run.notices if not n.kind.startswith("stats:")]

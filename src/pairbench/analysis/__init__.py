@@ -20,11 +20,20 @@ from pairbench.analysis.comparisons import (
     settled_report,
 )
 from pairbench.analysis.consistency import check_consistent
-from pairbench.analysis.profiles import fill_profile_differences, profile_differences
 from pairbench.analysis.replicates import replicate_values
 from pairbench.analysis.steady_state import classify_processes, steady_state_notices
 from pairbench.analysis.suite import SuiteSummary, suite_summary
 from pairbench.analysis.sweep import sweep_tables
+
+def __getattr__(name: str) -> object:
+    """`profile_differences` and `fill_profile_differences`, loaded at first use (PEP 562): the
+    profiles' analysis is for --profile runs alone."""
+    if name in ("profile_differences", "fill_profile_differences"):
+        from pairbench.analysis import profiles
+
+        return getattr(profiles, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CORRECTIONS",

@@ -94,7 +94,7 @@ def suite_measuring(args: argparse.Namespace, run: Any, suite: Any) -> Any:
 def cluster_from(args: argparse.Namespace) -> Any:
     """--cluster ADDRESS (and --each-machine) as the measuring flow's cluster options, or None."""
     if args.cluster:
-        from pairbench.flows.measure import ClusterOptions
+        from pairbench.cluster.units import ClusterOptions
 
         return ClusterOptions(args.cluster, args.cache_dir, each_machine=args.each_machine)
     if args.each_machine:

@@ -13,18 +13,18 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from pairbench.cluster.units import ClusterOptions
 from pairbench.flows.settings import Measuring, Reports
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from pairbench.cluster.units import ClusterOptions
     from pairbench.model import Run
     from pairbench.runners.base import Runner
     from pairbench.runners.options import FakeOptions
     from pairbench.session import Observer, RunOptions
 
-__all__ = ["ClusterOptions", "Measuring", "Reports", "measure", "observer_for", "make_runners", "kind_figures",
+__all__ = ["Measuring", "Reports", "measure", "observer_for", "make_runners", "kind_figures",
            "run_pipeline", "EXIT_OK", "EXIT_REGRESSION"]
 
 EXIT_OK = 0

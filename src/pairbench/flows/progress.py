@@ -11,14 +11,15 @@ from __future__ import annotations
 import math
 import sys
 import time
-from typing import Callable
-
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from typing import TYPE_CHECKING, Callable
 
 from pairbench.model import Run
 from pairbench.plan import Step
 from pairbench.runners.base import Replicate
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import TaskID
 
 __all__ = ["ProgressBar", "ProgressLines", "quick_estimates", "LINE_EVERY_S"]
 
@@ -166,6 +167,10 @@ class ProgressBar(_Pace):
 
     def __init__(self, console: Console | None = None, *, max_time: float | None = None,
                  max_runs: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        # rich's progress only here: a run off a terminal (CI, a pipe) never loads it
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
         super().__init__(max_time=max_time, max_runs=max_runs, clock=clock)
         self._console = console or Console(stderr=True)
         self._progress = Progress(

@@ -12,9 +12,6 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
 from pairbench.model import Run
-from pairbench.report.command import render_command_figures
-from pairbench.report.http import render_http_figures
-from pairbench.report.micro import render_micro_figures
 
 __all__ = ["KindPresentation", "PRESENTATIONS", "kind_title", "kinds_in_order", "kind_figures"]
 
@@ -29,10 +26,29 @@ class KindPresentation:
     """Its own figures, printed before the comparisons (None: none)."""
 
 
+def _command_figures(run: Run) -> str:
+    # each kind's report module loads when a run of that kind is shown (start-up time and memory)
+    from pairbench.report.command import render_command_figures
+
+    return render_command_figures(run)
+
+
+def _http_figures(run: Run) -> str:
+    from pairbench.report.http import render_http_figures
+
+    return render_http_figures(run)
+
+
+def _micro_figures(run: Run) -> str:
+    from pairbench.report.micro import render_micro_figures
+
+    return render_micro_figures(run)
+
+
 PRESENTATIONS: Mapping[str, KindPresentation] = {
-    "command": KindPresentation("Command benchmarks", render_command_figures),
-    "http": KindPresentation("HTTP benchmarks", render_http_figures),
-    "micro": KindPresentation("Micro benchmarks", render_micro_figures),
+    "command": KindPresentation("Command benchmarks", _command_figures),
+    "http": KindPresentation("HTTP benchmarks", _http_figures),
+    "micro": KindPresentation("Micro benchmarks", _micro_figures),
     "pytest": KindPresentation("pytest benchmarks"),
     "asv": KindPresentation("asv benchmarks"),
     "fake": KindPresentation("Fake benchmarks"),

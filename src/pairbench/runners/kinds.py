@@ -12,21 +12,14 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Callable, Mapping
 
 from pairbench.errors import UserError
 from pairbench.model import Metric, Run
 from pairbench.runners.base import Runner
-from pairbench.runners.command.kind import command_metrics, make_command
 from pairbench.runners.command.metric_spec import SECONDARY_METRICS
-from pairbench.runners.command.options import parse_command_options
-from pairbench.runners.http.kind import http_kind_metrics, make_http
-from pairbench.runners.http.options import parse_http_options
-from pairbench.runners.micro.kind import make_micro, micro_kind_metrics
-from pairbench.runners.micro.options import parse_micro_options
 from pairbench.runners.options import FakeOptions, Where, parse_fake_options
-from pairbench.runners.pytest.kind import make_asv, make_pytest, pytest_kind_metrics
-from pairbench.runners.pytest.options import parse_pytest_options
 
 __all__ = ["KindSpec", "KINDS", "get_kind", "kind_names", "secondary_metrics", "make_runners"]
 
@@ -45,6 +38,71 @@ class KindSpec:
     """(seed, typed options or None for the defaults) -> a runner for every benchmark of the kind."""
     secondary_metrics: frozenset[str] = field(default_factory=frozenset)
     """Built-in metrics recorded and compared that do not hold adaptive stopping open."""
+
+
+class _Later:
+    """`name` of the module `load` imports, imported at its first call: a command run never
+    loads the http, micro or pytest kinds' modules (start-up time and memory, docs/measurement.md).
+    `__wrapped__` is the function itself (inspect.unwrap), for what reads its annotations."""
+
+    def __init__(self, load: Callable[[], ModuleType], name: str) -> None:
+        self._load, self.__name__ = load, name
+
+    @property
+    def __wrapped__(self) -> Callable[..., Any]:
+        function: Callable[..., Any] = getattr(self._load(), self.__name__)
+        return function
+
+    def __call__(self, *args: Any) -> Any:
+        return self.__wrapped__(*args)
+
+
+def _command() -> ModuleType:
+    from pairbench.runners.command import kind
+
+    return kind
+
+
+def _command_options() -> ModuleType:
+    from pairbench.runners.command import options
+
+    return options
+
+
+def _http() -> ModuleType:
+    from pairbench.runners.http import kind
+
+    return kind
+
+
+def _http_options() -> ModuleType:
+    from pairbench.runners.http import options
+
+    return options
+
+
+def _micro() -> ModuleType:
+    from pairbench.runners.micro import kind
+
+    return kind
+
+
+def _micro_options() -> ModuleType:
+    from pairbench.runners.micro import options
+
+    return options
+
+
+def _pytest() -> ModuleType:
+    from pairbench.runners.pytest import kind
+
+    return kind
+
+
+def _pytest_options() -> ModuleType:
+    from pairbench.runners.pytest import options
+
+    return options
 
 
 # --- fake ------------------------------------------------------------------------------------------
@@ -67,11 +125,16 @@ def _make_fake(seed: int | None, options: FakeOptions | None) -> Runner:
 KINDS: Mapping[str, KindSpec] = {
     spec.name: spec
     for spec in (
-        KindSpec("command", command_metrics, parse_command_options, make_command, SECONDARY_METRICS),
-        KindSpec("http", http_kind_metrics, parse_http_options, make_http),
-        KindSpec("micro", micro_kind_metrics, parse_micro_options, make_micro),
-        KindSpec("pytest", pytest_kind_metrics, parse_pytest_options, make_pytest),
-        KindSpec("asv", pytest_kind_metrics, parse_pytest_options, make_asv),
+        KindSpec("command", _Later(_command, "command_metrics"), _Later(_command_options, "parse_command_options"),
+                 _Later(_command, "make_command"), SECONDARY_METRICS),
+        KindSpec("http", _Later(_http, "http_kind_metrics"), _Later(_http_options, "parse_http_options"),
+                 _Later(_http, "make_http")),
+        KindSpec("micro", _Later(_micro, "micro_kind_metrics"), _Later(_micro_options, "parse_micro_options"),
+                 _Later(_micro, "make_micro")),
+        KindSpec("pytest", _Later(_pytest, "pytest_kind_metrics"), _Later(_pytest_options, "parse_pytest_options"),
+                 _Later(_pytest, "make_pytest")),
+        KindSpec("asv", _Later(_pytest, "pytest_kind_metrics"), _Later(_pytest_options, "parse_pytest_options"),
+                 _Later(_pytest, "make_asv")),
         KindSpec("fake", _fake_metrics, parse_fake_options, _make_fake),
     )
 }

@@ -169,7 +169,7 @@ def _json_type(hint: Any) -> _Schema:
 
 def _kind_options(name: str) -> dict[str, _Schema]:
     """The options of a kind, from the fields of the dataclass its parser returns."""
-    parse = KINDS[name].parse_options
+    parse = inspect.unwrap(KINDS[name].parse_options)  # the kind's parser itself (kinds.py loads it lazily)
     cls = typing.get_type_hints(parse)["return"]
     hints = typing.get_type_hints(cls)
     docs = _field_docs(cls)

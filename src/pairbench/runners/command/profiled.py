@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from pairbench.model import Benchmark, Notice, Profile, Variant
 from pairbench.runners.base import Profiled
 from pairbench.runners.command.invocation import expand_command
-from pairbench.runners.samplers import PTRACE_HINT, STACKPROF_INSTALL, Sampler, SamplerMissing, choose_sampler
 
 if TYPE_CHECKING:
+    from pairbench.runners.samplers import Sampler, SamplerMissing
     from pairbench.runners.command.runner import CommandRunner
 
 __all__ = ["CommandProfiler", "PROFILED_TIMEOUT_FACTOR"]
@@ -43,6 +43,9 @@ class CommandProfiler:
 
     def profile(self, runner: CommandRunner, benchmark: Benchmark, variant: Variant, block: int) -> Profiled:
         """Run `variant`'s command once under the benchmark's sampler."""
+        # the samplers load only when --profile asks for them (a timed run's start-up stays light)
+        from pairbench.runners.samplers import PTRACE_HINT, STACKPROF_INSTALL, SamplerMissing, choose_sampler
+
         chosen = self._samplers.get(benchmark.name)
         first = chosen is None
         if chosen is None:
@@ -93,5 +96,5 @@ class CommandProfiler:
     def close(self) -> None:
         samplers, self._samplers = self._samplers, {}
         for s in samplers.values():
-            if not isinstance(s, SamplerMissing):
+            if hasattr(s, "close"):  # a SamplerMissing has nothing to close
                 s.close()
