@@ -62,6 +62,7 @@ from pairbench.model import (
     Variant,
 )
 from pairbench.summaries import FrameDifference, ProfileDifference, SuiteSummary, SweepRow, SweepTable, SweepTrend
+from pairbench.store.samplelines import sample_line
 from pairbench.store.journal import JournalError, parse_document
 from pairbench.store.output import write_output
 
@@ -269,13 +270,7 @@ def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
     return doc
 
 
-_SAMPLE_FIELDS = tuple(f.name for f in fields(Sample))
 _SAMPLES_MARK = "\x00pairbench-samples\x00"
-
-
-def _sample_line(sample: Sample) -> str:
-    """One sample as one line of the file (samples are most of a run file: compact, and fast to write)."""
-    return "  " + json.dumps({k: getattr(sample, k) for k in _SAMPLE_FIELDS}, allow_nan=False, default=str)
 
 
 def _compose(run: Run, sample_lines: list[str]) -> str:
@@ -291,12 +286,7 @@ def dumps_run(run: Run, sample_lines: list[str] | None = None) -> str:
         sample_lines: the samples' lines as `sample_line` renders them, when the caller kept them
             (the run writer does: rendering 50,000 samples again at the end takes seconds).
     """
-    return _compose(run, [_sample_line(s) for s in run.samples] if sample_lines is None else sample_lines)
-
-
-def sample_line(sample: Sample) -> str:
-    """One sample as the run file writes it (its line, without the separating comma)."""
-    return _sample_line(sample)
+    return _compose(run, [sample_line(s) for s in run.samples] if sample_lines is None else sample_lines)
 
 
 def write_run(path: str | os.PathLike[str], run: Run) -> None:
