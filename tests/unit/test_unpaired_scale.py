@@ -51,6 +51,7 @@ def test_every_rank_and_count_equals_the_sorted_differences(m, n, ties):
 @pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99])
 def test_interval_by_selection_equals_the_formed_one(m, n, ties, confidence, monkeypatch):
     x, y = _sides(m, n, 100 + m * n, ties)
+    monkeypatch.setattr(pairwise, "EXACT_MAX_CELLS", 10 ** 9)
     formed = (mann_whitney_interval(x, y, confidence), hodges_lehmann_shift(x, y))
     monkeypatch.setattr(pairwise, "EXACT_MAX_CELLS", 0)
     assert (mann_whitney_interval(x, y, confidence), hodges_lehmann_shift(x, y)) == formed
@@ -74,6 +75,7 @@ def test_every_walsh_rank_and_count_equals_the_sorted_averages(n, ties):
 @pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99])
 def test_signed_rank_interval_by_selection_equals_the_formed_one(n, ties, confidence, monkeypatch):
     d = _sides(n, 1, 50 + n, ties)[0] - np.log(0.0099)
+    monkeypatch.setattr(pairwise, "EXACT_MAX_CELLS", 10 ** 9)
     formed = (wilcoxon_interval(d, confidence), hodges_lehmann(d))
     monkeypatch.setattr(pairwise, "EXACT_MAX_CELLS", 0)
     assert (wilcoxon_interval(d, confidence), hodges_lehmann(d)) == formed
@@ -87,6 +89,7 @@ def test_kendall_by_merge_count_equals_the_pairs(n, ties, monkeypatch):
     order = rng.integers(0, max(2, n // 4), n).astype(float)  # an order with ties, as a sweep's sizes
     if ties:
         y = np.round(y / 3.0)
+    monkeypatch.setattr(drift, "PAIRS_MAX_N", 10 ** 6)
     formed = (trend(y), trend(y, order))
     monkeypatch.setattr(drift, "PAIRS_MAX_N", 0)
     assert (trend(y), trend(y, order)) == formed

@@ -23,7 +23,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, TextIO
+from typing import Iterable, Iterator, TextIO
 
 from pairbench.errors import UserError
 
@@ -104,10 +104,14 @@ def open_output(target: str | os.PathLike[str] | Target, newline: str | None = N
         raise UserError(f"cannot write {where.name}: {exc.strerror or exc}") from None
 
 
-def write_output(target: str | os.PathLike[str] | Target, text: str) -> None:
-    """Write `text` to `target` as `open_output` does."""
+def write_output(target: str | os.PathLike[str] | Target, text: str | Iterable[str]) -> None:
+    """Write `text` (or its parts, in order) to `target` as `open_output` does."""
     with open_output(target) as fh:
-        fh.write(text)
+        if isinstance(text, str):
+            fh.write(text)
+        else:
+            for part in text:
+                fh.write(part)
 
 
 @contextmanager

@@ -40,12 +40,13 @@ or was killed.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from pairbench.errors import NewerRunFile, NotARunFile, RunFileError, TruncatedRunFile
 from pairbench.model import (
@@ -67,7 +68,7 @@ from pairbench.store.journal import JournalError, parse_document
 from pairbench.store.output import write_output
 
 __all__ = ["SCHEMA", "VERSION", "run_to_dict", "run_from_dict", "write_run", "load_run", "loads_run", "dumps_run",
-           "sample_line"]
+           "run_parts", "sample_line"]
 
 SCHEMA = "pairbench.run"
 VERSION = 4
@@ -273,10 +274,21 @@ def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
 _SAMPLES_MARK = "\x00pairbench-samples\x00"
 
 
-def _compose(run: Run, sample_lines: list[str]) -> str:
+def run_parts(run: Run, sample_lines: list[str] | None = None) -> Iterator[str]:
+    """The run file's text in parts, which joined are `dumps_run`'s: a long run's file is written
+    without a copy of it in memory (50,000 samples are ~10 MB of text)."""
+    lines = [sample_line(s) for s in run.samples] if sample_lines is None else sample_lines
     head = json.dumps(run_to_dict(run, samples=_SAMPLES_MARK), indent=1, allow_nan=False, default=str)
-    body = "[\n" + ",\n".join(sample_lines) + "\n ]" if sample_lines else "[]"
-    return head.replace(json.dumps(_SAMPLES_MARK), body, 1)
+    before, _, after = head.partition(json.dumps(_SAMPLES_MARK))
+    yield before
+    if not lines:
+        yield "[]"
+    else:
+        yield "[\n"
+        for start in range(0, len(lines), 512):
+            yield (",\n" if start else "") + ",\n".join(lines[start:start + 512])
+        yield "\n ]"
+    yield after
 
 
 def dumps_run(run: Run, sample_lines: list[str] | None = None) -> str:
@@ -286,12 +298,12 @@ def dumps_run(run: Run, sample_lines: list[str] | None = None) -> str:
         sample_lines: the samples' lines as `sample_line` renders them, when the caller kept them
             (the run writer does: rendering 50,000 samples again at the end takes seconds).
     """
-    return _compose(run, [sample_line(s) for s in run.samples] if sample_lines is None else sample_lines)
+    return "".join(run_parts(run, sample_lines))
 
 
 def write_run(path: str | os.PathLike[str], run: Run) -> None:
     """Write the whole run file as `store.output` writes any user-named file (atomic for a regular file)."""
-    write_output(path, dumps_run(run) + "\n")
+    write_output(path, itertools.chain(run_parts(run), ["\n"]))
 
 
 def _only_known(cls: type, d: dict[str, Any]) -> dict[str, Any]:

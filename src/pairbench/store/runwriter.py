@@ -9,6 +9,7 @@ takes one whole document at the end, and a regular file is replaced atomically w
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
@@ -18,7 +19,7 @@ from typing import Callable
 from pairbench.model import Run, Sample
 from pairbench.store.journal import head_line, samples_line
 from pairbench.store.output import resolve_target, write_output
-from pairbench.store.runfile import dumps_run, run_to_dict, sample_line
+from pairbench.store.runfile import run_parts, run_to_dict, sample_line
 
 __all__ = ["RunWriter", "HEAD_INTERVAL_S"]
 
@@ -73,7 +74,7 @@ class RunWriter:
         self.close()
         kept = self._samples is run.samples and len(self._lines) == len(run.samples) and (
             not run.samples or run.samples[-1] is self._last)
-        write_output(self.target, dumps_run(run, self._lines if kept else None) + "\n")
+        write_output(self.target, itertools.chain(run_parts(run, self._lines if kept else None), ["\n"]))
 
     def close(self) -> None:
         """Stop appending (the file keeps its document and journal as they are)."""
@@ -85,7 +86,7 @@ class RunWriter:
         self.close()
         assert self.target.path is not None
         self._lines = [sample_line(s) for s in run.samples]
-        write_output(self.target, dumps_run(run, self._lines) + "\n")
+        write_output(self.target, itertools.chain(run_parts(run, self._lines), ["\n"]))
         self._fd = os.open(self.target.path, os.O_WRONLY | os.O_APPEND)
         self._samples, self._n = run.samples, len(run.samples)
         self._last = run.samples[-1] if run.samples else None
