@@ -7,6 +7,7 @@ fails leaves nothing behind. The workers get distinct machine names through PAIR
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -310,3 +311,42 @@ def test_each_machine_compares_per_machine_and_says_where_the_machines_disagree(
     told = [n.message for n in run.notices if n.kind == "machines-disagree" and ", time:" in n.message]
     assert told == ["more vs the baseline, time: the machines disagree — slower on w1; faster on w2"]
     assert "the machines disagree" in r.stdout + r.stderr
+
+
+def test_profile_on_two_workers_places_the_difference_as_a_local_run_does(cluster: Cluster, run_cli,
+                                                                          tmp_path: Path) -> None:
+    """`--profile` on real workers: each unit's profiling blocks run on its machine beside its timed
+    blocks, their stacks come back with its run file, and the merged run's "where" table puts the
+    slowed function first (a Python program under py-spy, a C one under perf or callgrind)."""
+    if shutil.which("py-spy") is None or shutil.which("gcc") is None:
+        pytest.skip("py-spy and gcc are needed")
+    data = Path(__file__).resolve().parents[1] / "data" / "profile"
+    exe = tmp_path / "shift"
+    subprocess.run(["gcc", "-O1", "-fno-omit-frame-pointer", "-o", str(exe), str(data / "shift.c")], check=True)
+    suite = tmp_path / "suite.toml"
+    suite.write_text("[variants.base]\ncommand = 'base'\n[variants.slower]\ncommand = 'slower'\n"
+                     f"[benchmarks.py]\ncommand = '{sys.executable} {data / 'shift.py'} {{variant}} 1500000'\n"
+                     f"[benchmarks.c]\ncommand = '{exe} {{variant}} 20000000'\n")
+    cluster.start(("w1", "w2"))
+    r = run_cli("run", str(suite), "--cluster", cluster.address, "-r", "6", "-w", "0", "--profile",
+                "--profile-blocks", "3", "--no-history", "--export-json", "r.json", "--no-progress", timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr, r.stderr
+
+    from pairbench.analysis.profiles import profile_differences
+    from pairbench.store.runfile import load_run
+
+    run = load_run(tmp_path / "r.json")
+    # the timed blocks as without --profile: 6 blocks x 2 variants per benchmark, nothing added
+    counts = {b: sum(1 for s in run.samples if s.benchmark == b and s.metric == "time" and not s.warmup)
+              for b in ("py", "c")}
+    assert counts == {"py": 12, "c": 12}, counts
+    assert {(p.benchmark, p.variant, p.block) for p in run.profiles} == {
+        (b, v, k) for b in ("py", "c") for v in ("base", "slower") for k in range(3)}
+    assert {p.sampler for p in run.profiles if p.benchmark == "py"} == {"py-spy"}
+    assert run.profile_differences == profile_differences(run)  # stored like a local run's
+    tops = {d.benchmark: d.added(1)[0].frame for d in run.profile_differences}
+    assert tops == {"py": "work (shift.py)", "c": "work"}, r.stdout
+    text = " ".join(r.stdout.split())
+    for bench in ("py", "c"):
+        assert f"where: slower vs base ({bench})" in text, r.stdout

@@ -112,6 +112,29 @@ def _profiled(run_cli, tmp_path: Path, base: str, cand: str, *extra: str, env: d
     return r, load_run(tmp_path / "r.json")
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("cc") is None or (shutil.which("perf") is None and shutil.which("valgrind") is None),
+                    reason="a C compiler and perf or valgrind are needed")
+def test_real_profiling_blocks_leave_the_timed_blocks_as_they_were(run_cli, tmp_path: Path) -> None:
+    """The exact-work loop with and without --profile, same -r and seed: the same timed samples (which
+    variant, block and metric, in the same order), no sample from a profiled run, the profiles apart."""
+    exe = tmp_path / "loop"
+    subprocess.run(["cc", "-O1", "-o", str(exe), str(DATA.parent / "exact_loop.c")], check=True)
+    args = ("cmd", f"{exe} 300000000", f"{exe} 315000000", "-n", "A", "-n", "B", "-r", "6", "-w", "1",
+            "--seed", "11", "--no-history", "--no-progress")
+    plain = run_cli(*args, "--export-json", "plain.json", timeout=300)
+    profiled = run_cli(*args, "--profile", "--profile-blocks", "3", "--export-json", "profiled.json", timeout=600)
+    assert plain.returncode == 0 and profiled.returncode == 0, plain.stderr + profiled.stderr
+    a, b = load_run(tmp_path / "plain.json"), load_run(tmp_path / "profiled.json")
+    shape = [[(s.benchmark, s.variant, s.block, s.metric, s.warmup) for s in run.samples] for run in (a, b)]
+    assert shape[0] == shape[1]
+    assert sum(1 for s in b.samples if s.metric == "time" and not s.warmup) == 12  # 6 blocks x 2, nothing more
+    assert not a.profiles
+    assert {(p.variant, p.block) for p in b.profiles} == {(v, k) for v in ("A", "B") for k in range(3)}
+    assert all(p.stacks and p.seconds > 0 for p in b.profiles)
+    assert b.metadata.get("blocks") == a.metadata.get("blocks")
+
+
 @pytest.mark.slow  # starts a local Dask scheduler and worker
 def test_a_suite_file_asks_for_profile_and_the_cluster_path_keeps_it(run_cli, tmp_path: Path) -> None:
     """`[defaults] profile = 2` profiles without the flag, on the Dask path too (its units carry the option)."""

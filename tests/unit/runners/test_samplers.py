@@ -116,3 +116,19 @@ def test_attaching_samplers_name_the_server_processes() -> None:
     assert perf.attach([41, 42])[-2:] == ["-p", "41,42"]
     spy.close()
     perf.close()
+
+
+@pytest.mark.parametrize(("template", "variants", "expected"), [
+    ("python3 shift.py {variant}", [("base", "base"), ("slower", "slower")], ["python3", "python3"]),  # a suite's
+    ("{variant} -c pass", [("a", "python3 -S"), ("b", "/usr/bin/python3.11")], ["python3", "/usr/bin/python3.11"]),
+    ("{variant}", [("a", "N=1 ./shift base"), ("b", "./shift slower")], ["./shift", "./shift"]),
+])
+def test_the_sampler_looks_at_the_program_the_benchmark_runs(template: str, variants: list[tuple[str, str]],
+                                                              expected: list[str]) -> None:
+    """The benchmark's command line as run, not the variant's own command: `python3 x.py {variant}`
+    with variants `base` and `slower` is a Python program."""
+    from pairbench.model import Benchmark, Variant
+    from pairbench.runners.command.profiled import profiled_executables
+
+    bench = Benchmark("b", "command", (), options={"command": template})
+    assert profiled_executables(bench, [Variant(n, c) for n, c in variants]) == expected

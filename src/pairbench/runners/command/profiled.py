@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING
 from pairbench.model import Benchmark, Notice, Profile, Variant
 from pairbench.runners.base import Profiled
 from pairbench.runners.command.invocation import expand_command
+from pairbench.runners.command.shells import executable_word
 
 if TYPE_CHECKING:
     from pairbench.runners.samplers import Sampler, SamplerMissing
     from pairbench.runners.command.runner import CommandRunner
 
-__all__ = ["CommandProfiler", "PROFILED_TIMEOUT_FACTOR"]
+__all__ = ["CommandProfiler", "PROFILED_TIMEOUT_FACTOR", "profiled_executables"]
 
 PROFILED_TIMEOUT_FACTOR = 100
 """A profiled run may take this many times --timeout (callgrind runs programs 20-60x slower)."""
@@ -30,6 +31,23 @@ _GONE_WORDS = ("No python processes found", "Failed to find python version")
 _PTRACE_WORDS = ("Operation not permitted", "Permission denied", "ptrace")
 
 
+def profiled_executables(benchmark: Benchmark, variants: list[Variant]) -> list[str]:
+    """The program each variant's command line runs, which decides the sampler.
+
+    The benchmark's command as expanded, not the variant's own: a suite's `python3 x.py {variant}`
+    with variants `base` and `slower` is a Python program. The variant's resolved executable
+    (its run file's `meta`) stands for its first word when the line starts with it.
+    """
+    template = str(benchmark.options.get("command", "{variant}"))
+    out = []
+    for v in variants:
+        command = expand_command(template, v)
+        word = executable_word(command) or (command.split() or [""])[0]
+        own = executable_word(v.command or "")
+        out.append(str(v.meta.get("executable") or word) if word == own else word)
+    return out
+
+
 class CommandProfiler:
     """The samplers of a command runner's benchmarks, chosen on first use, and their profiled runs."""
 
@@ -38,8 +56,7 @@ class CommandProfiler:
         self._executables: dict[str, list[str]] = {}
 
     def prepare(self, benchmark: Benchmark, variants: list[Variant]) -> None:
-        self._executables[benchmark.name] = [str(v.meta.get("executable") or (v.command or "").split(" ")[0])
-                                             for v in variants]
+        self._executables[benchmark.name] = profiled_executables(benchmark, variants)
 
     def profile(self, runner: CommandRunner, benchmark: Benchmark, variant: Variant, block: int) -> Profiled:
         """Run `variant`'s command once under the benchmark's sampler."""
