@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 from pairbench.errors import UserError
 from pairbench.flows.ci_git import default_branch, merge_base as find_merge_base, resolve_commit, toplevel
 from pairbench.flows.ci_publish import publish, render, say
-from pairbench.flows.ci_sides import build_commit, load_suite, make_run, suite_build
+from pairbench.flows.ci_sides import base_line, build_commit, load_suite, make_run, suite_build
 
 if TYPE_CHECKING:
     from pairbench.builds import Build
@@ -117,8 +117,11 @@ def run_ci(req: CiRequest) -> CiResult:
             _failed_build(req, env, target, role, builds[role], base_ref, merge_base, head)
     run = make_run(req, suite, builds, merge_base, head)
     gated = tuple((b.name, b.metrics[0].name) for b in run.benchmarks if b.metrics)
+    first_options = replace(req.options, record_history=False)  # the base's part only, below
     _measure_or_say(req, env, target, (base_ref, merge_base, head),
-                    lambda: measure(run, req.options, req.reports, req.fakes[0], req.observer(req.options)))
+                    lambda: measure(run, first_options, req.reports, req.fakes[0], req.observer(req.options)))
+    if req.options.record_history:
+        _record_base(run, req.options.history)
     suspects = [c for c in run.comparisons if (c.benchmark, c.metric) in gated and c.verdict == "slower"]
     confirm = None
     if suspects:
@@ -174,6 +177,19 @@ def _measure_or_say(req: CiRequest, env: Mapping[str, str], target: Target | Non
     except BenchmarkFailed as exc:
         publish(req, env, target, render_run_failure(str(exc), *commits))
         raise
+
+
+def _record_base(run: Run, history: str | None) -> None:
+    """Record the base's results of the first run in the history (the head's belong to no line yet).
+
+    A store that cannot be used never fails the check: one warning line, and the comment's notices say it.
+    """
+    from pairbench.store.history import record_run
+
+    notice = record_run(base_line(run), history)
+    if notice is not None:
+        run.notices.append(notice)
+        say(f"warning: {notice.message} ({notice.hint})")
 
 
 def _confirmed(suspects: list[Comparison], confirm: Run | None) -> list[str]:

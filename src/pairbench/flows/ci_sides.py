@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pairbench.flows.ci import CiRequest
     from pairbench.model import Benchmark, Run, Variant
 
-__all__ = ["load_suite", "suite_build", "build_commit", "make_run"]
+__all__ = ["load_suite", "suite_build", "build_commit", "make_run", "base_line"]
 
 
 def load_suite(path: str) -> Any:
@@ -74,6 +74,23 @@ def make_run(req: CiRequest, suite: Any, builds: dict[str, Build], base: str, he
     run.metadata["ci"] = {"base_commit": base, "head_commit": head, "confirmation": only is not None}
     run.metadata["git_commit"] = base
     return run
+
+
+def base_line(run: Run) -> Run:
+    """The base's part of a measured run: the results of a commit on the base branch's line.
+
+    The history is that line (the trend site, `--threshold auto`'s band); the head of a pull request
+    is not a point on it, and neither are the comparisons with it.
+    """
+    base = run.baseline.name
+
+    def mine(items: list[Any]) -> list[Any]:
+        return [x for x in items if getattr(x, "variant", base) == base]
+
+    return replace(run, metadata=dict(run.metadata), variants=[run.baseline], samples=mine(run.samples),
+                   comparisons=[], notices=mine(run.notices), sweeps=[], summaries=[],
+                   steady_states=mine(run.steady_states), series=mine(run.series), profiles=mine(run.profiles),
+                   profile_differences=[])
 
 
 def _settle_primary(b: Benchmark) -> Benchmark:
