@@ -1,9 +1,14 @@
 """A small GitHub and GitLab API on 127.0.0.1 (port 0), in this process: issue comments and
-merge request notes (list with pagination, create, update), every request recorded.
+merge request notes (list with pagination, create, update) and the token's own account (`GET /user`),
+every request recorded.
 
 Enough of the documented REST API for `pairbench ci` to hold its conversation against it: GitHub
-pages with a `Link: <…>; rel="next"` header, GitLab with `X-Next-Page`. `refuse` makes every call
-answer 403 (a fork's read-only token); `rate_limited` answers 403 with the rate limit headers.
+pages with a `Link: <…>; rel="next"` header, GitLab with `X-Next-Page`. Every comment has its author
+as each API gives it (GitHub `user.login`, GitLab `author.id`); the ones created here are the
+token's account's. `refuse` makes every call answer 403 (a fork's read-only token); `rate_limited`
+answers 403 with the rate limit headers; `installation_token` makes GitHub's `GET /user` answer 403,
+as it does to a GitHub App installation token (Actions' GITHUB_TOKEN), whose comments are
+github-actions[bot]'s.
 """
 
 from __future__ import annotations
@@ -34,6 +39,22 @@ class ForgeState:
     """An HTTP status (500...) every POST, PATCH and PUT answers with, when set."""
     page_size: int = 2
     next_id: int = 100
+    login: str = "pairbench-bot"
+    """The account of the token (GitHub login, GitLab username)."""
+    user_id: int = 77
+    installation_token: bool = False
+    """GitHub: the token is a GitHub App installation token (Actions' GITHUB_TOKEN)."""
+
+    def account(self) -> dict[str, Any]:
+        """The token's account as the comments it writes carry it."""
+        if self.installation_token:
+            return by("github-actions[bot]", 41898282, "Bot")
+        return by(self.login, self.user_id)
+
+
+def by(login: str, user_id: int, kind: str = "User") -> dict[str, Any]:
+    """A comment's author fields, as GitHub (`user`) and GitLab (`author`) give them."""
+    return {"user": {"login": login, "id": user_id, "type": kind}, "author": {"id": user_id, "username": login}}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -67,6 +88,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._reply(st.fail_writes, {"message": "Server Error"})
         path, _, query = self.path.partition("?")
         params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
+        if self.command == "GET" and path in ("/user", "/api/v4/user"):
+            if st.installation_token and path == "/user":
+                return self._reply(403, {"message": "Resource not accessible by integration"})
+            return self._reply(200, {"login": st.login, "username": st.login, "id": st.user_id})
         gh_list = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/(\d+)/comments", path)
         gh_one = re.fullmatch(r"/repos/[^/]+/[^/]+/issues/comments/(\d+)", path)
         gl_list = re.fullmatch(r"/api/v4/projects/[^/]+/merge_requests/(\d+)/notes", path)
@@ -84,7 +109,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._reply(200, items, headers)
         if self.command == "POST" and (gh_list or gl_list):
             st.next_id += 1
-            item = {"id": st.next_id, "body": body["body"], "html_url": f"{self.base}/c/{st.next_id}"}
+            item = {"id": st.next_id, "body": body["body"], "html_url": f"{self.base}/c/{st.next_id}", **st.account()}
             st.comments.append(item)
             return self._reply(201, item)
         if self.command in ("PATCH", "PUT") and (gh_one or gl_one):
@@ -106,7 +131,7 @@ class ForgeServer:
 
     def __init__(self) -> None:
         self.state = ForgeState()
-        self.state.comments = [{"id": i, "body": f"someone else's comment {i}"} for i in range(1, 6)]
+        self.state.comments = [{"id": i, "body": f"someone else's comment {i}", **by(f"user{i}", i)} for i in range(1, 6)]
 
     def __enter__(self) -> ForgeServer:
         handler = type("H", (_Handler,), {"state": self.state})

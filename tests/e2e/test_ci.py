@@ -330,24 +330,45 @@ def test_gitlab_refusing_the_token_is_one_warning_that_names_the_scope(tmp_path:
     assert "confirmed" in (tmp_path / "c.md").read_text()
 
 
-def test_history_records_the_base_and_the_head_under_their_commits_once(tmp_path: Path, run_cli) -> None:
+def test_history_records_the_base_only_under_its_commit_once(tmp_path: Path, run_cli) -> None:
+    """The history is the base branch's line: a pull request's head is not a point on it."""
     import sqlite3
 
     repo = make_repo(tmp_path)
     store = tmp_path / "trend.sqlite"
     proc = run_cli("ci", "--cmd", "sh {worktree}/bench.sh", "--debug-fake", "1,1.3", "--max-time", "30", "--base", "main",
-                   "--history", str(store), cwd=repo, env={"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache")})
+                   "--history", str(store), "--export-json", str(tmp_path / "run.json"), cwd=repo,
+                   env={"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache")})
     assert proc.returncode == 3, proc.stderr  # a confirmation run happened: it is not recorded
     base, head = git(repo, "merge-base", "main", "HEAD"), git(repo, "rev-parse", "HEAD")
     with sqlite3.connect(store) as db:
         runs = db.execute("SELECT id, git_commit FROM runs").fetchall()
         assert [commit for _, commit in runs] == [base]
         variants = dict(db.execute("SELECT name, git_commit FROM variants").fetchall())
-        assert variants == {"base": base, "head": head}
+        assert variants == {"base": base}
         counted = dict(db.execute("SELECT variant, COUNT(*) FROM samples GROUP BY variant").fetchall())
-    assert counted.get("base", 0) > 0 and counted.get("head", 0) > 0
+        compared = db.execute("SELECT COUNT(*) FROM comparisons").fetchone()[0]
+    assert set(counted) == {"base"} and counted["base"] > 0, counted
+    assert compared == 0  # a comparison with the head is the pull request's, not the line's
+    saved = json.loads((tmp_path / "run.json").read_text())  # the run file keeps both sides
+    assert {v["name"] for v in saved["variants"]} == {"base", "head"}
+    assert counted["base"] == sum(1 for s in saved["samples"] if s["variant"] == "base")
     listed = run_cli("history", "--history", str(store), cwd=repo)
     assert listed.returncode == 0 and base[:10] in listed.stdout, listed.stdout + listed.stderr
+
+
+def test_a_history_store_that_cannot_be_used_is_one_warning_and_the_verdict_stands(tmp_path: Path, run_cli) -> None:
+    repo = make_repo(tmp_path)
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"not a database at all" * 50)
+    proc = run_cli("ci", "--cmd", "sh {worktree}/bench.sh", "--debug-fake", "1,1.3", "--max-time", "30", "--base", "main",
+                   "--history", str(bad), "--comment", str(tmp_path / "c.md"), cwd=repo,
+                   env={"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 3 and "Traceback" not in proc.stderr, proc.stderr
+    warned = [line for line in proc.stderr.splitlines() if "run not recorded in the history" in line]
+    assert len(warned) == 1 and warned[0].startswith("warning: "), proc.stderr
+    assert bad.read_bytes() == b"not a database at all" * 50
+    assert "not recorded in the history" in " ".join((tmp_path / "c.md").read_text().split())
 
 
 def test_the_comment_says_the_band_how_it_was_set_and_the_machine(tmp_path: Path, run_cli) -> None:

@@ -3,7 +3,8 @@
 Why a layer of its own: posting is the only network conversation `pairbench ci` has, it holds a
 write token, and it must never fail the measurement. Each forge module finds its pull request in
 the CI environment (`detect`), lists the request's comments, finds pairbench's by a hidden marker
-and updates it, or creates it once (`upsert_comment`). Every problem (no token, a fork's read-only
+and its author (the token's own account, so a quote of it is left alone) and updates it, or creates
+it once (`upsert_comment`). Every problem (no token, a fork's read-only
 token, a rate limit, an API error, no network) comes back as a `CommentOutcome` with a sentence,
 never as an exception, so the flow shows one warning line and keeps the summary.
 

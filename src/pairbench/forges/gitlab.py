@@ -2,12 +2,14 @@
 
 Documented REST calls (docs.gitlab.com/api/notes, merge request notes):
 
+    GET  {CI_API_V4_URL}/user                                                 (the token's user: its id)
     GET  {CI_API_V4_URL}/projects/{id}/merge_requests/{iid}/notes?per_page=100&page=N   (X-Next-Page)
     POST {CI_API_V4_URL}/projects/{id}/merge_requests/{iid}/notes            {"body": ...}
     PUT  {CI_API_V4_URL}/projects/{id}/merge_requests/{iid}/notes/{note_id}  {"body": ...}
 
 Header `PRIVATE-TOKEN: TOKEN` (a project access token with the api scope, in a masked CI variable;
-CI_JOB_TOKEN may not write notes). The merge request comes from a merge request pipeline's
+CI_JOB_TOKEN may not write notes). pairbench's note is the one with the marker whose `author.id` is
+the token's user: a note quoting it is never edited. The merge request comes from a merge request pipeline's
 variables (CI_MERGE_REQUEST_IID, CI_MERGE_REQUEST_TARGET_BRANCH_NAME).
 """
 
@@ -42,6 +44,13 @@ class GitLab:
     def upsert(self, target: Target, body: str, marker: str, timeout: float) -> CommentOutcome:
         headers = {"PRIVATE-TOKEN": target.token, "Accept": "application/json", "User-Agent": "pairbench"}
         notes = f"{target.api_url}/projects/{quote(target.project, safe='')}/merge_requests/{target.number}/notes"
+        me = call("GET", f"{target.api_url}/user", headers, timeout=timeout)
+        if not me.ok:
+            return _failed(target, "reading the token's user", me)
+        user_id = me.data.get("id") if isinstance(me.data, dict) else None
+        if not isinstance(user_id, int):
+            return CommentOutcome(False, "failed", f"no note on {target.describe()}: GET /user named no user, "
+                                                   "so pairbench cannot tell its own note from a quote of it")
         found: dict[str, Any] | None = None
         page: str | None = "1"
         for _ in range(MAX_PAGES):
@@ -51,7 +60,7 @@ class GitLab:
             if not resp.ok:
                 return _failed(target, "listing its notes", resp)
             found = next((n for n in resp.data or [] if isinstance(n, dict) and not n.get("system")
-                          and marker in str(n.get("body", ""))), None)
+                          and marker in str(n.get("body", "")) and (n.get("author") or {}).get("id") == user_id), None)
             if found is not None:
                 break
             page = resp.headers.get("x-next-page", "").strip() or None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -381,3 +382,41 @@ def test_an_open_loop_short_of_its_rate_is_said_once_per_variant_and_its_unsent_
     assert met.measure(bench, Variant("a"), 0, False, lambda s: None).notices == []
     # A closed loop records no `unsent`.
     assert "unsent" not in {m.name for m in http_metrics()}
+
+
+def _logged(runner_log_dir: Path | None, benches: list[Benchmark]) -> tuple[list[Path], HttpRunner]:
+    """The server log of each benchmark's round, in order, and the runner (not closed yet)."""
+    made: list[_FakeServer] = []
+
+    def factory(spec: ServerSpec) -> _FakeServer:
+        made.append(_FakeServer(spec))
+        return made[-1]
+
+    runner = HttpRunner(engine=lambda s, p: _result([1.0] * 5), server_factory=factory,  # type: ignore[arg-type]
+                        log_dir=runner_log_dir)
+    for bench in benches:
+        runner.measure(bench, Variant("a"), 0, False, lambda s: None)
+    return [Path(str(m.spec.log_path)) for m in made], runner
+
+
+def _served(name: str, **opts: Any) -> Benchmark:
+    return Benchmark(name, "http", http_metrics(), {"url": "/", "requests": 5, "server": "app {port}", **opts})
+
+
+def test_a_benchmarks_log_dir_holds_that_benchmarks_logs_only(tmp_path: Path) -> None:
+    own, other = tmp_path / "own", tmp_path / "other"
+    benches = [_served("plain"), _served("own", log_dir=str(own)), _served("plain2"), _served("other", log_dir=str(other))]
+    paths, runner = _logged(None, benches)
+    assert [p.parent for p in paths[1::2]] == [own, other]
+    temp = paths[0].parent
+    assert paths[2].parent == temp and temp not in (own, other) and tmp_path not in temp.parents
+    runner.close()
+    assert own.is_dir() and other.is_dir()  # a directory given is never removed
+    assert not temp.exists()  # the temporary one goes at close
+
+
+def test_the_runners_log_dir_serves_the_benchmarks_without_their_own(tmp_path: Path) -> None:
+    flag, own = tmp_path / "flag", tmp_path / "own"
+    paths, runner = _logged(flag, [_served("own", log_dir=str(own)), _served("plain")])
+    runner.close()
+    assert [p.parent for p in paths] == [own, flag] and flag.is_dir() and own.is_dir()

@@ -9,11 +9,8 @@ bytes, and the server's CPU time and peak RSS during the measured load.
 
 from __future__ import annotations
 
-import re
 import shlex
 import socket
-import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -28,6 +25,7 @@ from pairbench.runners.http.profiled import HttpProfiler
 from pairbench.runners.http.metrics import figures_from_result, http_metrics, rate_shortfall
 from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec, load_spec
 from pairbench.runners.http.server import Server, ServerFailed, ServerSpec, port_in_use
+from pairbench.runners.http.server_logs import ServerLogs
 from pairbench.runners.http.wrk import WrkFailed, run_wrk, wrk_available, wrk_command
 
 __all__ = ["HttpRunner", "DEFAULT_OPTIONS"]
@@ -159,10 +157,6 @@ def _round(block: int) -> str:
     return f"round {block}" if block >= 0 else f"warm-up round {-block}"
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:60] or "root"
-
-
 class HttpRunner:
     """Measures http benchmarks; `engine` and `server_factory` are injectable for tests."""
 
@@ -174,9 +168,7 @@ class HttpRunner:
     ) -> None:
         self._engine = engine
         self._server_factory = server_factory
-        self._log_dir = Path(log_dir) if log_dir else None
-        # a temporary log directory of ours goes at close, unless a server failed (its message names the log)
-        self._own_log_dir = self._keep_logs = False
+        self._logs = ServerLogs(log_dir)
         self._servers: list[Server] = []
         self._started_ok: set[str] = set()
         self._told_closes: set[str] = set()
@@ -282,7 +274,7 @@ class HttpRunner:
             result = engine(spec, lambda rps: progress(f"{variant.name}: {rps:,.0f} req/s"))
             cpu1, rss = server.usage() if server else (0.0, 0)
             if server is not None and not server.alive():
-                self._keep_logs = True
+                self._logs.keep = True
                 return self._failed(benchmark, variant, block, server.died_message())
             if result.completed == 0:
                 why = result.aborted or "no request completed"
@@ -328,8 +320,7 @@ class HttpRunner:
         for server in list(self._servers):
             server.stop()
         self._servers.clear()
-        if self._own_log_dir and self._log_dir is not None and not self._keep_logs:
-            shutil.rmtree(self._log_dir, ignore_errors=True)
+        self._logs.close()
 
     # --- helpers ---------------------------------------------------------------------------------
     @staticmethod
@@ -358,13 +349,6 @@ class HttpRunner:
             return lambda spec, progress: run_wrk(spec, threads=threads)
         return run_load
 
-    def _log_path(self, benchmark: Benchmark, variant: Variant, block: int, opts: Mapping[str, Any]) -> str:
-        if self._log_dir is None:
-            self._own_log_dir = not opts["log_dir"]
-            self._log_dir = Path(opts["log_dir"] or tempfile.mkdtemp(prefix="pairbench-http-"))
-        self._log_dir.mkdir(parents=True, exist_ok=True)
-        return str(self._log_dir / f"{_safe(variant.name)}-{_safe(benchmark.name)}-round{block}.log")
-
     def _start(
         self, benchmark: Benchmark, variant: Variant, block: int, command: str, opts: Mapping[str, Any]
     ) -> Server | Replicate:
@@ -375,14 +359,14 @@ class HttpRunner:
             command=command, env=dict(variant.env), unset_env=tuple(variant.unset_env), cwd=variant.cwd,
             port=int(opts["port"]) if opts["port"] else None, ready_path=ready or None,
             ready_timeout=float(opts["ready_timeout"]), grace=float(opts["grace"]),
-            log_path=self._log_path(benchmark, variant, block, opts),
+            log_path=self._logs.path(benchmark, variant, block, opts["log_dir"]),
         )
         server = self._server_factory(spec)
         self._servers.append(server)
         try:
             server.start()
         except ServerFailed as exc:
-            self._keep_logs = True
+            self._logs.keep = True
             self._servers.remove(server)
             message = f"variant {variant.name!r}, {_round(block)}: {exc}"
             if variant.name not in self._started_ok:
