@@ -230,3 +230,26 @@ def test_blocks_that_get_cheaper_before_the_first_look_are_planned_again(tmp_pat
             clock=runner.clock)
     assert runner.now >= 0.9 * 60.0
     assert max(run.metadata["adaptive"]["looks"]) >= 20  # (60 - 18) / 2 + 3 = 24 blocks afford it
+
+
+class _SeriesRunner(FakeRunner):
+    """The fake runner with a micro process's batch series on every replicate."""
+
+    def measure(self, benchmark, variant, block, warmup, progress):
+        from pairbench.model import ProcessSeries
+
+        rep = super().measure(benchmark, variant, block, warmup, progress)
+        rep.series = ProcessSeries(benchmark.name, variant.name, block, 0, "time", 8, tuple([0.1] * 16))
+        return rep
+
+
+def test_ctrl_c_keeps_the_batch_series_of_the_measured_processes(tmp_path):
+    from pairbench.store.runfile import load_run
+
+    run = make_run(2)
+    runner = _SeriesRunner(fail_at=5)
+    with pytest.raises(Interrupted):
+        execute(run, {"command": runner}, options(tmp_path, runs=4, warmup=0))
+    back = load_run(tmp_path / "run.json")
+    assert [(x.variant, x.block) for x in back.series] == [(s.variant, s.block) for s in back.samples]
+    assert len(back.series) == 5
