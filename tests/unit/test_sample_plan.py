@@ -152,3 +152,12 @@ def test_a_a_false_alarms_stay_at_the_level_when_the_plan_changes_k_mid_run() ->
     assert changed > runs // 2  # the plan did change what was computed
     # 5% nominal; 300 runs: the binomial's 99.9% upper bound at 5% is about 9.5%
     assert alarms / runs <= 0.095
+
+
+def test_a_planned_process_without_batches_stays_too_short_for_a_steady_state_classification() -> None:
+    """Unbatched samples (a pyperf benchmark timing itself) are classified from 10 values on: a plan
+    must not turn a loaded machine's noise in them into a 'slowdown' that drops most samples."""
+    from pairbench.runners.micro.runner import DEFAULT_WARMUP
+    from pairbench.stats.steady_state import MIN_ITERATIONS
+
+    assert MAX_SAMPLES + DEFAULT_WARMUP < MIN_ITERATIONS
