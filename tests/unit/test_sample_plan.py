@@ -20,7 +20,6 @@ from pairbench.runners.micro.sample_plan import (
     variance_components,
 )
 from pairbench.stats.compare import compare_paired
-from pairbench.stats.per_process import summarize_processes  # noqa: F401 - the interval the report shows
 
 PROCESS_S = 0.4
 """Seconds a simulated process spends besides its samples (start-up, import, 2 warm-up samples)."""
