@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shlex
 import statistics
 import subprocess
@@ -57,6 +58,13 @@ def _pyperf_path(tmp: Path) -> str:
     if not target.exists():
         target.symlink_to(Path(pyperf.__file__).parent)
     return str(link)
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of the ended child processes so far: the tools' own cost, which
+    a loaded machine stretches far less than their wall time."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _call(argv: list[str], env: dict[str, str]) -> None:
@@ -84,13 +92,13 @@ def run_pyperf(script: Path, base: str, cand: str, tmp: Path, extra: list[str]) 
     """pyperf's default time to an answer: one run per interpreter, then compare_to."""
     env = dict(os.environ, PYTHONPATH=_pyperf_path(tmp))
     files = [tmp / f"pyperf-{script.parent.name}-{side}.json" for side in ("base", "cand")]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _children_cpu()
     for exe, out in zip((base, cand), files):
         out.unlink(missing_ok=True)
         _call([exe, str(script), "--quiet", "-o", str(out), *extra], env)
     proc = subprocess.run([sys.executable, "-m", "pyperf", "compare_to", str(files[0]), str(files[1])],
                           capture_output=True, text=True, env=env, timeout=600)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, _children_cpu() - cpu
     if proc.returncode not in (0, 1):  # compare_to exits 0; an old pyperf exits 1 on "not significant"
         raise SystemExit(f"pyperf compare_to failed: {proc.stderr.strip()}")
     import pyperf
@@ -99,8 +107,8 @@ def run_pyperf(script: Path, base: str, cand: str, tmp: Path, extra: list[str]) 
     said = [line.rsplit(": ", 1)[-1] for line in proc.stdout.splitlines() if " -> " in line]
     verdict = said[-1] if said else "not significant" if "not significant" in proc.stdout else "?"
     processes = sum(1 for bench in (a, b) for run in bench.get_runs() if run.values)  # not the calibration's
-    return {"seconds": seconds, "verdict": verdict, "ratio": b.mean() / a.mean(), "ci": _interval(files),
-            "processes": processes}
+    return {"seconds": seconds, "cpu_s": cpu, "verdict": verdict, "ratio": b.mean() / a.mean(),
+            "ci": _interval(files), "processes": processes}
 
 
 def run_pairbench(directory: Path, base: str, cand: str, tmp: Path, extra: list[str]) -> dict[str, object]:
@@ -108,17 +116,21 @@ def run_pairbench(directory: Path, base: str, cand: str, tmp: Path, extra: list[
     out = tmp / f"pairbench-{directory.name}.json"
     out.unlink(missing_ok=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _children_cpu()
     _call([sys.executable, "-m", "pairbench", "micro", str(directory), "--python", base, "--python", cand,
            "--no-history", "--no-progress", "--export-json", str(out), *extra], env)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, _children_cpu() - cpu
     run = json.loads(out.read_text())
     (c,) = [c for c in run["comparisons"] if c["metric"] == "time_per_op"]
     ci = c.get("adjusted_ci") or c.get("ci")
     if c["verdict"] == "insufficient" and c.get("reached_ci"):
         ci = c["reached_ci"]  # what too few blocks can say, at the level they reach
     blocks = run.get("metadata", {}).get("blocks")
-    return {"seconds": seconds, "verdict": c["verdict"], "ratio": c["ratio"], "ci": tuple(ci) if ci else None,
+    # how the interval was made (t, bootstrap or rank: a rank interval at 10 blocks is wide) and the
+    # samples per process the run planned, to read a wide interval or a long run by
+    plans = [n["message"].split(": ", 1)[-1] for n in run.get("notices", []) if n.get("kind") == "sample-plan"]
+    return {"seconds": seconds, "cpu_s": cpu, "verdict": c["verdict"], "ratio": c["ratio"],
+            "ci": tuple(ci) if ci else None, "mode": c.get("method"), "sample_plans": plans,
             "blocks": blocks,  # the level: the adaptive looks widen the CI (97.5% for 95% over 2 looks)
             "level": c.get("reached_confidence") if c["verdict"] == "insufficient" else c.get("confidence", 0.95)}
 
@@ -166,9 +178,10 @@ def main() -> None:
                                              "extra": pyperf_extra if tool == "pyperf" else pairbench_extra,
                                              **res}) + "\n")
     print(f"\n{args.cand} / {args.base}{' (--tiny: not figures)' if args.tiny else ''}; time = wall seconds to the "
-          "answer; width = high - low of the ratio's interval, in points of the ratio (pyperf: Welch t on its "
+          "answer, cpu = the CPU seconds of its processes; width = high - low of the ratio's interval, in points of the ratio (pyperf: Welch t on its "
           "per-process means)")
-    print(f"{'benchmark':16} {'tool':9} {'time':>8} {'pb/pyperf':>9}  {'ratio':>6} {'interval':>16} {'width':>6}  verdict")
+    print(f"{'benchmark':16} {'tool':9} {'time':>8} {'cpu':>8} {'pb/pyperf':>9}  {'ratio':>6} {'interval':>16} "
+          f"{'width':>6}  verdict")
     for name in names:
         for k, (a, b) in enumerate(zip(results[(name, "pyperf")], results[(name, "pairbench")])):
             label = name if k == 0 else ""
@@ -178,10 +191,10 @@ def main() -> None:
                 level = res.get("level")
                 if tool == "pairbench" and level and abs(float(level) - 0.95) > 1e-9:  # type: ignore[arg-type]
                     interval += f" {float(level) * 100:.3g}%"  # type: ignore[arg-type]
-                more = f" ({res['blocks']} blocks)" if tool == "pairbench" and res.get("blocks") else \
+                more = f" ({res['blocks']} blocks, {res.get('mode')})" if tool == "pairbench" and res.get("blocks") else \
                     f" ({res['processes']} processes)" if tool == "pyperf" else ""
-                print(f"{label:16} {tool:9} {float(res['seconds']):7.1f}s {times}  {float(res['ratio']):6.3f} "
-                      f"{interval:>16} {width:>6}  {res['verdict']}{more}")
+                print(f"{label:16} {tool:9} {float(res['seconds']):7.1f}s {float(res['cpu_s']):7.1f}s {times}  "
+                      f"{float(res['ratio']):6.3f} {interval:>16} {width:>6}  {res['verdict']}{more}")
                 label = ""
 
 

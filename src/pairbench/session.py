@@ -156,6 +156,8 @@ def execute(
             or (options.default_bound is not None and len(variant_names) > 1)
         looks: list[int] = [options.runs]
         previous: dict[str, list[str]] = {}
+        plan_cost = 0.0
+        """Seconds of a block the adaptive plan was made from."""
         first_steps: dict[str, float] = {}
         """Wall seconds of each variant's steps in the first block: prepare, run and conclude."""
         stop = "fixed"
@@ -179,14 +181,16 @@ def execute(
                 planned = planned if adaptive else options.runs
             if adaptive and blocks_done == 1:
                 budget.check_minimum(block_end, (options.runs - 1) * steps)
-                looks, planned = _plan_adaptive(run, options, start, block_end, budget.block_estimate())
+                plan_cost = budget.block_estimate()
+                looks, planned = _plan_adaptive(run, options, start, block_end, plan_cost)
                 n_looks = len(looks)
-            elif adaptive and blocks_done == 2 and budget.block_costs[1] < budget.block_costs[0] \
-                    and not (options.stop_early and looks[0] < 2):
-                # The first block carries one-off work (micro's allocation pass, cold caches): plan
-                # again on the second, before any look, so the bound is not a third used. Only the
-                # costs decide, never the data, so the looks' error rate is unchanged.
-                looks, planned = _plan_adaptive(run, options, start + budget.excluded_s, block_end, budget.block_costs[1])
+            elif adaptive and _cheaper(budget.block_costs, plan_cost) and not (options.stop_early and looks[0] < blocks_done):
+                # The first block carries one-off work (micro's allocation pass, cold caches), and a
+                # runner may plan cheaper blocks after a pilot (micro's samples per process): plan
+                # again, before any look, so the bound is not a third used. Only the costs decide,
+                # never the data, so the looks' error rate is unchanged.
+                plan_cost = budget.block_costs[-1]
+                looks, planned = _plan_adaptive(run, options, start + budget.excluded_s, block_end, plan_cost)
                 n_looks = len(looks)
             obs.block_done(run, blocks_done, planned)
             if profiling.left:
@@ -267,6 +271,20 @@ def _all_decided(run: Run) -> bool:
                 secondary_metrics(k))
         for k in kinds
     )
+
+
+REPLAN_SHARE = 0.9
+"""A block before the first look is cheaper, and plans again, when it costs under this share of the
+block the plan was made from: after the first, a 10% drop (micro's samples per process halved cut a
+block by a third); one-off noise at a block of its own moves a plan by less."""
+
+
+def _cheaper(costs: list[float], plan_cost: float) -> bool:
+    """Whether the last block is cheaper than the one the plan was made from: any drop on the second
+    block (the first carries one-off work), a drop of 1 - REPLAN_SHARE later."""
+    if len(costs) < 2:
+        return False
+    return costs[-1] < plan_cost * (1.0 if len(costs) == 2 else REPLAN_SHARE)
 
 
 def _settled_report(run: Run) -> str:

@@ -201,6 +201,23 @@ def test_micro_stopped_by_a_signal(tmp_path: Path, signals: list[int]) -> None:
     _assert_interrupted(proc, out, err, signals[0], run_file)
 
 
+def test_micro_stopped_by_ctrl_c_keeps_each_measured_process_s_batch_series(tmp_path: Path) -> None:
+    """The steady state of every process is read from its batch series: a Ctrl-C'd run keeps the
+    series of each process whose samples it kept (0.02 s samples are timed in 4 batches)."""
+    starts, run_file = tmp_path / "starts", tmp_path / "run.json"
+    setup = f"import os; open({str(starts)!r}, 'a').write(f'{{os.getpid()}}\\n')"
+    proc, mark = _start(["micro", "-s", setup, "sum(range(50))", "--python", sys.executable, "--python",
+                         f"{sys.executable} -E", "--samples", "2", "--warmup-samples", "1", "--target-time", "0.02",
+                         "--no-alloc", "-r", "200", "--export-json", str(run_file), "--no-history"], tmp_path)
+    _wait_lines(starts, 6, proc)
+    out, err = _stop(proc, [signal.SIGINT], mark)
+    doc = _assert_interrupted(proc, out, err, signal.SIGINT, run_file)
+    measured = {(s["variant"], s["block"]) for s in doc["samples"] if not s["warmup"] and s["metric"] == "time_per_op"}
+    series = {(x["variant"], x["block"]) for x in doc.get("series", [])}
+    assert len(measured) >= 2 and series == measured
+    assert all(x["per_sample"] == 4 and len(x["values"]) == 4 * 3 for x in doc["series"])
+
+
 def test_signals_that_land_while_pairbench_exits_keep_its_exit_code(tmp_path: Path) -> None:
     """A Ctrl-C pressed again as the results come out lands while the process exits. The
     interpreter's exit puts back the default action of every signal with a Python handler, so one

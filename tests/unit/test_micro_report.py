@@ -76,3 +76,12 @@ def test_render_micro_says_unavailable_and_failed() -> None:
     assert "patch  failed: RuntimeError: boom" in text
     assert "patch  unavailable (PyPy gives none)" in text
 
+
+
+def test_render_micro_gives_the_range_of_samples_per_process_when_a_plan_changed_it() -> None:
+    run = _run()
+    for block in (4, 5):  # two later blocks of 5 samples a process (the plan's), beside 4 of 2
+        for name, t in (("trunk", 200e-9), ("patch", 210e-9)):
+            run.samples += [Sample("object_new", name, "time_per_op", t, block, 0, it) for it in range(1, 6)]
+    trunk = next(line for line in render_micro(run).splitlines() if line.strip().startswith("trunk") and "i/s" in line)
+    assert "6 processes × 2–5 samples × 500000 ops" in trunk

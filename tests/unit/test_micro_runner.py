@@ -342,3 +342,75 @@ def test_under_fixed_loops_the_first_process_sizes_the_batches_of_the_next() -> 
     runner.measure(bench, A, 0, False, lambda _m: None)
     runner.measure(bench, B, 0, False, lambda _m: None)
     assert [r["batches"] for _, r in workers.calls if r["mode"] == "time"] == [1, 8]
+
+
+class TwoLevelWorkers:
+    """Timing answers from two-level data: each process its own level (layout, hash seeds), each
+    sample noise around it; a simulated clock that a process advances by its start-up and samples."""
+
+    def __init__(self, between: float, within: float, process_s: float = 0.4, sample_s: float = 0.1) -> None:
+        import random
+
+        self.rng = random.Random(7)
+        self.between, self.within, self.process_s, self.sample_s = between, within, process_s, sample_s
+        self.now = 0.0
+        self.workers = FakeWorkers(self.script)
+
+    def clock(self) -> float:
+        return self.now
+
+    def script(self, argv: list[str], request: dict[str, Any]) -> str:
+        import math
+
+        if request["mode"] != "time":
+            return standard_script(argv, request)
+        k, loops = request["samples"], request["loops"]
+        level = 1e-6 * math.exp(self.rng.gauss(0.0, self.between))
+        samples = [level * loops * math.exp(self.rng.gauss(0.0, self.within)) for _ in range(k)]
+        self.now += self.process_s + k * self.sample_s + (5.0 if request["alloc"] else 0.0)
+        return answer(loops=loops, warmup=[level * loops] * request["warmup"], samples=samples, overhead=0.0,
+                      clocks={"clock": "cpu", "wall": k * self.sample_s, "cpu": k * self.sample_s, "loops": k * loops},
+                      alloc={})
+
+
+def asked_samples(sim: TwoLevelWorkers) -> list[int]:
+    return [r["samples"] for _, r in sim.workers.calls if r["mode"] == "time"]
+
+
+def test_samples_per_process_are_planned_from_the_spreads_after_the_pilot_blocks() -> None:
+    """Processes that differ far more than their samples (CPython's layouts): after the 3 pilot
+    blocks at 5, fewer samples per process, more processes per second; said once under -v."""
+    sim = TwoLevelWorkers(between=0.03, within=0.005)
+    runner = MicroRunner(spawn=sim.workers, seed=1, clock=sim.clock)
+    bench = python_bench()
+    runner.prepare(bench, [A, B])
+    reps = [runner.measure(bench, v, block, False, lambda _m: None) for block in range(8) for v in (A, B)]
+    asked = asked_samples(sim)
+    assert asked[:6] == [5] * 6
+    assert set(asked[6:]) == {2}
+    plans = [n for r in reps for n in r.notices if n.kind == "sample-plan"]
+    assert len(plans) == 1 and "2 samples per process from block 4" in plans[0].message
+    assert all(len([s for s in r.samples if s.metric == "time_per_op" and not s.warmup]) == 2 for r in reps[6:])
+
+
+def test_samples_that_differ_more_than_processes_get_more_samples_per_process() -> None:
+    sim = TwoLevelWorkers(between=0.001, within=0.05)
+    runner = MicroRunner(spawn=sim.workers, seed=1, clock=sim.clock)
+    bench = python_bench()
+    runner.prepare(bench, [A, B])
+    for block in range(13):
+        for v in (A, B):
+            runner.measure(bench, v, block, False, lambda _m: None)
+    asked = asked_samples(sim)
+    assert asked[-1] > 5  # planned again at blocks 6 and 12 on more processes
+
+
+def test_given_samples_are_kept() -> None:
+    for runner_samples, options in ((5, {}), (None, {"samples": 5})):
+        sim = TwoLevelWorkers(between=0.03, within=0.005)
+        runner = MicroRunner(spawn=sim.workers, seed=1, clock=sim.clock, samples=runner_samples)
+        bench = python_bench(**options)
+        runner.prepare(bench, [A, B])
+        reps = [runner.measure(bench, v, block, False, lambda _m: None) for block in range(6) for v in (A, B)]
+        assert set(asked_samples(sim)) == {5}
+        assert not [n for r in reps for n in r.notices if n.kind == "sample-plan"]

@@ -163,3 +163,34 @@ def test_a_comparison_with_an_undefined_figure_is_saved_as_null_not_a_crash(tmp_
     assert c.ratio is None and c.ci is None and c.p_value is None and c.mde is None and c.adjusted_p is None
     assert c.n == 3 and c.verdict == "insufficient"
     assert json.loads(dumps_run(run))["comparisons"][0]["ratio"] is None
+
+
+def _series(run: Run, block: int) -> None:
+    from pairbench.model import ProcessSeries
+
+    for v in ("a", "b"):
+        run.series.append(ProcessSeries("bench", v, block, 0, "time", 8, tuple(0.1 + i * 1e-4 for i in range(16))))
+
+
+def test_the_batch_series_of_every_finished_replicate_is_journaled_with_its_samples(tmp_path: Path) -> None:
+    """A killed micro run keeps each measured process's batch series (its steady state is read from
+    it), on the replicate's own journal line, not only when the document's other fields are next
+    rendered (at most every HEAD_INTERVAL_S): the clock here never moves."""
+    path = tmp_path / "run.json"
+    run = _run()
+    writer = RunWriter(path, clock=lambda: 0.0)
+    writer.write(run)
+    for block in range(4):
+        _replicate(run, block)
+        _series(run, block)
+        writer.write(run)
+        assert load_run(path).series == run.series  # as a killed run leaves it: no finish
+    journal = [line for line in path.read_text().split("\n") if line.startswith('{"samples"')]
+    assert len(journal) == 4 and all('"series":[' in line for line in journal)  # one line per replicate
+    whole = path.read_bytes()  # a torn last line loses its replicate's samples and series together
+    path.write_bytes(whole[: whole.rstrip(b"\n").rfind(b"\n") + 5])
+    back = load_run(path)
+    assert back.series == run.series[:-2] and back.samples == run.samples[:-2]
+    path.write_bytes(whole)
+    writer.finish(run)
+    assert path.read_text() == dumps_run(run) + "\n"

@@ -210,3 +210,46 @@ def test_max_time_sizes_a_batched_runner_by_whole_blocks_not_by_its_first_step(t
     runner = _BatchedRunner(factors={"v1": 1.3}, noise=0.01)
     execute(run, {"command": runner}, options(tmp_path, runs=3, warmup=0, max_time=100.0), clock=lambda: runner.now)
     assert run.metadata["blocks"] >= 3
+
+
+class _CheaperLaterRunner(FakeRunner):
+    """A runner whose blocks get cheaper after its pilot (micro's samples per process, planned
+    after 3 blocks): 3 s a step in blocks 0-2, 1 s from block 3 on."""
+
+    def measure(self, benchmark, variant, block, warmup, progress):
+        self.step_seconds = 3.0 if block < 3 else 1.0
+        return super().measure(benchmark, variant, block, warmup, progress)
+
+
+def test_blocks_that_get_cheaper_before_the_first_look_are_planned_again(tmp_path):
+    # identical variants and a ±0 band: nothing settles, the run should use its 60 s bound; planned
+    # on the pilot's 6 s blocks it would stop after about 10 of them with a third of it unspent
+    run = make_run(2)
+    runner = _CheaperLaterRunner(noise=0.02, seed=5)
+    execute(run, {"command": runner}, options(tmp_path, runs=10, warmup=0, default_bound=60.0, threshold=0.0),
+            clock=runner.clock)
+    assert runner.now >= 0.9 * 60.0
+    assert max(run.metadata["adaptive"]["looks"]) >= 20  # (60 - 18) / 2 + 3 = 24 blocks afford it
+
+
+class _SeriesRunner(FakeRunner):
+    """The fake runner with a micro process's batch series on every replicate."""
+
+    def measure(self, benchmark, variant, block, warmup, progress):
+        from pairbench.model import ProcessSeries
+
+        rep = super().measure(benchmark, variant, block, warmup, progress)
+        rep.series = ProcessSeries(benchmark.name, variant.name, block, 0, "time", 8, tuple([0.1] * 16))
+        return rep
+
+
+def test_ctrl_c_keeps_the_batch_series_of_the_measured_processes(tmp_path):
+    from pairbench.store.runfile import load_run
+
+    run = make_run(2)
+    runner = _SeriesRunner(fail_at=5)
+    with pytest.raises(Interrupted):
+        execute(run, {"command": runner}, options(tmp_path, runs=4, warmup=0))
+    back = load_run(tmp_path / "run.json")
+    assert [(x.variant, x.block) for x in back.series] == [(s.variant, s.block) for s in back.samples]
+    assert len(back.series) == 5

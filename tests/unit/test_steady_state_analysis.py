@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from pairbench.analysis import classify_processes, replicate_values, steady_state_notices
 from pairbench.model import Benchmark, Metric, ProcessSeries, Run, Sample, Variant
@@ -124,3 +125,22 @@ def test_a_batch_warmup_reaching_the_measured_samples_is_cut_to_the_whole_sample
 def test_the_batch_series_is_stored_in_the_run_file() -> None:
     run = _batched_run(slow_batches=3)
     assert run_from_dict(json.loads(dumps_run(run))).series == run.series
+
+
+def test_a_planned_short_process_keeps_at_least_one_of_its_two_samples_wherever_its_warmup_ends() -> None:
+    """Micro may plan 2 measured samples after 2 warm-up ones (4 samples of 8 batches, 32 values):
+    a steady state found anywhere in the batches never cuts every measured sample, and a flat one none."""
+    for end in [0, *range(4, 32, 2)]:
+        run = Run({}, [Variant("cpython", baseline=True)], [Benchmark("loop", "micro", (TIME,))])
+        rng = np.random.default_rng(end)
+        batches = np.full(32, 1e-3) * np.exp(rng.normal(0.0, 0.01, 32))
+        batches[:end] *= 3.0  # a JIT's warm-up over the first `end` batches
+        for i in range(4):
+            run.samples.append(Sample("loop", "cpython", "time_per_op", float(batches[8 * i: 8 * i + 8].mean()),
+                                      0, 0, i, i < 2))
+        run.series.append(ProcessSeries("loop", "cpython", 0, 0, "time_per_op", 8, [float(b) for b in batches]))
+        run.steady_states = classify_processes(run)
+        kept = replicate_values(run, "loop", "time_per_op").get("cpython", {})
+        assert 0 in kept, f"warm-up ending at batch {end}: no measured sample left"
+        if end <= 16:  # the warm-up ends within the warm-up samples: both measured samples count
+            assert kept[0] == pytest.approx(np.mean(batches[16:]))

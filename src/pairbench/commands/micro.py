@@ -61,7 +61,9 @@ def register(subparsers: Any) -> None:
                    help="names of the variants, in the order given (default: the interpreter command)")
     p.add_argument("-b", "--bench", action="append", default=[], metavar="PATTERN",
                    help="only benchmarks whose name matches this glob or substring (repeatable)")
-    p.add_argument("--samples", type=int, default=5, help="measured samples per process (default 5)")
+    p.add_argument("--samples", type=int, default=None,
+                   help="measured samples per process (default: 5 in the first 3 blocks, then the number that "
+                   "narrows the interval fastest, from the spread within and between processes and their costs)")
     p.add_argument("--warmup-samples", type=int, default=2,
                    help="warm-up samples per process, discarded (default 2; raise for JITs)")
     p.add_argument("--target-time", type=float, default=0.1,

@@ -26,14 +26,15 @@ __all__ = ["render_brief", "BRIEF_VALUES_CAPTION", "reading_note", "merged_notic
 BRIEF_VALUES_CAPTION = "values: geometric means, ± half the interquartile range of the per-block values"
 """The value columns, in one line (`-v` says how the candidate's figure is made)."""
 
-HIDDEN_KINDS = frozenset({"adaptive", "stop", "outliers", "drift", "shell", "no-shell", "steady-state"})
+HIDDEN_KINDS = frozenset({"adaptive", "stop", "outliers", "drift", "shell", "no-shell", "steady-state", "sample-plan"})
 """Notices left to `-v`: how many blocks were measured and why (the title has the count; a run
 that stopped with a verdict still open, `budget`, says so, since that is why it is open),
 outliers (kept, and the comparison turns robust by itself when its differences show them) and a
 variant's drift over the run (interleaving keeps the paired comparison unbiased; a drift of the
 differences themselves is a comparison's note) and how a command was started, through a shell or not
 (the warning that the shell's start-up decides its times, `shell-startup`, stays), and each process's steady
-state when every one reached it (a process that never did, or slowed down, is a warning that stays)."""
+state when every one reached it (a process that never did, or slowed down, is a warning that stays), and
+the samples per process micro planned from the run's spreads."""
 
 BRIEF_HINTS = {"machine-busy": "it widens the CI", "drift": "paired comparisons stay unbiased"}
 """Shorter hints for the short answer (`-v` has the whole advice)."""

@@ -8,6 +8,8 @@ replication); each process contributes its total ops / total time.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from pairbench.model import Benchmark, Run
 from pairbench.analysis.processes import process_rates
 from pairbench.report.summary import exact_change
@@ -93,9 +95,11 @@ def render_micro(run: Run, confidence: float = 0.95) -> str:
                 continue
             plus = max(summary.high / summary.center - 1, 1 - summary.low / summary.center) * 100
             spread = f"(± {plus:.1f}%)" if summary.n > 1 else "(± ?, 1 process)"
-            count = sum(1 for s in run.samples if s.benchmark == bench.name and s.variant == name
-                        and s.metric == "time_per_op" and not s.warmup)
-            detail = f"{summary.n} processes × {round(count / summary.n)} samples"
+            per_process = Counter((s.block, s.replicate) for s in run.samples if s.benchmark == bench.name
+                                  and s.variant == name and s.metric == "time_per_op" and not s.warmup)
+            low, high = min(per_process.values(), default=0), max(per_process.values(), default=0)
+            # a planned run changes its samples per process after its first blocks: say the range
+            detail = f"{summary.n} processes × {low if low == high else f'{low}–{high}'} samples"
             if bench.options.get("loops"):
                 detail += f" × {bench.options['loops']} ops"
             lines.append(f"  {name:>{width}}  {format_rate(summary.center):>9} {spread:>10} i/s  "

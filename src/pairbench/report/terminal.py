@@ -42,7 +42,7 @@ only, theirs are left out."""
 # Notices that explain what happened rather than warn about the results.
 INFO_KINDS = frozenset({"adaptive", "budget", "stop", "shim-resolved", "machines", "threshold-auto", "instructions",
                         "shell", "no-shell", "steady-state",
-                        "stats:steady-state"})
+                        "stats:steady-state", "sample-plan"})
 
 VERDICT_STYLE = {  # the verdict's colour, in the table and its sentence
     "faster": "bold green",

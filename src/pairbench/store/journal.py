@@ -8,10 +8,14 @@ A run killed at any instant thus leaves the document, the lines of every finishe
 at most one torn line (the replicate in flight), which readers drop.
 
     {... the run file's document ...}
-    {"samples": [{sample}, ...]}          one line per replicate, in order
+    {"samples": [{sample}, ...]}          one line per replicate, in order; a micro process's
+        "series": [{series}]              batch series on its replicate's line, so the two are
+                                          kept or lost together
     {"head": {... document fields ...}}   the other fields, when they changed (notices, status, ...)
 
-A `head` line replaces the document's fields of the same names; samples only ever accumulate.
+A `head` line replaces the document's fields of the same names; samples and series only ever
+accumulate (a head line never holds them: rewriting every series on each would grow with the
+square of the run, as whole documents did).
 This module knows the line format only; `store.runwriter` writes it, `store.runfile` reads it.
 """
 
@@ -27,9 +31,10 @@ class JournalError(ValueError):
     """A journal line other than the last is unreadable: the file was damaged, not cut."""
 
 
-def samples_line(samples_json: list[str]) -> str:
-    """One replicate's samples (each given as one JSON object's text) as one journal line."""
-    return '{"samples":[' + ",".join(x.strip() for x in samples_json) + "]}\n"
+def samples_line(samples_json: list[str], series_json: list[str] | None = None) -> str:
+    """One replicate's samples and batch series (each given as one JSON object's text) as one journal line."""
+    series = ',"series":[' + ",".join(x.strip() for x in series_json) + "]" if series_json else ""
+    return '{"samples":[' + ",".join(x.strip() for x in samples_json) + "]" + series + "}\n"
 
 
 def head_line(head_json: str) -> str:
@@ -70,6 +75,8 @@ def parse_document(text: str) -> tuple[Any, int]:
 def _fold(doc: dict[str, Any], record: Any, number: int) -> None:
     if isinstance(record, dict) and isinstance(record.get("samples"), list):
         doc.setdefault("samples", []).extend(record["samples"])
+        if isinstance(record.get("series"), list):
+            doc.setdefault("series", []).extend(record["series"])
     elif isinstance(record, dict) and isinstance(record.get("head"), dict):
         doc.update({k: v for k, v in record["head"].items() if k != "samples"})
     else:

@@ -68,7 +68,7 @@ from pairbench.store.journal import JournalError, parse_document
 from pairbench.store.output import write_output
 
 __all__ = ["SCHEMA", "VERSION", "run_to_dict", "run_from_dict", "write_run", "load_run", "loads_run", "dumps_run",
-           "run_parts", "sample_line"]
+           "run_parts", "sample_line", "series_line"]
 
 SCHEMA = "pairbench.run"
 VERSION = 4
@@ -264,7 +264,7 @@ def run_to_dict(run: Run, samples: Any = None) -> dict[str, Any]:
         "steady_states": [{**asdict(x), "metrics": list(x.metrics)} for x in run.steady_states],
     }
     if run.series:  # absent where no process timed batches, so such a file reads as before
-        doc["series"] = [{**asdict(x), "values": list(x.values)} for x in run.series]
+        doc["series"] = [_series_to_dict(x) for x in run.series]
     if run.profiles:  # absent without --profile, so such a file reads as before
         doc["profiles"] = [{**asdict(p), "stacks": [list(pair) for pair in p.stacks]} for p in run.profiles]
         doc["profile_differences"] = [_difference_to_dict(d) for d in run.profile_differences]
@@ -299,6 +299,15 @@ def dumps_run(run: Run, sample_lines: list[str] | None = None) -> str:
             (the run writer does: rendering 50,000 samples again at the end takes seconds).
     """
     return "".join(run_parts(run, sample_lines))
+
+
+def series_line(series: ProcessSeries) -> str:
+    """One process's batch series as one line of JSON (the journal's; the document holds the same object)."""
+    return json.dumps(_series_to_dict(series), allow_nan=False, separators=(",", ":"))
+
+
+def _series_to_dict(series: ProcessSeries) -> dict[str, Any]:
+    return {**asdict(series), "values": list(series.values)}
 
 
 def write_run(path: str | os.PathLike[str], run: Run) -> None:

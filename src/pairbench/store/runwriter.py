@@ -19,7 +19,7 @@ from typing import Callable
 from pairbench.model import Run, Sample
 from pairbench.store.journal import head_line, samples_line
 from pairbench.store.output import resolve_target, write_output
-from pairbench.store.runfile import run_parts, run_to_dict, sample_line
+from pairbench.store.runfile import run_parts, run_to_dict, sample_line, series_line
 
 __all__ = ["RunWriter", "HEAD_INTERVAL_S"]
 
@@ -41,6 +41,8 @@ class RunWriter:
         self._last: Sample | None = None
         self._lines: list[str] = []
         """Each saved sample's line, rendered once: the journal and the final document share them."""
+        self._series = 0
+        """How many of the run's batch series are on disk (the session only appends them)."""
         self._head = ""
         self._shape: tuple[object, ...] = ()
         self._head_checked = 0.0
@@ -54,15 +56,16 @@ class RunWriter:
         if not self.target.replace:
             return
         samples, n = run.samples, self._n
-        if self._fd is None or samples is not self._samples or len(samples) < n or (n and samples[n - 1] is not self._last):
+        if self._fd is None or samples is not self._samples or len(samples) < n or (n and samples[n - 1] is not self._last) \
+                or len(run.series) < self._series:
             self._start(run)  # first call, or not the samples saved so far: a new document
             return
         parts = []
-        if len(samples) > n:
+        if len(samples) > n or len(run.series) > self._series:
             new = [sample_line(s) for s in samples[n:]]
             self._lines.extend(new)
-            parts.append(samples_line(new))
-            self._n, self._last = len(samples), samples[-1]
+            parts.append(samples_line(new, [series_line(x) for x in run.series[self._series:]]))
+            self._n, self._last, self._series = len(samples), samples[-1] if samples else None, len(run.series)
         head = self._changed_head(run)
         if head is not None:
             parts.append(head_line(head))
@@ -88,7 +91,7 @@ class RunWriter:
         self._lines = [sample_line(s) for s in run.samples]
         write_output(self.target, itertools.chain(run_parts(run, self._lines), ["\n"]))
         self._fd = os.open(self.target.path, os.O_WRONLY | os.O_APPEND)
-        self._samples, self._n = run.samples, len(run.samples)
+        self._samples, self._n, self._series = run.samples, len(run.samples), len(run.series)
         self._last = run.samples[-1] if run.samples else None
         self._head, self._shape, self._head_checked = _head(run), _shape(run), self._clock()
 
@@ -117,9 +120,11 @@ def _shape(run: Run) -> tuple[object, ...]:
 
 
 def _head(run: Run) -> str:
-    """The document without its samples, as canonical text (compared to see whether it changed)."""
+    """The document without its samples and series (journaled apart), as canonical text (compared to
+    see whether it changed)."""
     doc = run_to_dict(run, samples=[])
     del doc["samples"]
+    doc.pop("series", None)
     return json.dumps(doc, allow_nan=False, default=str, sort_keys=True, separators=(",", ":"))
 
 

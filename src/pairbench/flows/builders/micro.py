@@ -49,7 +49,8 @@ class MicroSettings:
     """The variants' names, in the order given (default: the interpreter command)."""
     bench: tuple[str, ...] = ()
     """Only the benchmarks whose name matches one of these globs or substrings."""
-    samples: int = 5
+    samples: int | None = None
+    """Measured samples per process; None: planned from the run's spreads and costs."""
     warmup_samples: int = 2
     target_time: float = 0.1
     loops: int | str | None = None

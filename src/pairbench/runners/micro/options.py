@@ -51,8 +51,9 @@ class MicroOptions:
     stmt: str | None = None
     loops: int | None = None
     """A fixed loop count per sample (skips calibration)."""
-    samples: int = 5
-    """Measured samples per process."""
+    samples: int | None = None
+    """Measured samples per process; unset: 5 in the first 3 blocks, then the number that narrows
+    the interval fastest, from the spread within and between processes and their costs."""
     warmup: int = 2
     """Warm-up samples per process, discarded."""
     target_time: float = 0.1
@@ -89,7 +90,7 @@ def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
         setup=read_string(m, "setup", where, "") or "",
         stmt=read_string(m, "stmt", where, None, empty=False),
         loops=read_int(m, "loops", where, None, 1),
-        samples=read_int(m, "samples", where, 5, 2) or 5,
+        samples=read_int(m, "samples", where, None, 2),
         warmup=read_int(m, "warmup", where, 2, 0) or 0,
         target_time=read_number(m, "target_time", where, 0.1, positive=True) or 0.1,
         clock=read_choice(m, "clock", where, ("auto", "cpu", "wall")),

@@ -49,6 +49,7 @@ from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.micro.clocks import clock_notice
 from pairbench.runners.micro.python_spec import skip_reason
 from pairbench.runners.micro.ruby_batch import RunDirectory, batch_requests
+from pairbench.runners.micro.sample_plan import SamplePlans
 from pairbench.runners.micro.worker import (
     HARNESS_DIR,
     PY_MIN_VERSION,
@@ -60,11 +61,11 @@ from pairbench.runners.micro.worker import (
     default_spawn,
     parse_answer,
     unsettled,
+    worker_spec,
 )
 
 __all__ = ["MicroRunner"]
 
-DEFAULT_SAMPLES = 5
 DEFAULT_WARMUP = 2
 DEFAULT_TARGET = 0.1
 """Seconds per sample, like benchmark-ips's i/100ms warm-up estimate."""
@@ -85,13 +86,15 @@ OVERHEAD_FLOOR = 0.01
 class MicroRunner:
     """Runner for kind "micro" (see the module docstring for the method)."""
 
-    def __init__(self, *, samples: int = DEFAULT_SAMPLES, warmup: int = DEFAULT_WARMUP,
+    def __init__(self, *, samples: int | None = None, warmup: int = DEFAULT_WARMUP,
                  target_time: float = DEFAULT_TARGET, alloc: bool = True, seed: int | None = None,
                  spawn: Spawn | None = None, clock: Callable[[], float] = time.time,
                  machine: str = "") -> None:
-        if samples < 2:
+        if samples is not None and samples < 2:
             raise UserError(f"--samples {samples}: need at least 2 samples per process")
         self.samples = samples
+        """Measured samples per process; None: planned from the run's variance components (sample_plan.py)."""
+        self._sample_plans = SamplePlans()
         self.warmup = warmup
         self.target_time = target_time
         self.alloc = alloc
@@ -202,26 +205,8 @@ class MicroRunner:
                     f"{PY_MIN_VERSION[0]}.{PY_MIN_VERSION[1]}+ or PyPy 3.9+")
         return ""
 
-    @staticmethod
-    def _spec(benchmark: Benchmark) -> dict[str, Any]:
-        o = benchmark.options
-        clock = {"clock": o["clock"]} if o.get("clock") else {}
-        if clock.get("clock") == "auto" and o.get("language") == "ruby":
-            clock["clock"] = "cpu"  # a Ruby snippet never waits: its CPU time is the op
-        if o.get("file"):
-            spec: dict[str, Any] = {"file": o["file"], **clock}
-            if "func" in o:
-                spec["func"] = o["func"]
-                if o.get("param") is not None:
-                    spec["param"] = o["param"]
-            if "index" in o:
-                spec["index"] = o["index"]
-            if o.get("script"):
-                spec["script"] = True
-            if o.get("argv"):
-                spec["argv"] = list(o["argv"])
-            return spec
-        return {"setup": o.get("setup", ""), "stmt": o.get("stmt", ""), **clock}
+    _spec = staticmethod(worker_spec)
+    """What the worker times: its file and function (or index), or the snippet, and its clock."""
 
     def _plan(self, benchmark: Benchmark) -> tuple[int, int, float]:
         o = benchmark.options
@@ -229,8 +214,13 @@ class MicroRunner:
             # a whole script, or a benchmark_driver item of loop_count 1 (require.yml): one run is one
             # sample, as benchmark_driver runs it; its state may not survive a rerun in the same process
             return 1, 0, float(o.get("target_time", self.target_time))
-        return (int(o.get("samples", self.samples)), int(o.get("warmup", self.warmup)),
-                float(o.get("target_time", self.target_time)))
+        samples = o.get("samples", self.samples) or self._sample_plans.samples(benchmark.name)
+        return int(samples), int(o.get("warmup", self.warmup)), float(o.get("target_time", self.target_time))
+
+    def _planned(self, benchmark: Benchmark) -> bool:
+        """Whether the samples per process are planned (no --samples, no whole script)."""
+        o = benchmark.options
+        return self.samples is None and "samples" not in o and not (o.get("script") or o.get("loop_count") == 1)
 
     def _fail(self, benchmark: Benchmark, variant: Variant, error: str) -> Notice | None:
         """Record that `variant` cannot run `benchmark`; the Notice only the first time."""
@@ -316,6 +306,8 @@ class MicroRunner:
         if loops is None:
             notice = self._fail(benchmark, variant, "no loop count: no variant could run it to calibrate")
             return Replicate(failed=True, notices=[notice] if notice else [])
+        planned = self._planned(benchmark) and not warmup
+        plan = self._sample_plans.replan(benchmark.name, block) if planned else None
         nsamples, nwarm, target = self._plan(benchmark)
         # the allocation pass gets a share of the worker's timing, not 10-15 s for a slow op, and
         # runs in one block only: every variant counts in the same block, so the exact counts pair
@@ -344,10 +336,19 @@ class MicroRunner:
         if not result.ok:
             notice = self._fail(benchmark, variant, result.error)
             return Replicate(failed=True, notices=[notice] if notice else [])
+        took = self._clock() - started
         if benchmark.options.get("script"):
-            took = max([float(t) for t in result.data.get("samples", [])] or [0.0])
-            self._sample_s[benchmark.name] = max(self._sample_s.get(benchmark.name, 0.0), took)
-        return self._replicate(benchmark, variant, block, warmup, result.data, started)
+            longest = max([float(t) for t in result.data.get("samples", [])] or [0.0])
+            self._sample_s[benchmark.name] = max(self._sample_s.get(benchmark.name, 0.0), longest)
+        rep = self._replicate(benchmark, variant, block, warmup, result.data, started)
+        if planned:  # the costs of a plain process: an allocation pass is not one
+            values = [s.value for s in rep.samples if s.metric == "time_per_op" and not s.warmup]
+            self._sample_plans.record(benchmark.name, block, variant.name, values, result.data.get("clocks"),
+                                      None if request["alloc"] else took)
+        if plan is not None:
+            rep.notices.append(Notice("sample-plan", f"micro benchmark {benchmark.name!r}: {plan.describe()}", "",
+                                      benchmark.name))
+        return rep
 
     def _replicate(self, benchmark: Benchmark, variant: Variant, block: int, warmup: bool,
                    data: dict[str, Any], started: float) -> Replicate:

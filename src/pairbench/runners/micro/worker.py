@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from pairbench.model import Benchmark
+
 __all__ = ["BATCHES", "HARNESS_DIR", "MARKER", "MIN_BATCH_S", "PY_MIN_VERSION", "Spawn", "WorkerResult",
-           "batch_count", "batch_times", "parse_answer", "unsettled", "default_spawn"]
+           "batch_count", "batch_times", "parse_answer", "unsettled", "default_spawn", "worker_spec"]
 
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
 MARKER = "@@pairbench@@ "
@@ -109,3 +111,25 @@ def default_spawn(argv: list[str], stdin: str, env: Mapping[str, str], cwd: str 
     proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, errors="replace", env=dict(env),
                           cwd=cwd, timeout=timeout)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def worker_spec(benchmark: Benchmark) -> dict[str, Any]:
+    """What the worker times: its file and function (or index), or the snippet, and its clock."""
+    o = benchmark.options
+    clock = {"clock": o["clock"]} if o.get("clock") else {}
+    if clock.get("clock") == "auto" and o.get("language") == "ruby":
+        clock["clock"] = "cpu"  # a Ruby snippet never waits: its CPU time is the op
+    if o.get("file"):
+        spec: dict[str, Any] = {"file": o["file"], **clock}
+        if "func" in o:
+            spec["func"] = o["func"]
+            if o.get("param") is not None:
+                spec["param"] = o["param"]
+        if "index" in o:
+            spec["index"] = o["index"]
+        if o.get("script"):
+            spec["script"] = True
+        if o.get("argv"):
+            spec["argv"] = list(o["argv"])
+        return spec
+    return {"setup": o.get("setup", ""), "stmt": o.get("stmt", ""), **clock}
