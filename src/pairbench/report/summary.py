@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pairbench.analysis.replicates import Spread, spreads
 from pairbench.model import Benchmark, Comparison, Metric, Run, Sample
-from pairbench.report.format import format_delta, format_percent, format_ratio, format_value
+from pairbench.report.format import format_delta, format_exact_percent, format_exact_ratio, format_percent, format_ratio, format_value
 from pairbench.report.wording import reached_label, verdict_sentence
 
 __all__ = ["Spread", "spreads", "spread_text", "spread_shown", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
@@ -83,7 +83,7 @@ def exact_change(c: Comparison, unit: str) -> str:
     text = format_delta(c.delta, unit)
     if percent_shown(c):
         assert c.ratio is not None
-        text += f" ({format_percent(c.ratio - 1.0)})"
+        text += f" ({format_exact_percent(c.ratio - 1.0)})"
     return text
 
 
@@ -127,7 +127,7 @@ def ratio_text(c: Comparison | None) -> str:
         return ""
     if not percent_shown(c):
         return "–"
-    return format_ratio(c.ratio)
+    return format_exact_ratio(c.ratio) if _exact(c) else format_ratio(c.ratio)
 
 
 def _exact(c: Comparison) -> bool:
