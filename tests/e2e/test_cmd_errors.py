@@ -198,3 +198,13 @@ def test_micro_cycles_without_perf_or_valgrind_names_cycles(run_cli, tmp_path):
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     (line,) = r.stderr.strip().splitlines()
     assert "--measure cycles needs perf or valgrind" in line and "sim-cycles" in line and "linux-perf" in line
+
+
+@pytest.mark.parametrize("kind", ["cmd", "micro"])
+def test_a_metric_measured_twice_is_one_clear_error(run_cli, kind):
+    args = ["a", "b"] if kind == "cmd" else ["--python", sys.executable, "--python", sys.executable, "x = 1"]
+    r = run_cli(kind, "--measure", "time,time", *args, "-r", "2", "--no-progress", "--no-history",
+                env={"PAIRBENCH_DEBUG_FAKE": "1,1.05"})
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    (line,) = r.stderr.strip().splitlines()
+    assert "time is named twice" in line, line

@@ -56,6 +56,10 @@ def parse_measure(value: object, allowed: tuple[str, ...] = MEASURES) -> tuple[s
     bad = [n for n in names if n not in allowed]
     if bad or not names:
         raise UserError(f"measure {bad[0] if bad else value!r}: valid: {', '.join(allowed)} (e.g. instructions,time)")
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if twice is not None:  # which one was meant first (the primary metric)? refused, as hyperfine refuses
+        raise UserError(f"measure {','.join(names)!r}: {twice} is named twice; name each once "
+                        f"(the first is the primary metric), e.g. {','.join(dict.fromkeys(names))}")
     expanded = (n for name in names for n in (("time", *COUNTER_NAMES) if name == "counters" else (name,)))
     return tuple(dict.fromkeys(expanded))
 
