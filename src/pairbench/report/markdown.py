@@ -125,16 +125,21 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
     lines += _metric_rows(run, [(name, m) for name, g in groups for m in g.judged], comparisons) + [""]
     lines += [f"_{md_escape(FIGURES_CAPTION)}_", ""]
     sentences: list[str] = []
+    notes: dict[str, list[tuple[str, str]]] = {}  # each note once, with the comparisons it holds for
     for b in benches:
         for m in b.metrics:
             for v in run.variants:
                 c = next((c for c in comparisons if (c.benchmark, c.metric, c.candidate) == (b.name, m.name, v.name)),
                          None)
                 if c is not None:
-                    sentences.append(f"- **{md_escape(b.name)} · {md_escape(m.name)}**: {md_escape(sentence_of(c, m))}")
-                    sentences.extend(f"  - {md_escape(note)}" for note in c.notes)
+                    sentences.append(f"- **{md_escape(b.name)} · {md_escape(m.name)}**: "
+                                     f"{md_escape(sentence_of(c, m))}")
+                    for note in c.notes:
+                        notes.setdefault(note, []).append((b.name, m.name))
     if sentences:
         lines += sentences + [""]
+    if notes:
+        lines += ["Notes:", ""] + [_note_line(note, where, len(sentences)) for note, where in notes.items()] + [""]
     described = _metric_rows(run, [(name, m) for name, g in groups for m in g.described], comparisons)
     if described:
         lines += ["<details>", f"<summary>Measured, not judged ({len(described)} rows)</summary>", ""]
@@ -146,6 +151,17 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
         lines += ["<details>", f"<summary>Zero for every variant: {names}</summary>", ""]
         lines += head + zero + ["", "</details>", ""]
     return lines
+
+
+def _note_line(note: str, where: list[tuple[str, str]], sentences: int) -> str:
+    """A note once; the benchmarks and metrics it holds for named unless it holds for every sentence above."""
+    if len(where) == sentences:
+        return f"- {md_escape(note)}"
+    held: dict[str, list[str]] = {}
+    for bench, metric in dict.fromkeys(where):
+        held.setdefault(bench, []).append(metric)
+    return f"- {md_escape(note)} — " + "; ".join(f"{md_escape(b)}: {', '.join(md_escape(m) for m in ms)}"
+                                                 for b, ms in held.items())
 
 
 def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: list[Comparison] | None = None) -> str:
