@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -48,3 +49,19 @@ def test_ops_per_s_is_the_time_per_op_estimate_inverted(seed: int, blocks: int) 
         assert r.ci[0] * t.ci[1] == pytest.approx(1.0, rel=1e-9)
         assert r.ci[1] * t.ci[0] == pytest.approx(1.0, rel=1e-9)
         assert (r.verdict, r.p_value, r.more_runs) == (t.verdict, t.p_value, t.more_runs)
+
+
+def test_two_saved_runs_compared_unpaired_agree_too() -> None:
+    """Unpaired estimates on logs are symmetric under inversion: they agree without deriving one."""
+    from pairbench.analysis.comparisons import compare_runs
+
+    base, cand = _run(7, 8), _run(8, 8)
+    cand.samples = [replace(s, value=s.value * (1.04 if s.metric == "time_per_op" else 1 / 1.04)) for s in cand.samples]
+    comps, _ = compare_runs(base, cand)
+    by = {(c.benchmark, c.metric, c.candidate): c for c in comps}
+    pairs = [(t, by[(b, "ops_per_s", v)]) for (b, m, v), t in by.items() if m == "time_per_op"]
+    assert pairs
+    for t, r in pairs:
+        assert r.candidate_value * t.candidate_value == pytest.approx(1.0, rel=1e-9)
+        assert r.ratio * t.ratio == pytest.approx(1.0, rel=1e-9)
+        assert r.verdict == t.verdict
