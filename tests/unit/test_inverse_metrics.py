@@ -65,3 +65,18 @@ def test_two_saved_runs_compared_unpaired_agree_too() -> None:
         assert r.candidate_value * t.candidate_value == pytest.approx(1.0, rel=1e-9)
         assert r.ratio * t.ratio == pytest.approx(1.0, rel=1e-9)
         assert r.verdict == t.verdict
+
+
+def test_medians_agree_too_with_an_even_number_of_blocks() -> None:
+    """A table without a comparison (one variant, a metric never judged) shows the median of the
+    per-block values: the rate's is the time's inverted, even where the median averages two."""
+    from pairbench.analysis.replicates import spreads
+
+    run = _run(3, 6, benches=1, replicates=1)
+    for (bench, metric, variant), sp in spreads(run).items():
+        if metric != "ops_per_s":
+            continue
+        t = spreads(run)[(bench, "time_per_op", variant)]
+        assert sp.median * t.median == pytest.approx(1.0, rel=1e-9)
+        assert sp.q1 * t.q3 == pytest.approx(1.0, rel=1e-9) and sp.q3 * t.q1 == pytest.approx(1.0, rel=1e-9)
+        assert sp.minimum * t.maximum == pytest.approx(1.0, rel=1e-9)
