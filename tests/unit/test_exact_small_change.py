@@ -56,6 +56,13 @@ def test_a_change_of_four_in_a_million_is_not_shown_as_zero() -> None:
         assert re.search(r"\b1\.000004\b", text) or name in ("terminal", "brief"), (name, text)
 
 
+def test_the_html_plot_tip_of_a_small_exact_change_is_not_zero() -> None:
+    from pairbench.report.plots import forest_plot
+
+    svg = forest_plot(_run().comparisons)
+    assert svg is not None and "instructions · b: +0.0004%" in svg, svg
+
+
 def test_exact_formats_keep_a_nonzero_change_visible() -> None:
     assert format_exact_percent(4e-6) == "+0.0004%"
     assert format_exact_percent(-1.234e-7) == "−0.000012%"
