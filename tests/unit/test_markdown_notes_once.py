@@ -19,3 +19,15 @@ def test_each_note_is_written_once_after_the_sentences() -> None:
     for note in notes:
         assert text.count(md_escape(note)) == 1, note
         assert text.find(md_escape(note)) > last_sentence, note
+
+
+def test_the_html_report_gives_each_note_once_too() -> None:
+    import html
+
+    from pairbench.report.html import render_html
+
+    run = _run(1, 6, benches=2)
+    run.comparisons, _ = analyze(run)
+    text = render_html(run)
+    for note in {n for c in run.comparisons for n in c.notes}:
+        assert text.count(html.escape(note, quote=False)) == 1 or text.count(html.escape(note)) == 1, note

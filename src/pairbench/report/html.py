@@ -38,6 +38,7 @@ from pairbench.report.summary import (
     figures,
     metric_groups,
     metric_of,
+    notes_once,
     ratio_text,
     sentence_of,
     spreads,
@@ -160,9 +161,15 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
         body.append(f"<h2>{esc(kind_title(kind))}</h2>")
         body.append(table)
         items = [f"<li><b>{esc(c.benchmark)} · {esc(c.metric)}</b>: {esc(sentence_of(c, metric_of(run, c.benchmark, c.metric)))}"
-                 + "".join(f'<div class="notes">{esc(n)}</div>' for n in c.notes) + "</li>" for c in kind_comps]
+                 "</li>" for c in kind_comps]
         if items:
             body.append(f'<ul class="sentences">{"".join(items)}</ul>')
+        notes = notes_once(kind_comps)  # each once, after the sentences, as the Markdown report
+        if notes:
+            body.append('<ul class="notes">' + "".join(
+                f"<li>{esc(n)}" + ("" if held is None else " — " + "; ".join(
+                    f"{esc(b)}: {', '.join(esc(m) for m in ms)}" for b, ms in held.items())) + "</li>"
+                for n, held in notes) + "</ul>")
         body.append(collapsed)
         for b in (b for b in run.benchmarks if b.kind == kind):
             body.append(f"<h3>{esc(b.name)}</h3>")

@@ -24,6 +24,7 @@ from pairbench.report.summary import (
     ci_text,
     figures,
     metric_groups,
+    notes_once,
     ratio_text,
     sentence_of,
     spreads,
@@ -125,7 +126,7 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
     lines += _metric_rows(run, [(name, m) for name, g in groups for m in g.judged], comparisons) + [""]
     lines += [f"_{md_escape(FIGURES_CAPTION)}_", ""]
     sentences: list[str] = []
-    notes: dict[str, list[tuple[str, str]]] = {}  # each note once, with the comparisons it holds for
+    judged: list[Comparison] = []
     for b in benches:
         for m in b.metrics:
             for v in run.variants:
@@ -134,12 +135,12 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
                 if c is not None:
                     sentences.append(f"- **{md_escape(b.name)} · {md_escape(m.name)}**: "
                                      f"{md_escape(sentence_of(c, m))}")
-                    for note in c.notes:
-                        notes.setdefault(note, []).append((b.name, m.name))
+                    judged.append(c)
     if sentences:
         lines += sentences + [""]
+    notes = notes_once(judged)
     if notes:
-        lines += ["Notes:", ""] + [_note_line(note, where, len(sentences)) for note, where in notes.items()] + [""]
+        lines += ["Notes:", ""] + [_note_line(note, held) for note, held in notes] + [""]
     described = _metric_rows(run, [(name, m) for name, g in groups for m in g.described], comparisons)
     if described:
         lines += ["<details>", f"<summary>Measured, not judged ({len(described)} rows)</summary>", ""]
@@ -153,13 +154,10 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
     return lines
 
 
-def _note_line(note: str, where: list[tuple[str, str]], sentences: int) -> str:
+def _note_line(note: str, held: dict[str, list[str]] | None) -> str:
     """A note once; the benchmarks and metrics it holds for named unless it holds for every sentence above."""
-    if len(where) == sentences:
+    if held is None:
         return f"- {md_escape(note)}"
-    held: dict[str, list[str]] = {}
-    for bench, metric in dict.fromkeys(where):
-        held.setdefault(bench, []).append(metric)
     return f"- {md_escape(note)} — " + "; ".join(f"{md_escape(b)}: {', '.join(md_escape(m) for m in ms)}"
                                                  for b, ms in held.items())
 

@@ -18,7 +18,7 @@ from pairbench.report.wording import reached_label, verdict_sentence
 
 __all__ = ["Spread", "spreads", "spread_text", "spread_shown", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
            "MetricGroups", "metric_groups", "FIGURES_CAPTION", "figures", "figure_text", "percent_shown", "exact_change",
-           "change_text", "value_text"]
+           "change_text", "value_text", "notes_once"]
 
 FIGURES_CAPTION = ("values: the baseline's geometric mean over the compared blocks, and the candidate's as that "
                    "times the ratio (exact counts: medians)")
@@ -119,6 +119,25 @@ def metric_of(run: Run, benchmark: str, metric: str) -> Metric:
 def sentence_of(c: Comparison, metric: Metric) -> str:
     """The comparison's verdict in words, worded now from its stored numbers (never a stored sentence)."""
     return verdict_sentence(c, metric)
+
+
+def notes_once(comparisons: Sequence[Comparison]) -> list[tuple[str, dict[str, list[str]] | None]]:
+    """Each note of `comparisons` once, in order, with the metrics it holds for by benchmark (None
+    when it holds for every comparison): a report writes it once after the sentences."""
+    where: dict[str, list[tuple[str, str]]] = {}
+    for c in comparisons:
+        for note in c.notes:
+            where.setdefault(note, []).append((c.benchmark, c.metric))
+    out: list[tuple[str, dict[str, list[str]] | None]] = []
+    for note, held in where.items():
+        if len(held) == len(comparisons):
+            out.append((note, None))
+            continue
+        by_bench: dict[str, list[str]] = {}
+        for bench, metric in dict.fromkeys(held):
+            by_bench.setdefault(bench, []).append(metric)
+        out.append((note, by_bench))
+    return out
 
 
 def ratio_text(c: Comparison | None) -> str:
