@@ -76,3 +76,13 @@ def test_render_micro_says_unavailable_and_failed() -> None:
     assert "patch  failed: RuntimeError: boom" in text
     assert "patch  unavailable (PyPy gives none)" in text
 
+
+
+def test_the_allocation_caption_explains_brackets_only_where_a_line_has_one() -> None:
+    run = _run()
+    run.samples = [s if s.metric != "allocs_per_op" else Sample(s.benchmark, s.variant, s.metric, 1.0, s.block)
+                   for s in run.samples]
+    text = render_micro(run)
+    assert "[" not in text.split("Allocations per op", 1)[1].split("\n", 1)[1]
+    assert "[±]" not in text
+    assert "[±] = change from the baseline" in render_micro(_run())
