@@ -3,6 +3,7 @@
 import csv
 import json
 import os
+import shutil
 import sys
 import time
 
@@ -170,3 +171,40 @@ def test_a_command_failing_mid_run_still_writes_every_export_of_what_was_measure
     run = load_run(tmp_path / "r.json")
     assert run.status == "failed"
     assert sum(s.variant == "ok" and s.metric == "time" for s in run.samples) >= 2
+
+
+@pytest.mark.parametrize("asked,named", [("cycles", "cycles"), ("cache-misses,time", "cache-misses"),
+                                         ("instructions", "instructions"), ("counters", "counters")])
+def test_a_counter_without_perf_or_valgrind_names_what_was_asked_and_the_packages(run_cli, tmp_path, asked, named):
+    # A PATH holding only the command measured: no perf, no valgrind (nor setarch).
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "true").symlink_to(shutil.which("true"))
+    r = run_cli("cmd", "-N", "--measure", asked, "true", "true", "-r", "2", "--no-progress", "--no-history",
+                env={"PATH": str(bare)})
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert f"--measure {named} needs" in lines[0], lines[0]
+    assert "counters" not in lines[0] or named == "counters", lines[0]
+    assert "apt-get install valgrind" in lines[0] and "linux-perf" in lines[0], lines[0]
+
+
+def test_micro_cycles_without_perf_or_valgrind_names_cycles(run_cli, tmp_path):
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    r = run_cli("micro", "--python", sys.executable, "--python", sys.executable, "-s", "x = 1", "x + 1",
+                "--measure", "cycles", "-r", "2", "--no-progress", "--no-history", env={"PATH": str(bare)})
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    (line,) = r.stderr.strip().splitlines()
+    assert "--measure cycles needs perf or valgrind" in line and "sim-cycles" in line and "linux-perf" in line
+
+
+@pytest.mark.parametrize("kind", ["cmd", "micro"])
+def test_a_metric_measured_twice_is_one_clear_error(run_cli, kind):
+    args = ["a", "b"] if kind == "cmd" else ["--python", sys.executable, "--python", sys.executable, "x = 1"]
+    r = run_cli(kind, "--measure", "time,time", *args, "-r", "2", "--no-progress", "--no-history",
+                env={"PAIRBENCH_DEBUG_FAKE": "1,1.05"})
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    (line,) = r.stderr.strip().splitlines()
+    assert "time is named twice" in line, line

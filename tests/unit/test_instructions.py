@@ -21,7 +21,11 @@ summary: 4124326
 
 def test_measure_lists_are_parsed_and_bad_names_refused() -> None:
     assert parse_measure("instructions,time") == ("instructions", "time")
-    assert parse_measure(["time", "instructions", "time"]) == ("time", "instructions")
+    # a metric named twice is refused, as hyperfine refuses a repeated option value: which of the
+    # two did the user mean to be first (primary)?
+    for twice in ("time,time", ["time", "instructions", "time"], "cycles, instructions,cycles"):
+        with pytest.raises(UserError, match=r"measure '[^']+': (time|cycles) is named twice; name each once"):
+            parse_measure(twice)
     with pytest.raises(UserError, match="measure 'cycels': valid: time, instructions, counters, cycles"):
         parse_measure("instructions,cycels")
     with pytest.raises(UserError, match="measure 'cycles': valid: time, instructions"):

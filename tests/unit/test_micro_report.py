@@ -85,3 +85,13 @@ def test_render_micro_gives_the_range_of_samples_per_process_when_a_plan_changed
             run.samples += [Sample("object_new", name, "time_per_op", t, block, 0, it) for it in range(1, 6)]
     trunk = next(line for line in render_micro(run).splitlines() if line.strip().startswith("trunk") and "i/s" in line)
     assert "6 processes × 2–5 samples × 500000 ops" in trunk
+
+
+def test_the_allocation_caption_explains_brackets_only_where_a_line_has_one() -> None:
+    run = _run()
+    run.samples = [s if s.metric != "allocs_per_op" else Sample(s.benchmark, s.variant, s.metric, 1.0, s.block)
+                   for s in run.samples]
+    text = render_micro(run)
+    assert "[" not in text.split("Allocations per op", 1)[1].split("\n", 1)[1]
+    assert "[±]" not in text
+    assert "[±] = change from the baseline" in render_micro(_run())

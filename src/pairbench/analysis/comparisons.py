@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from pairbench.analysis.inverse import INVERSE_METRICS, inverted, is_inverse
 from pairbench.analysis.replicates import replicate_values
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
 
@@ -194,12 +195,21 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
     notices: list[Notice] = []
     # (index into comparisons, benchmark, metric, candidate, baseline values, candidate values, direction)
     primary: list[tuple[int, str, str, str, list[float], list[float], str]] = []
+    # (index into comparisons, benchmark, rate, candidate): a rate that is 1 / a time, judged as that time
+    derived: list[tuple[int, str, str, str]] = []
     for bench in run.benchmarks:
+        names = {m.name for m in bench.metrics}
         for mi, metric in enumerate(bench.metrics):
             if metric.direction == "none":
                 continue
             values = replicate_values(run, bench.name, metric.name)
             if not values:
+                continue
+            time = INVERSE_METRICS.get(metric.name, "")
+            if time in names and is_inverse(values, replicate_values(run, bench.name, time)):
+                for cand in candidates:
+                    derived.append((len(comparisons), bench.name, metric.name, cand))
+                    comparisons.append(None)
                 continue
             if mi == 0:  # noise warnings on secondary metrics (user, sys, rss) would drown the report
                 notices.extend(_variant_notices(bench, metric, values, True))
@@ -250,6 +260,10 @@ def analyze(run: Run, *, threshold: float = 0.01, confidence: float = 0.95, look
         else:
             c = _with_looks(c, level, confidence, looks)
         comparisons[i] = c
+    by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons if c is not None}
+    for i, bname, mname, cand in derived:
+        source = by_key.get((bname, INVERSE_METRICS[mname], cand))
+        comparisons[i] = inverted(source, mname) if source is not None else None
     return [_startup_hint(run, c) for c in comparisons if c is not None], notices
 
 

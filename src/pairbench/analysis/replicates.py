@@ -17,6 +17,7 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
+from pairbench.analysis.inverse import INVERSE_METRICS, is_inverse
 from pairbench.model import Run, Spread
 
 __all__ = ["STATISTIC", "Spread", "process_values", "reduce_values", "replicate_values", "spread_of", "spreads"]
@@ -97,12 +98,21 @@ def spread_of(benchmark: str, metric: str, variant: str, values: Sequence[float]
 
 
 def spreads(run: Run) -> dict[tuple[str, str, str], Spread]:
-    """(benchmark, metric, variant) -> Spread of the per-block replicate values."""
+    """(benchmark, metric, variant) -> Spread of the per-block replicate values; a rate that is
+    1 / a time per op (`analysis.inverse`) gets the time's, inverted, so that their medians agree
+    (a median of an even count averages two values, which inverting does not keep)."""
     pairs = sorted({(s.benchmark, s.metric) for s in run.samples if not s.warmup})
     out: dict[tuple[str, str, str], Spread] = {}
-    for bench, metric in pairs:
-        for variant, per_block in replicate_values(run, bench, metric).items():
+    values = {(bench, metric): replicate_values(run, bench, metric) for bench, metric in pairs}
+    for (bench, metric), by_variant in values.items():
+        time = INVERSE_METRICS.get(metric, "")
+        inverse = (bench, time) in values and is_inverse(by_variant, values[(bench, time)])
+        for variant, per_block in by_variant.items():
             sp = spread_of(bench, metric, variant, list(per_block.values()))
+            if inverse:
+                t = spread_of(bench, time, variant, list(values[(bench, time)][variant].values()))
+                sp = None if t is None else Spread(bench, metric, variant, t.n, 1.0 / t.median, 1.0 / t.q3,
+                                                   1.0 / t.q1, 1.0 / t.maximum, 1.0 / t.minimum)
             if sp is not None:
                 out[(bench, metric, variant)] = sp
     return out

@@ -18,7 +18,8 @@ from rich.text import Text
 
 from pairbench.model import Benchmark, Comparison, Notice, Run
 from pairbench.report.escape import visible
-from pairbench.report.summary import ci_header, ci_mixed, metric_of, sentence_of, spread_shown, spreads
+from pairbench.report.captions import table_caption
+from pairbench.report.summary import metric_of, sentence_of
 from pairbench.report.terminal import INFO_KINDS, SECONDARY_COMMAND_METRICS, VERDICT_STYLE, print_table, table_title
 
 __all__ = ["render_brief", "BRIEF_VALUES_CAPTION", "reading_note", "merged_notices"]
@@ -90,34 +91,7 @@ def _split(run: Run, bench: Benchmark) -> tuple[Benchmark, list[str]]:
 
 def _caption(run: Run, bench: Benchmark) -> str:
     """BRIEF_VALUES_CAPTION, and what each symbol in this table means (only those it uses)."""
-    names = {m.name for m in bench.metrics}
-    shown = [c for c in run.comparisons if c.benchmark == bench.name and c.metric in names]
-    parts = [BRIEF_VALUES_CAPTION if _any_spread(run, bench) else BRIEF_VALUES_CAPTION.split(", ±")[0]]
-    options = run.metadata.get("options", {})
-    asked = float(options.get("confidence", 0.95))
-    looks = len(run.metadata.get("adaptive", {}).get("looks", []))
-    level = shown[0].confidence if shown else asked
-    if looks > 1 and abs(level - asked) > 1e-9:
-        parts.append(f"{ci_header(shown, level).split(' (')[0]}: {asked * 100:g}% across {looks} looks")
-    if any(c.adjusted_ci is not None for c in shown):
-        family = sum(1 for c in run.comparisons if c.adjusted_ci is not None)
-        mark = "(*adj.)" if ci_mixed(shown) else "(adj.)"
-        parts.append(f"{mark}: widened for {family} comparison{'' if family == 1 else 's'} "
-                     f"({options.get('correction', 'holm')})")
-    band = float(options.get("threshold", 1.0))
-    if any(c.verdict in ("faster", "slower") and not c.meaningful and not c.exact for c in shown):
-        parts.append(f"(< δ?): maybe inside the ±{band:g}% band δ")
-    if any(c.verdict == "inconclusive" and c.more_runs for c in shown):
-        parts.append("(+N): about N more blocks should settle it")
-    if any(c.exact for c in shown):
-        parts.append("Δ: the exact difference of counts")
-    return "; ".join(parts)
-
-
-def _any_spread(run: Run, bench: Benchmark) -> bool:
-    """Some cell of the table shows `±` (a spread takes 4 blocks): else the caption leaves it out."""
-    names = {m.name for m in bench.metrics}
-    return any(spread_shown(s) for (b, m, _), s in spreads(run).items() if b == bench.name and m in names)
+    return table_caption(run, bench, BRIEF_VALUES_CAPTION.split(", ±")[0], ", ")
 
 
 def merged_notices(notices: Sequence[Notice]) -> list[Notice]:

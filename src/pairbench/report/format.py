@@ -24,6 +24,8 @@ __all__ = [
     "format_ci_percent",
     "format_delta",
     "format_percent",
+    "format_exact_percent",
+    "format_exact_ratio",
     "format_ratio",
     "format_value",
     "current_time_unit",
@@ -123,6 +125,28 @@ def format_percent(fraction: float | None, signed: bool = True) -> str:
     if not signed or float(text) == 0:
         return f"{text}%"
     return f"{'+' if pct > 0 else MINUS}{text}%"
+
+
+def format_exact_percent(fraction: float | None) -> str:
+    """An exact count's change, never read as zero when it is not: 4e-6 -> `+0.0004%`; two
+    significant figures below 0.05%, else as `format_percent`."""
+    if fraction is None or not math.isfinite(fraction) or fraction == 0:
+        return format_percent(fraction)
+    a = abs(fraction * 100)
+    if a >= 0.05:
+        return format_percent(fraction)
+    text = f"{a:.{1 - math.floor(math.log10(a))}f}".rstrip("0").rstrip(".")
+    return f"{'+' if fraction > 0 else MINUS}{text}%"
+
+
+def format_exact_ratio(ratio: float | None) -> str:
+    """An exact count's ratio as `format_ratio`, with the decimals it takes to differ from 1 when it
+    does: 1.000004 -> `1.000004` (not `1.000`)."""
+    text = format_ratio(ratio)
+    if ratio is None or not math.isfinite(ratio) or ratio == 1.0 or float(text) != 1.0:
+        return text
+    gap = abs(ratio - 1.0)
+    return f"{ratio:.{1 - math.floor(math.log10(gap))}f}".rstrip("0")
 
 
 def change_percent(ratio: float) -> float:

@@ -38,6 +38,7 @@ from pairbench.report.summary import (
     figures,
     metric_groups,
     metric_of,
+    notes_once,
     ratio_text,
     sentence_of,
     spreads,
@@ -128,6 +129,17 @@ def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> tuple[str, str]:
     return main, "".join(parts)
 
 
+def _notes(comparisons: list[Comparison]) -> str:
+    """Each note once, after the sentences, as the Markdown report gives them ("" without notes)."""
+    notes = notes_once(comparisons)
+    if not notes:
+        return ""
+    return '<ul class="notes">' + "".join(
+        f"<li>{esc(n)}" + ("" if held is None else " — " + "; ".join(
+            f"{esc(b)}: {', '.join(esc(m) for m in ms)}" for b, ms in held.items())) + "</li>"
+        for n, held in notes) + "</ul>"
+
+
 def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[Comparison] | None = None) -> str:
     """The whole report as one HTML document (a string to write to a file)."""
     comps = list(run.comparisons if comparisons is None else comparisons)
@@ -160,9 +172,10 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
         body.append(f"<h2>{esc(kind_title(kind))}</h2>")
         body.append(table)
         items = [f"<li><b>{esc(c.benchmark)} · {esc(c.metric)}</b>: {esc(sentence_of(c, metric_of(run, c.benchmark, c.metric)))}"
-                 + "".join(f'<div class="notes">{esc(n)}</div>' for n in c.notes) + "</li>" for c in kind_comps]
+                 "</li>" for c in kind_comps]
         if items:
             body.append(f'<ul class="sentences">{"".join(items)}</ul>')
+        body.append(_notes(kind_comps))
         body.append(collapsed)
         for b in (b for b in run.benchmarks if b.kind == kind):
             body.append(f"<h3>{esc(b.name)}</h3>")

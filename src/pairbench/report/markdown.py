@@ -24,6 +24,7 @@ from pairbench.report.summary import (
     ci_text,
     figures,
     metric_groups,
+    notes_once,
     ratio_text,
     sentence_of,
     spreads,
@@ -125,16 +126,21 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
     lines += _metric_rows(run, [(name, m) for name, g in groups for m in g.judged], comparisons) + [""]
     lines += [f"_{md_escape(FIGURES_CAPTION)}_", ""]
     sentences: list[str] = []
+    judged: list[Comparison] = []
     for b in benches:
         for m in b.metrics:
             for v in run.variants:
                 c = next((c for c in comparisons if (c.benchmark, c.metric, c.candidate) == (b.name, m.name, v.name)),
                          None)
                 if c is not None:
-                    sentences.append(f"- **{md_escape(b.name)} · {md_escape(m.name)}**: {md_escape(sentence_of(c, m))}")
-                    sentences.extend(f"  - {md_escape(note)}" for note in c.notes)
+                    sentences.append(f"- **{md_escape(b.name)} · {md_escape(m.name)}**: "
+                                     f"{md_escape(sentence_of(c, m))}")
+                    judged.append(c)
     if sentences:
         lines += sentences + [""]
+    notes = notes_once(judged)
+    if notes:
+        lines += ["Notes:", ""] + [_note_line(note, held) for note, held in notes] + [""]
     described = _metric_rows(run, [(name, m) for name, g in groups for m in g.described], comparisons)
     if described:
         lines += ["<details>", f"<summary>Measured, not judged ({len(described)} rows)</summary>", ""]
@@ -146,6 +152,14 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
         lines += ["<details>", f"<summary>Zero for every variant: {names}</summary>", ""]
         lines += head + zero + ["", "</details>", ""]
     return lines
+
+
+def _note_line(note: str, held: dict[str, list[str]] | None) -> str:
+    """A note once; the benchmarks and metrics it holds for named unless it holds for every sentence above."""
+    if held is None:
+        return f"- {md_escape(note)}"
+    return f"- {md_escape(note)} — " + "; ".join(f"{md_escape(b)}: {', '.join(md_escape(m) for m in ms)}"
+                                                 for b, ms in held.items())
 
 
 def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: list[Comparison] | None = None) -> str:

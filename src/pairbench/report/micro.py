@@ -105,6 +105,7 @@ def render_micro(run: Run, confidence: float = 0.95) -> str:
             lines.append(f"  {name:>{width}}  {format_rate(summary.center):>9} {spread:>10} i/s  "
                          f"{format_time(1.0 / summary.center):>10}/op  {detail}")
     alloc_lines = []
+    changed = False  # some line shows a [change]: only then does the caption explain the brackets
     for bench in benches:
         if not any(m.exact for m in bench.metrics):
             continue
@@ -112,13 +113,14 @@ def render_micro(run: Run, confidence: float = 0.95) -> str:
         base: dict[str, float] | None = None
         for name in names:
             text, typical = _alloc_text(run, bench, name, base)
+            changed = changed or " [" in text
             if base is None and typical:
                 base = typical
             alloc_lines.append(f"  {name:>{width}}  {text}")
     if alloc_lines:
         lines.append("Allocations per op (exact counts from a separate pass, in one process per variant, "
-                     "sized to its timed samples; [±] = change from the baseline, its percent "
-                     "and verdict)")
+                     "sized to its timed samples" + ("; [±] = change from the baseline, its percent and verdict)"
+                                                     if changed else ")"))
         lines.extend(alloc_lines)
     return "\n".join(lines) + "\n"
 

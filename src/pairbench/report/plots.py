@@ -17,7 +17,7 @@ import statistics
 from typing import Sequence
 
 from pairbench.model import Comparison, Run
-from pairbench.report.format import axis_formatter, change_percent, format_percent, format_value
+from pairbench.report.format import axis_formatter, change_percent, format_exact_percent, format_percent, format_value
 from pairbench.analysis.replicates import replicate_values
 from pairbench.report.labels import Labels, fit_width, shorten, text_width
 from pairbench.report.summary import metric_of, percent_shown, sample_order_key
@@ -124,7 +124,8 @@ def forest_plot(comparisons: Sequence[Comparison], labels: Labels | None = None)
         y = c.y1 + row_h * (i + 0.5)
         color = {"faster": "#2a7d2a", "slower": "#b22222"}.get(r.verdict, "#555")
         assert r.ratio is not None
-        tip = f"{r.benchmark} · {r.metric} · {r.candidate}: {format_percent(r.ratio - 1)} ({r.verdict})"
+        change = format_exact_percent(r.ratio - 1) if r.exact else format_percent(r.ratio - 1)
+        tip = f"{r.benchmark} · {r.metric} · {r.candidate}: {change} ({r.verdict})"
         if r.verdict_ci:
             lo, hi = change_percent(r.verdict_ci[0]), change_percent(r.verdict_ci[1])
             tip += f", CI{' (adj.)' if r.adjusted_ci else ''} [{format_percent(lo / 100)}, {format_percent(hi / 100)}]"

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 from pairbench.analysis.replicates import Spread, spreads
 from pairbench.model import Benchmark, Comparison, Metric, Run, Sample
-from pairbench.report.format import format_delta, format_percent, format_ratio, format_value
+from pairbench.report.format import format_delta, format_exact_percent, format_exact_ratio, format_percent, format_ratio, format_value
 from pairbench.report.wording import reached_label, verdict_sentence
 
 __all__ = ["Spread", "spreads", "spread_text", "spread_shown", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
            "MetricGroups", "metric_groups", "FIGURES_CAPTION", "figures", "figure_text", "percent_shown", "exact_change",
-           "change_text", "value_text"]
+           "change_text", "value_text", "notes_once"]
 
 FIGURES_CAPTION = ("values: the baseline's geometric mean over the compared blocks, and the candidate's as that "
                    "times the ratio (exact counts: medians)")
@@ -83,7 +83,7 @@ def exact_change(c: Comparison, unit: str) -> str:
     text = format_delta(c.delta, unit)
     if percent_shown(c):
         assert c.ratio is not None
-        text += f" ({format_percent(c.ratio - 1.0)})"
+        text += f" ({format_exact_percent(c.ratio - 1.0)})"
     return text
 
 
@@ -121,13 +121,32 @@ def sentence_of(c: Comparison, metric: Metric) -> str:
     return verdict_sentence(c, metric)
 
 
+def notes_once(comparisons: Sequence[Comparison]) -> list[tuple[str, dict[str, list[str]] | None]]:
+    """Each note of `comparisons` once, in order, with the metrics it holds for by benchmark (None
+    when it holds for every comparison): a report writes it once after the sentences."""
+    where: dict[str, list[tuple[str, str]]] = {}
+    for c in comparisons:
+        for note in c.notes:
+            where.setdefault(note, []).append((c.benchmark, c.metric))
+    out: list[tuple[str, dict[str, list[str]] | None]] = []
+    for note, held in where.items():
+        if len(held) == len(comparisons):
+            out.append((note, None))
+            continue
+        by_bench: dict[str, list[str]] = {}
+        for bench, metric in dict.fromkeys(held):
+            by_bench.setdefault(bench, []).append(metric)
+        out.append((note, by_bench))
+    return out
+
+
 def ratio_text(c: Comparison | None) -> str:
     """The ratio cell, as every format shows it (none beside a zero baseline)."""
     if c is None:
         return ""
     if not percent_shown(c):
         return "–"
-    return format_ratio(c.ratio)
+    return format_exact_ratio(c.ratio) if _exact(c) else format_ratio(c.ratio)
 
 
 def _exact(c: Comparison) -> bool:

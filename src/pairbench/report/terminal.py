@@ -13,6 +13,7 @@ from rich.text import Text
 
 from pairbench.analysis.replicates import replicate_values, spread_of
 from pairbench.model import Benchmark, Comparison, Metric, Notice, Run
+from pairbench.report.captions import SPREAD_CAPTION, table_caption
 from pairbench.report.escape import visible
 from pairbench.report.summary import (
     FIGURES_CAPTION,
@@ -31,8 +32,9 @@ from pairbench.report.wording import verdict_word
 __all__ = ["render_terminal", "variant_summary", "print_table", "table_title", "VERDICT_STYLE", "VALUES_CAPTION",
            "INFO_KINDS", "SECONDARY_COMMAND_METRICS"]
 
-VALUES_CAPTION = FIGURES_CAPTION + "; ± half the interquartile range of the per-block values"
-"""Says which statistic the value columns are."""
+VALUES_CAPTION = FIGURES_CAPTION + "; " + SPREAD_CAPTION
+"""Says which statistic the value columns are, and the spread beside them (`table_caption` leaves the
+spread out of a table that shows none, and adds the marks a table uses)."""
 
 SECONDARY_COMMAND_METRICS = frozenset({"user", "sys", "rss", "exit_code"})
 """The command kind's metrics beside its primary `time` (its SECONDARY_METRICS: a report reads no
@@ -98,7 +100,7 @@ def render_terminal(run: Run, console: Console, sentences: str = "primary",
             # empty comparison table would only suggest that something is missing.
             console.print(Text(f"{table_title(run, bench)}: one variant ({visible(run.baseline.name)}), nothing to compare"))
             continue
-        print_table(run, bench, console)
+        print_table(run, bench, console, table_caption(run, bench, FIGURES_CAPTION))
         if sentences != "none":
             _print_sentences(run, bench, console, sentences)
         console.print()

@@ -16,6 +16,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from pairbench.analysis.inverse import INVERSE_METRICS
 from pairbench.model import Comparison, Metric, Run
 from pairbench.report.command import TIME_METRICS
 from pairbench.report.summary import sentence_of
@@ -37,6 +38,19 @@ class Figure:
     stddev: float | None
     runs: int
     comparison: Comparison | None
+    low: float | None = None
+    """Lower end of the range shown (default mean - stddev)."""
+    high: float | None = None
+    """Upper end (default mean + stddev)."""
+    harmonic: bool = False
+    """A rate that is 1 / a time per op: its figures are the time's, inverted (harmonic mean)."""
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """The range shown beside the mean: ± one standard deviation, or a time's, inverted."""
+        if self.low is not None and self.high is not None:
+            return self.low, self.high
+        return None if self.stddev is None else (self.mean - self.stddev, self.mean + self.stddev)
 
 
 def figures_of(run: Run) -> Iterator[Figure]:
@@ -50,10 +64,31 @@ def figures_of(run: Run) -> Iterator[Figure]:
         for m in bench.metrics:
             for v in run.variants:
                 got = values.get((bench.name, v.name, m.name))
-                if got:
-                    yield Figure(bench.name, v.name, m, statistics.fmean(got),
-                                 statistics.stdev(got) if len(got) > 1 else None, len(got),
-                                 by_key.get((bench.name, m.name, v.name)))
+                if not got:
+                    continue
+                comparison = by_key.get((bench.name, m.name, v.name))
+                times = values.get((bench.name, v.name, INVERSE_METRICS.get(m.name, "")))
+                if times and _inverse(got, times):
+                    yield _inverted(bench.name, v.name, m, times, comparison)
+                    continue
+                yield Figure(bench.name, v.name, m, statistics.fmean(got),
+                             statistics.stdev(got) if len(got) > 1 else None, len(got), comparison)
+
+
+def _inverse(rates: list[float], times: list[float]) -> bool:
+    return len(rates) == len(times) and all(t > 0 and abs(r * t - 1.0) <= 1e-9 for r, t in zip(rates, times))
+
+
+def _inverted(bench: str, variant: str, metric: Metric, times: list[float], c: Comparison | None) -> Figure:
+    """A rate stored as 1 / time per op, figured from the time so that the two agree: 1 / the mean
+    time (the harmonic mean of the rates), its range the time's ± one standard deviation, inverted."""
+    mean = statistics.fmean(times)
+    sd = statistics.stdev(times) if len(times) > 1 else None
+    low = high = None
+    if sd is not None and mean - sd > 0:
+        low, high = 1.0 / (mean + sd), 1.0 / (mean - sd)
+    return Figure(bench, variant, metric, 1.0 / mean, None if low is None or high is None else (high - low) / 2,
+                  len(times), c, low, high, harmonic=True)
 
 
 def render_bmf(run: Run) -> str:
@@ -65,8 +100,8 @@ def render_bmf(run: Run) -> str:
         latency = f.metric.name in TIME_METRICS
         scale, measure = (1e9, BMF_LATENCY) if latency else (1.0, f.metric.name)
         entry: dict[str, float] = {"value": f.mean * scale}
-        if f.stddev is not None:
-            entry.update(lower_value=(f.mean - f.stddev) * scale, upper_value=(f.mean + f.stddev) * scale)
+        if f.bounds is not None:
+            entry.update(lower_value=f.bounds[0] * scale, upper_value=f.bounds[1] * scale)
         bench = out.setdefault(f"{f.benchmark}/{f.variant}", {})
         bench[measure] = entry
         c = f.comparison
@@ -88,7 +123,8 @@ def render_github_benchmark(run: Run) -> str:
             "unit": f.metric.unit or "value", "value": f.mean}
         if f.stddev is not None:
             entry["range"] = f"± {f.stddev:.6g}"
-        extra = [f"mean of {f.runs} runs"]
+        extra = [f"harmonic mean of {f.runs} runs (1 / the mean time per op)" if f.harmonic
+                 else f"mean of {f.runs} runs"]
         if f.comparison is not None:
             extra.append(sentence_of(f.comparison, f.metric))
         entry["extra"] = "\n".join(extra)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from pairbench.model import Comparison, Metric
-from pairbench.report.format import MINUS, confidence_label, format_delta, format_percent, format_ratio
+from pairbench.report.format import MINUS, confidence_label, format_delta, format_exact_percent, format_percent, format_ratio
 
 __all__ = ["reached_label", "verdict_sentence", "verdict_word"]
 
@@ -120,7 +120,7 @@ def _exact_sentence(c: Comparison, metric: Metric) -> str:
     parts = [f"{c.candidate} vs {c.baseline}: ", format_delta(c.delta, metric.unit)]
     zero_base = c.baseline_value is not None and c.baseline_value <= 0
     if c.ratio is not None and not zero_base:
-        parts.append(f" ({format_percent(c.ratio - 1)})")
+        parts.append(f" ({format_exact_percent(c.ratio - 1)})")
     band = _band(c.threshold)
     if c.verdict == "exact":  # a run file before version 3 judged no direction
         parts.append("; exact, no test")

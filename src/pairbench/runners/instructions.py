@@ -29,7 +29,8 @@ from typing import Any, Callable, Mapping
 
 from pairbench.errors import UserError
 from pairbench.model import Metric, Notice
-from pairbench.runners.counters import COUNTER_NAMES, parse_cachegrind_events, parse_perf_events
+from pairbench.runners.counters import (COUNTER_NAMES, COUNTERS, SIMULATED_PREFIX, Counter, parse_cachegrind_events,
+                                       parse_perf_events, perf_events)
 
 __all__ = ["INSTRUCTIONS", "MEASURES", "InstructionCounter", "choose_counter", "parse_cachegrind", "parse_perf",
            "parse_measure", "measure_option", "fixed_random_library", "default_counter", "vary_notice",
@@ -55,6 +56,10 @@ def parse_measure(value: object, allowed: tuple[str, ...] = MEASURES) -> tuple[s
     bad = [n for n in names if n not in allowed]
     if bad or not names:
         raise UserError(f"measure {bad[0] if bad else value!r}: valid: {', '.join(allowed)} (e.g. instructions,time)")
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if twice is not None:  # which one was meant first (the primary metric)? refused, as hyperfine refuses
+        raise UserError(f"measure {','.join(names)!r}: {twice} is named twice; name each once "
+                        f"(the first is the primary metric), e.g. {','.join(dict.fromkeys(names))}")
     expanded = (n for name in names for n in (("time", *COUNTER_NAMES) if name == "counters" else (name,)))
     return tuple(dict.fromkeys(expanded))
 
@@ -205,15 +210,39 @@ class InstructionCounter:
         shutil.rmtree(self.out_dir, ignore_errors=True)
 
 
+PERF_PACKAGES = "apt-get install linux-perf (Ubuntu: linux-tools-generic)"
+"""Where perf comes from, for the message that says neither counter is here."""
+
+
+def _simulates(events: tuple[str, ...]) -> str:
+    """What valgrind would give in place of the hardware events asked (`sim-cycles`), for the message."""
+    names = [SIMULATED_PREFIX + c.name for c in _by_event(events) if c.simulated]
+    if set(events) == set(perf_events(COUNTER_NAMES)):
+        return ", which simulates caches, branches and cycles (sim-...)"
+    return f", which simulates {'it' if len(names) == 1 else 'them'} as {', '.join(names)}" if names else ""
+
+
+def _by_event(events: tuple[str, ...]) -> list[Counter]:
+    """The counters that perf's `events` count, in the order asked."""
+    return [c for e in events for c in COUNTERS if c.perf_event == e]
+
+
+def _asked(events: tuple[str, ...]) -> str:
+    """The counters `--measure` asked for, from perf's events (`counters` for the whole set)."""
+    if not events:
+        return "instructions"
+    names = [c.name for c in _by_event(events)]
+    return "counters" if set(events) == set(perf_events(COUNTER_NAMES)) else ",".join(names)
+
+
 def choose_counter(preload: str | None = None, events: tuple[str, ...] = ()) -> InstructionCounter:
     """perf when its counter works here, else valgrind; a UserError when neither can count."""
     why = _perf_works()
     if not why:
         return InstructionCounter("perf", "", _setarch_works(), preload, events)
     if shutil.which("valgrind") is None:
-        what = "counters" if events else "instructions"
-        raise UserError(f"--measure {what} needs perf or valgrind: {why}, and valgrind is not installed "
-                        "(apt-get install valgrind)")
+        raise UserError(f"--measure {_asked(events)} needs perf or valgrind: {why}, and valgrind is not installed "
+                        f"(apt-get install valgrind{_simulates(events)}; perf: {PERF_PACKAGES})")
     return InstructionCounter("valgrind", f"perf cannot count here: {why}", _setarch_works(), preload, events)
 
 

@@ -1,0 +1,47 @@
+"""The caption under a comparison table: what its value columns are, then each symbol the table
+uses, and only those (`±` only where a cell shows a spread; Δ, (+N), (< δ?), (adj.) where a
+cell carries them). The short answer (brief.py) and `-v` (terminal.py) say the same of each mark;
+they differ in how they say what the values are."""
+
+from __future__ import annotations
+
+from pairbench.model import Benchmark, Run
+from pairbench.report.summary import ci_header, ci_mixed, spread_shown, spreads
+
+__all__ = ["SPREAD_CAPTION", "table_caption"]
+
+SPREAD_CAPTION = "± half the interquartile range of the per-block values"
+"""What a `±` beside a value is."""
+
+
+def table_caption(run: Run, bench: Benchmark, values: str, sep: str = "; ") -> str:
+    """`values` (what the value columns are), `sep` and SPREAD_CAPTION when some cell shows `±`,
+    then what each mark this table uses means; `bench` holds the metrics the table shows."""
+    names = {m.name for m in bench.metrics}
+    shown = [c for c in run.comparisons if c.benchmark == bench.name and c.metric in names]
+    parts = [values + sep + SPREAD_CAPTION if _any_spread(run, bench) else values]
+    options = run.metadata.get("options", {})
+    asked = float(options.get("confidence", 0.95))
+    looks = len(run.metadata.get("adaptive", {}).get("looks", []))
+    level = shown[0].confidence if shown else asked
+    if looks > 1 and abs(level - asked) > 1e-9:
+        parts.append(f"{ci_header(shown, level).split(' (')[0]}: {asked * 100:g}% across {looks} looks")
+    if any(c.adjusted_ci is not None for c in shown):
+        family = sum(1 for c in run.comparisons if c.adjusted_ci is not None)
+        mark = "(*adj.)" if ci_mixed(shown) else "(adj.)"
+        parts.append(f"{mark}: widened for {family} comparison{'' if family == 1 else 's'} "
+                     f"({options.get('correction', 'holm')})")
+    band = float(options.get("threshold", 1.0))
+    if any(c.verdict in ("faster", "slower") and not c.meaningful and not c.exact for c in shown):
+        parts.append(f"(< δ?): maybe inside the ±{band:g}% band δ")
+    if any(c.verdict == "inconclusive" and c.more_runs for c in shown):
+        parts.append("(+N): about N more blocks should settle it")
+    if any(c.exact for c in shown):
+        parts.append("Δ: the exact difference of counts")
+    return "; ".join(parts)
+
+
+def _any_spread(run: Run, bench: Benchmark) -> bool:
+    """Some cell of the table shows `±` (a spread takes 4 blocks): else the caption leaves it out."""
+    names = {m.name for m in bench.metrics}
+    return any(spread_shown(s) for (b, m, _), s in spreads(run).items() if b == bench.name and m in names)

@@ -1,0 +1,33 @@
+"""`report --markdown` gives each note once, after the sentences, as the terminal's default output
+does: a note that holds for several metrics (time per op and ops/s) is not repeated per metric."""
+
+from __future__ import annotations
+
+from pairbench.analysis.comparisons import analyze
+from pairbench.report.markdown import md_escape, render_markdown
+from tests.unit.test_inverse_metrics import _run
+
+
+def test_each_note_is_written_once_after_the_sentences() -> None:
+    run = _run(1, 6, benches=2)
+    run.comparisons, _ = analyze(run)
+    notes = {n for c in run.comparisons for n in c.notes}
+    shared = [n for n in notes if sum(n in c.notes for c in run.comparisons) > 1]
+    assert shared  # the case: the same note on several comparisons
+    text = render_markdown(run)
+    last_sentence = max(text.rfind(f"**{c.benchmark} · {md_escape(c.metric)}**") for c in run.comparisons)
+    for note in notes:
+        assert text.count(md_escape(note)) == 1, note
+        assert text.find(md_escape(note)) > last_sentence, note
+
+
+def test_the_html_report_gives_each_note_once_too() -> None:
+    import html
+
+    from pairbench.report.html import render_html
+
+    run = _run(1, 6, benches=2)
+    run.comparisons, _ = analyze(run)
+    text = render_html(run)
+    for note in {n for c in run.comparisons for n in c.notes}:
+        assert text.count(html.escape(note, quote=False)) == 1 or text.count(html.escape(note)) == 1, note
