@@ -93,7 +93,9 @@ def test_pytest_and_cmd_are_one_or_the_other(tmp_path: Path, run_cli) -> None:
 @pytest.mark.slow
 def test_a_really_slower_function_trips_the_gate(tmp_path: Path, run_cli) -> None:
     repo = make_repo(tmp_path, {"src/app/__init__.py": APP.format(n=16)})  # 60% more work
-    proc = ci_pytest(run_cli, repo, tmp_path, *REAL)
+    # -r 6, the fewest blocks a verdict takes: there each run read 99% CI [1.54, 1.65] on CPU time,
+    # far outside the ±2% band, and the default 10 blocks of each run only narrow it
+    proc = ci_pytest(run_cli, repo, tmp_path, *REAL, "-r", "6")
     assert proc.returncode == 3, proc.stderr
     assert "1 confirmed regression" in (tmp_path / "comment.md").read_text()
 
@@ -128,7 +130,10 @@ def test_an_environment_in_the_checkout_is_the_code_and_gets_no_pythonpath(tmp_p
 def test_a_test_the_head_breaks_is_a_row_that_says_so(tmp_path: Path, run_cli) -> None:
     broken = TESTS.replace("    benchmark(app.work)\n", "    benchmark(app.work)\n    raise ValueError('broken by the head')\n")
     repo = make_repo(tmp_path, {"bench/test_app.py": broken})
-    proc = ci_pytest(run_cli, repo, tmp_path, "--max-time", "30", "--samples", "2", "--target-time", "0.01")
+    # two blocks: the head fails in its first, and the blocks after it measure the base alone (17
+    # blocks in 25 s of --max-time 30) and change nothing the comment says
+    proc = ci_pytest(run_cli, repo, tmp_path, "--max-time", "30", "-r", "2", "-M", "2", "--samples", "2",
+                     "--target-time", "0.01")
     assert proc.returncode == 0, proc.stderr  # nothing compared is no regression; the comment says what failed
     text = (tmp_path / "comment.md").read_text()
     assert "1 benchmark not compared" in text.splitlines()[1]

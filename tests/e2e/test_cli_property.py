@@ -66,7 +66,9 @@ def _flags(table: dict[str, Any]) -> st.SearchStrategy[list[str]]:
 RUN_FLAGS = {"-r": NUMBER, "-w": NUMBER, "--max-time": NUMBER, "--max-runs": NUMBER, "--seed": NUMBER,
              "--threshold": NUMBER, "--confidence": NUMBER, "--correction": VALUE, "--export-json": FILES,
              "--fail-on-regression": None, "--history": FILES, "--no-history": None}
-BOUNDED = ["-r", "2", "-w", "0", "--max-time", "3", "--no-progress"]
+BOUNDED = ["-r", "2", "-w", "0", "--max-time", "1", "--no-progress"]
+"""A pair of `true`s never settles and spends all of --max-time: 1 s, not 3, gives the same exit
+code in every example (27 s -> 11 s for `cmd`'s), each still measuring past its -r minimum."""
 
 
 def _cmd() -> st.SearchStrategy[list[str]]:

@@ -248,10 +248,11 @@ def test_micro_workers_are_profiled_by_py_spy(run_cli, tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("py-spy") is None, reason="py-spy is not installed")
 def test_http_server_is_profiled_during_a_load(run_cli, tmp_path: Path) -> None:
     """http: the server's process is sampled during one load per profiling block; the demo app's
-    `burn` (its per-request work, 2 vs 30 units) takes the added CPU time per request."""
+    `burn` (its per-request work, 2 vs 30 units) takes the added CPU time per request. A load of
+    1 s per round is ~100 py-spy samples of a server that spends most of them in `burn`."""
     app = Path(__file__).resolve().parents[2] / "src" / "pairbench" / "data" / "demo_app.py"
     r = run_cli("http", "--server", f"{sys.executable} {app} --port {{port}} --work 2",
-                "--server", f"{sys.executable} {app} --port {{port}} --work 30", "-t", "3", "-r", "6", "-w", "0",
+                "--server", f"{sys.executable} {app} --port {{port}} --work 30", "-t", "1", "-r", "6", "-w", "0",
                 "--profile", "--profile-blocks", "2", "--no-history", "--no-progress", "--export-json", "r.json",
                 timeout=600)
     assert r.returncode == 0, r.stderr

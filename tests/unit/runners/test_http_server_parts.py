@@ -40,3 +40,18 @@ def test_log_tail_quotes_the_last_lines(tmp_path: Path) -> None:
     assert "last lines of its log" in s._tail_text() and "    line 99" in s._tail_text()
     log.write_text("")
     assert "its log is empty" in s._tail_text()
+
+
+def test_readiness_is_polled_often_enough_to_start_the_round_soon_after_the_server_answers(monkeypatch) -> None:
+    """A server that answers after 30 polls (~1 s of start-up) is seen within READY_POLL_MAX_S of
+    answering: a wait of up to 0.25 s before each of a run's rounds was idle time per server start."""
+    from pairbench.runners.http import server as server_module
+
+    s = _server("true")
+    polls = iter([False] * 30 + [True])
+    slept: list[float] = []
+    monkeypatch.setattr(s, "_answers", lambda: next(polls))
+    monkeypatch.setattr(server_module.time, "sleep", slept.append)
+    s._wait_ready()
+    assert len(slept) == 30 and max(slept) <= server_module.READY_POLL_MAX_S <= 0.05
+    assert slept[0] == min(slept)  # a server up at once is seen at once
