@@ -130,11 +130,13 @@ def test_an_environment_in_the_checkout_is_the_code_and_gets_no_pythonpath(tmp_p
 def test_a_test_the_head_breaks_is_a_row_that_says_so(tmp_path: Path, run_cli) -> None:
     broken = TESTS.replace("    benchmark(app.work)\n", "    benchmark(app.work)\n    raise ValueError('broken by the head')\n")
     repo = make_repo(tmp_path, {"bench/test_app.py": broken})
-    # two blocks: the head fails in its first, and the blocks after it measure the base alone (17
-    # blocks in 25 s of --max-time 30) and change nothing the comment says
-    proc = ci_pytest(run_cli, repo, tmp_path, "--max-time", "30", "-r", "2", "-M", "2", "--samples", "2",
-                     "--target-time", "0.01")
+    # the head fails in its first block; the blocks after it would measure the base alone (they did:
+    # 17 blocks in 25 s of --max-time 30), so the run stops at its first look
+    proc = ci_pytest(run_cli, repo, tmp_path, "--max-time", "30", "--samples", "2", "--target-time", "0.01")
     assert proc.returncode == 0, proc.stderr  # nothing compared is no regression; the comment says what failed
+    run = json.loads((tmp_path / "run.json").read_text())
+    blocks = {s["block"] for s in run["samples"] if not s["warmup"]}
+    assert len(blocks) <= 10, f"{len(blocks)} blocks: the run went on after the head's only test failed"
     text = (tmp_path / "comment.md").read_text()
     assert "1 benchmark not compared" in text.splitlines()[1]
     row = next(line for line in text.splitlines() if line.startswith("| bench/test_app.py::test_work |"))

@@ -8,7 +8,7 @@ import pytest
 from pairbench.analysis import analyze as _analyze
 from pairbench.analysis import compare_runs as _compare_runs
 from pairbench.analysis import replicate_values, settled, suite_summary
-from pairbench.model import Benchmark, Metric, Run, Sample, Variant
+from pairbench.model import Benchmark, Metric, Notice, Run, Sample, Variant
 from pairbench.report.wording import reached_label, verdict_sentence
 from tests.conftest import assert_consistent
 
@@ -194,3 +194,26 @@ def test_compare_runs_baseline_against_each_variant_when_names_differ():
     assert times["patch1"].verdict == "faster"
     assert times["patch2"].verdict in ("same", "inconclusive")
     assert not notices
+
+
+def test_a_comparison_whose_candidate_failed_for_good_is_not_waited_for():
+    # a test the head breaks: its runner gave up on it, so more blocks would measure the base alone
+    run = make_run({"A": 1.0, "B": 0.90}, benches=("fib", "broken"))
+    run.samples = [s for s in run.samples if not (s.benchmark == "broken" and s.variant == "B")]
+    comps, _ = analyze(run)
+    run.comparisons = list(comps)
+    assert not settled(run)  # without the failure on record, "broken" is only short of blocks
+    run.notices.append(Notice("benchmark-failed", "B: ValueError: broken by the head", "", "broken", "B"))
+    assert settled(run)  # fib is settled (faster); broken cannot be
+    only = make_run({"A": 1.0, "B": 1.0}, benches=("broken",))
+    only.samples = [s for s in only.samples if s.variant == "A"]
+    only.comparisons = list(analyze(only)[0])
+    only.notices.append(Notice("benchmark-failed", "B failed", "", "broken", "B"))
+    assert settled(only)
+
+
+def test_a_failed_benchmark_does_not_hide_an_unsettled_one():
+    run = make_run({"A": 1.0, "B": 1.0}, benches=("fib", "broken"), noise=0.2, blocks=8)
+    run.comparisons = list(analyze(run)[0])
+    run.notices.append(Notice("benchmark-failed", "B failed", "", "broken", "B"))
+    assert not settled(run)  # fib's A/A at 20% noise in 8 blocks is not settled

@@ -289,11 +289,22 @@ def settled(run: Run, secondary: Collection[str] = ()) -> bool:
     count. An inconclusive comparison is not settled, even when the analysis projects that more
     blocks are unlikely to settle it: that projection rests on the first noisy blocks, and the
     budget was given to be spent on narrowing the interval. "Faster/slower, but may be below δ"
-    is not settled either: its CI still reaches into the band. A benchmark whose options name
+    is not settled either: its CI still reaches into the band. A comparison a side of which failed
+    for good (a test the candidate breaks) is not waited for. A benchmark whose options name
     `settle` metrics (the demo: the time the program measures itself) waits for those only.
     """
-    judged = [c for c in run.comparisons if not _untested(c) and _decides(run, c, secondary)]
-    return bool(judged) and all(_is_settled(c) for c in judged)
+    lost = _failed_pairs(run)
+    judged = [c for c in run.comparisons if not _untested(c) and _decides(run, c, secondary)
+              and not {(c.benchmark, c.candidate), (c.benchmark, c.baseline), (c.benchmark, "")} & lost]
+    if not judged:  # nothing more blocks could settle: every comparison left lost a side to a failure
+        return bool(lost)
+    return all(_is_settled(c) for c in judged)
+
+
+def _failed_pairs(run: Run) -> set[tuple[str, str]]:
+    """(benchmark, variant) pairs a runner gave up on ("benchmark-failed": a test that fails under
+    a variant); more blocks only measure the other side, so stopping does not wait for them."""
+    return {(n.benchmark, n.variant) for n in run.notices if n.kind == "benchmark-failed" and n.benchmark}
 
 
 def _untested(c: Comparison) -> bool:
