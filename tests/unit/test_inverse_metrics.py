@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 
 from pairbench.analysis.comparisons import analyze
+from pairbench.analysis.inverse import inverted
 from pairbench.model import Benchmark, Run, Sample, Variant
 from pairbench.runners.micro import micro_metrics
 
@@ -80,3 +81,14 @@ def test_medians_agree_too_with_an_even_number_of_blocks() -> None:
         assert sp.median * t.median == pytest.approx(1.0, rel=1e-9)
         assert sp.q1 * t.q3 == pytest.approx(1.0, rel=1e-9) and sp.q3 * t.q1 == pytest.approx(1.0, rel=1e-9)
         assert sp.minimum * t.maximum == pytest.approx(1.0, rel=1e-9)
+
+
+def test_a_comparison_without_data_stays_one_the_consistency_check_accepts():
+    # a pytest test the head breaks: the time's comparison has no ratio and zeros for the figures
+    from pairbench.analysis.consistency import check_consistent
+    from pairbench.model import Comparison
+
+    empty = Comparison("t", "time_per_op", "base", "head", None, None, None, 0, False, False, "insufficient", 6,
+                       threshold=0.02, baseline_value=0.0, candidate_value=0.0)
+    assert check_consistent([empty]) == []
+    assert check_consistent([inverted(empty, "ops_per_s")]) == []

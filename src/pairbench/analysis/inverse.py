@@ -27,6 +27,11 @@ def _inv(x: float | None) -> float | None:
     return 1.0 / x if x is not None and math.isfinite(x) and x > 0 else None
 
 
+def _inv_value(x: float | None) -> float | None:
+    """A figure beside the ratio, inverted; 0, a side without data (a variant that failed), stays 0."""
+    return 0.0 if x == 0 else _inv(x)
+
+
 def _inv_ci(ci: tuple[float, float] | None) -> tuple[float, float] | None:
     if ci is None:
         return None
@@ -54,5 +59,5 @@ def inverted(c: Comparison, metric: str) -> Comparison:
     if c.delta is not None and c.baseline_value and c.candidate_value:
         delta = 1.0 / c.candidate_value - 1.0 / c.baseline_value
     return replace(c, metric=metric, ratio=_inv(c.ratio), ci=_inv_ci(c.ci), adjusted_ci=_inv_ci(c.adjusted_ci),
-                   reached_ci=_inv_ci(c.reached_ci), baseline_value=_inv(c.baseline_value),
-                   candidate_value=_inv(c.candidate_value), delta=delta)
+                   reached_ci=_inv_ci(c.reached_ci), baseline_value=_inv_value(c.baseline_value),
+                   candidate_value=_inv_value(c.candidate_value), delta=delta)
