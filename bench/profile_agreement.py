@@ -50,7 +50,7 @@ def _one(loop: Path, n_base: int, n_cand: int, arm: str, seed: int, a: argparse.
             "--export-json", str(out)]
     if a.max_time is not None:
         argv += ["--max-time", str(a.max_time)]
-    if arm == "profile":
+    if arm == "profile" and not a.control:
         argv += ["--profile", "--profile-blocks", str(a.profile_blocks)]
     started = time.monotonic()
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
@@ -132,6 +132,8 @@ def main() -> int:
     ap.add_argument("--pairs", default="change,aa", help="which pairs: change (+CHANGE%%), aa (A/A)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="print each cell as a JSON line instead")
+    ap.add_argument("--control", action="store_true",
+                    help="the 'profile' arm runs without --profile too: how often two plain runs differ alike")
     a = ap.parse_args()
     if shutil.which("cc") is None:
         print("a C compiler (cc) is needed to build the loop", file=sys.stderr)
@@ -153,7 +155,9 @@ def main() -> int:
             load = os.getloadavg()[0]
             print(f"{len(cells)} cells, -r {a.runs}" + (f", --max-time {a.max_time:g}" if a.max_time else "")
                   + f", {a.profile_blocks} profiling blocks, loop {n:.3g} iterations; load average {load:.2f} "
-                  f"on {os.cpu_count()} CPUs at the start", flush=True)
+                  f"on {os.cpu_count()} CPUs at the start"
+                  + ("\ncontrol: the 'profile' arm runs without --profile (two plain runs side by side)" if a.control
+                     else ""), flush=True)
         for i, ((label, nb, nc, trial), first) in enumerate(zip(cells, firsts)):
             order = (first, ARMS[1 - ARMS.index(first)])
             seed = a.seed * 1000 + i
