@@ -188,14 +188,19 @@ def test_http_on_the_event_loop_stopped_by_sigterm(tmp_path: Path) -> None:
     _assert_interrupted(proc, out, err, signal.SIGTERM, run_file)
 
 
+def _start_micro(tmp_path: Path, starts: Path, run_file: Path) -> tuple[subprocess.Popen[str], str]:
+    """A long micro run whose worker processes append their pids to `starts` (once per sample)."""
+    setup = f"import os; open({str(starts)!r}, 'a').write(f'{{os.getpid()}}\\n')"
+    return _start(["micro", "-s", setup, "sum(range(50))", "--python", sys.executable, "--python",
+                   f"{sys.executable} -E", "--samples", "2", "--warmup-samples", "1", "--target-time", "0.02",
+                   "--no-alloc", "-r", "200", "--export-json", str(run_file), "--no-history"], tmp_path)
+
+
 @pytest.mark.parametrize("signals", [[signal.SIGTERM], [signal.SIGINT, signal.SIGINT]], ids=["sigterm", "double-sigint"])
 def test_micro_stopped_by_a_signal(tmp_path: Path, signals: list[int]) -> None:
     starts, run_file = tmp_path / "starts", tmp_path / "run.json"
     # Each worker process appends its pid (once per sample): one calibration process, then two per block.
-    setup = f"import os; open({str(starts)!r}, 'a').write(f'{{os.getpid()}}\\n')"
-    proc, mark = _start(["micro", "-s", setup, "sum(range(50))", "--python", sys.executable, "--python",
-                         f"{sys.executable} -E", "--samples", "2", "--warmup-samples", "1", "--target-time", "0.02",
-                         "--no-alloc", "-r", "200", "--export-json", str(run_file), "--no-history"], tmp_path)
+    proc, mark = _start_micro(tmp_path, starts, run_file)
     _wait_lines(starts, 6, proc)
     out, err = _stop(proc, signals, mark)
     _assert_interrupted(proc, out, err, signals[0], run_file)
@@ -203,19 +208,18 @@ def test_micro_stopped_by_a_signal(tmp_path: Path, signals: list[int]) -> None:
 
 def test_micro_stopped_by_ctrl_c_keeps_each_measured_process_s_batch_series(tmp_path: Path) -> None:
     """The steady state of every process is read from its batch series: a Ctrl-C'd run keeps the
-    series of each process whose samples it kept (0.02 s samples are timed in 4 batches)."""
+    series of each process whose samples it kept (0.02 s samples are timed in batches)."""
     starts, run_file = tmp_path / "starts", tmp_path / "run.json"
-    setup = f"import os; open({str(starts)!r}, 'a').write(f'{{os.getpid()}}\\n')"
-    proc, mark = _start(["micro", "-s", setup, "sum(range(50))", "--python", sys.executable, "--python",
-                         f"{sys.executable} -E", "--samples", "2", "--warmup-samples", "1", "--target-time", "0.02",
-                         "--no-alloc", "-r", "200", "--export-json", str(run_file), "--no-history"], tmp_path)
+    proc, mark = _start_micro(tmp_path, starts, run_file)
     _wait_lines(starts, 6, proc)
     out, err = _stop(proc, [signal.SIGINT], mark)
     doc = _assert_interrupted(proc, out, err, signal.SIGINT, run_file)
     measured = {(s["variant"], s["block"]) for s in doc["samples"] if not s["warmup"] and s["metric"] == "time_per_op"}
     series = {(x["variant"], x["block"]) for x in doc.get("series", [])}
     assert len(measured) >= 2 and series == measured
-    assert all(x["per_sample"] == 4 and len(x["values"]) == 4 * 3 for x in doc["series"])
+    # each process's series whole: its 1 warm-up and 2 samples, each in the batches the run chose
+    # (4 for 0.02 s samples on a quiet machine, fewer when a busy one calibrated fewer loops)
+    assert all(x["per_sample"] >= 2 and len(x["values"]) == x["per_sample"] * 3 for x in doc["series"])
 
 
 def test_signals_that_land_while_pairbench_exits_keep_its_exit_code(tmp_path: Path) -> None:
@@ -224,10 +228,7 @@ def test_signals_that_land_while_pairbench_exits_keep_its_exit_code(tmp_path: Pa
     landing then would kill pairbench by SIGINT (-2 to its parent) instead of exit 130. Signals
     sent without pause from the last line to the exit make that moment certain to be hit."""
     starts, run_file = tmp_path / "starts", tmp_path / "run.json"
-    setup = f"import os; open({str(starts)!r}, 'a').write(f'{{os.getpid()}}\\n')"
-    proc, mark = _start(["micro", "-s", setup, "sum(range(50))", "--python", sys.executable, "--python",
-                         f"{sys.executable} -E", "--samples", "2", "--warmup-samples", "1", "--target-time", "0.02",
-                         "--no-alloc", "-r", "200", "--export-json", str(run_file), "--no-history"], tmp_path)
+    proc, mark = _start_micro(tmp_path, starts, run_file)
     try:
         _wait_lines(starts, 6, proc)
         proc.send_signal(signal.SIGINT)
