@@ -95,3 +95,20 @@ def test_the_allocation_caption_explains_brackets_only_where_a_line_has_one() ->
     assert "[" not in text.split("Allocations per op", 1)[1].split("\n", 1)[1]
     assert "[±]" not in text
     assert "[±] = change from the baseline" in render_micro(_run())
+
+
+def test_no_allocation_block_when_no_variant_has_data_or_a_reason() -> None:
+    run = _run()
+    run.samples = [s for s in run.samples if s.metric != "allocs_per_op"]  # --no-alloc, or a fake run
+    text = render_micro(run)
+    assert "Allocations per op" not in text and "no allocation data" not in text
+    run.notices.append(Notice("alloc-unavailable", "allocations: unavailable on PyPy", "", "object_new", "patch"))
+    text = render_micro(run)  # a reason is worth its line: the block stays, with both lines
+    assert "Allocations per op" in text and "unavailable on PyPy" in text and "no allocation data" in text
+
+
+def test_one_sample_a_process_is_said_in_the_singular() -> None:
+    run = _run()
+    run.samples = [s for s in run.samples if not (s.metric == "time_per_op" and s.iteration == 2)]
+    trunk = next(line for line in render_micro(run).splitlines() if line.strip().startswith("trunk") and "i/s" in line)
+    assert "4 processes × 1 sample × 500000 ops" in trunk

@@ -40,6 +40,10 @@ def _format_count(value: float) -> str:
     return f"{value:.4g}"
 
 
+_NO_DATA = "no allocation data"
+"""A variant's allocation line without data or a reason (--no-alloc, a pass that gave nothing)."""
+
+
 def _alloc_text(run: Run, bench: Benchmark, variant: str, base: dict[str, float] | None) -> tuple[str, dict[str, float]]:
     values: dict[str, list[float]] = {}
     for s in run.samples:
@@ -50,7 +54,7 @@ def _alloc_text(run: Run, bench: Benchmark, variant: str, base: dict[str, float]
     if not values:
         reason = next((n.message.split(": ", 1)[-1] for n in run.notices
                        if n.kind == "alloc-unavailable" and n.variant == variant), "")
-        return (reason or "no allocation data"), {}
+        return (reason or _NO_DATA), {}
     parts = []
     typical: dict[str, float] = {}
     for m in bench.metrics:
@@ -99,7 +103,8 @@ def render_micro(run: Run, confidence: float = 0.95) -> str:
                                   and s.variant == name and s.metric == "time_per_op" and not s.warmup)
             low, high = min(per_process.values(), default=0), max(per_process.values(), default=0)
             # a planned run changes its samples per process after its first blocks: say the range
-            detail = f"{summary.n} processes × {low if low == high else f'{low}–{high}'} samples"
+            detail = (f"{summary.n} processes × {low if low == high else f'{low}–{high}'} "
+                      f"sample{'' if low == high == 1 else 's'}")
             if bench.options.get("loops"):
                 detail += f" × {bench.options['loops']} ops"
             lines.append(f"  {name:>{width}}  {format_rate(summary.center):>9} {spread:>10} i/s  "
@@ -109,14 +114,16 @@ def render_micro(run: Run, confidence: float = 0.95) -> str:
     for bench in benches:
         if not any(m.exact for m in bench.metrics):
             continue
-        alloc_lines.append(bench.name)
         base: dict[str, float] | None = None
+        rows = []
         for name in names:
             text, typical = _alloc_text(run, bench, name, base)
             changed = changed or " [" in text
             if base is None and typical:
                 base = typical
-            alloc_lines.append(f"  {name:>{width}}  {text}")
+            rows.append(f"  {name:>{width}}  {text}")
+        if any(not row.endswith(f"  {_NO_DATA}") for row in rows):  # all "no allocation data" says nothing
+            alloc_lines += [bench.name, *rows]
     if alloc_lines:
         lines.append("Allocations per op (exact counts from a separate pass, in one process per variant, "
                      "sized to its timed samples" + ("; [±] = change from the baseline, its percent and verdict)"
