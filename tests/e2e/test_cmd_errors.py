@@ -208,3 +208,16 @@ def test_a_metric_measured_twice_is_one_clear_error(run_cli, kind):
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     (line,) = r.stderr.strip().splitlines()
     assert "time is named twice" in line, line
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--measure", "cyclez"], "error: --measure 'cyclez': valid: time, instructions"),
+    (["--measure", "time,time"], "error: --measure 'time,time': time is named twice"),
+])
+def test_a_bad_option_names_its_flag_once(run_cli, args, says):
+    # the message names the key for a suite file ("measure 'x': ..."); on the command line the flag
+    # takes the key's place instead of being put before it ("--measure: measure 'x'")
+    r = run_cli("cmd", *args, "a", "b", "-r", "2", "--no-progress", "--no-history", env={"PAIRBENCH_DEBUG_FAKE": "1,1.05"})
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    (line,) = r.stderr.strip().splitlines()
+    assert line.startswith(says), line

@@ -36,7 +36,7 @@ def test_counters_per_op_leave_the_processes_rusage_out() -> None:
 
 
 def test_a_bad_measure_and_a_whole_script_are_refused_naming_the_flag() -> None:
-    with pytest.raises(UserError, match="--measure: measure 'page-faults'"):
+    with pytest.raises(UserError, match="--measure 'page-faults'"):
         _names("python", "page-faults")  # a process's rusage is not per operation
     kind = get_kind("micro")
     with pytest.raises(UserError, match="--measure: a whole Ruby script .* `pairbench cmd --measure instructions"):

@@ -29,9 +29,15 @@ class Flags:
     """Option key -> the flag that sets it (`connections` -> `-c/--concurrency`)."""
 
     def fail(self, key: str | None, message: str) -> UserError:
+        """The flag that set `key`, then the message; a message that begins with the key (as it
+        must in a suite file) gets the flag in its place, so the option is named once."""
         if key is None:
             return UserError(message)
-        return UserError(f"{self.names.get(key, key)}: {message}")
+        flag = self.names.get(key, key)
+        for word in (key, key.replace("_", " ")):
+            if message.startswith(f"{word} ") or message.startswith(f"{word}:"):
+                return UserError(f"{flag}{message[len(word):]}")
+        return UserError(f"{flag}: {message}")
 
 
 def as_mapping(options: Any) -> dict[str, Any]:

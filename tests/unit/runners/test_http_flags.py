@@ -114,7 +114,7 @@ def test_bad_numbers_are_refused_by_the_parser(line: str) -> None:
 
 
 def test_a_zero_duration_is_refused_by_the_kind_as_in_a_suite_file() -> None:
-    with pytest.raises(UserError, match="^--duration: duration must be greater than 0"):
+    with pytest.raises(UserError, match="^--duration must be greater than 0"):
         _build("-d 0s http://h:1/")
 
 
