@@ -41,8 +41,9 @@ class KindSpec:
 
 
 class _Later:
-    """`name` of the module `load` imports, imported at its first call: a command run never
-    loads the http, micro or pytest kinds' modules (start-up time and memory, docs/measurement.md).
+    """`name` of the kind module `load` imports (its parser, metrics and runner factory), imported at
+    its first call: a command run never loads the http, micro or pytest kinds' modules (start-up
+    time and memory, docs/measurement.md).
     `__wrapped__` is the function itself (inspect.unwrap), for what reads its annotations."""
 
     def __init__(self, load: Callable[[], ModuleType], name: str) -> None:
@@ -63,22 +64,10 @@ def _command() -> ModuleType:
     return kind
 
 
-def _command_options() -> ModuleType:
-    from pairbench.runners.command import options
-
-    return options
-
-
 def _http() -> ModuleType:
     from pairbench.runners.http import kind
 
     return kind
-
-
-def _http_options() -> ModuleType:
-    from pairbench.runners.http import options
-
-    return options
 
 
 def _micro() -> ModuleType:
@@ -87,22 +76,10 @@ def _micro() -> ModuleType:
     return kind
 
 
-def _micro_options() -> ModuleType:
-    from pairbench.runners.micro import options
-
-    return options
-
-
 def _pytest() -> ModuleType:
     from pairbench.runners.pytest import kind
 
     return kind
-
-
-def _pytest_options() -> ModuleType:
-    from pairbench.runners.pytest import options
-
-    return options
 
 
 # --- fake ------------------------------------------------------------------------------------------
@@ -125,15 +102,15 @@ def _make_fake(seed: int | None, options: FakeOptions | None) -> Runner:
 KINDS: Mapping[str, KindSpec] = {
     spec.name: spec
     for spec in (
-        KindSpec("command", _Later(_command, "command_metrics"), _Later(_command_options, "parse_command_options"),
+        KindSpec("command", _Later(_command, "command_metrics"), _Later(_command, "parse_command_options"),
                  _Later(_command, "make_command"), SECONDARY_METRICS),
-        KindSpec("http", _Later(_http, "http_kind_metrics"), _Later(_http_options, "parse_http_options"),
+        KindSpec("http", _Later(_http, "http_kind_metrics"), _Later(_http, "parse_http_options"),
                  _Later(_http, "make_http")),
-        KindSpec("micro", _Later(_micro, "micro_kind_metrics"), _Later(_micro_options, "parse_micro_options"),
+        KindSpec("micro", _Later(_micro, "micro_kind_metrics"), _Later(_micro, "parse_micro_options"),
                  _Later(_micro, "make_micro")),
-        KindSpec("pytest", _Later(_pytest, "pytest_kind_metrics"), _Later(_pytest_options, "parse_pytest_options"),
+        KindSpec("pytest", _Later(_pytest, "pytest_kind_metrics"), _Later(_pytest, "parse_pytest_options"),
                  _Later(_pytest, "make_pytest")),
-        KindSpec("asv", _Later(_pytest, "pytest_kind_metrics"), _Later(_pytest_options, "parse_pytest_options"),
+        KindSpec("asv", _Later(_pytest, "pytest_kind_metrics"), _Later(_pytest, "parse_pytest_options"),
                  _Later(_pytest, "make_asv")),
         KindSpec("fake", _fake_metrics, parse_fake_options, _make_fake),
     )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pairbench.model import Metric
 from pairbench.runners.base import Runner
-from pairbench.runners.command.options import CommandOptions
+from pairbench.runners.command.options import CommandOptions, parse_command_options
 
-__all__ = ["command_metrics", "make_command"]
+__all__ = ["parse_command_options", "command_metrics", "make_command"]
 
 
 def command_metrics(options: CommandOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:

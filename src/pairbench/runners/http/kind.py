@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pairbench.model import Metric
 from pairbench.runners.base import Runner
-from pairbench.runners.http.options import HttpOptions
+from pairbench.runners.http.options import HttpOptions, parse_http_options
 
-__all__ = ["http_kind_metrics", "make_http"]
+__all__ = ["parse_http_options", "http_kind_metrics", "make_http"]
 
 
 def http_kind_metrics(options: HttpOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:

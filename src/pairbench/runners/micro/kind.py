@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pairbench.model import Metric
 from pairbench.runners.base import Runner
-from pairbench.runners.micro.options import MicroOptions
+from pairbench.runners.micro.options import MicroOptions, parse_micro_options
 
-__all__ = ["micro_kind_metrics", "make_micro"]
+__all__ = ["parse_micro_options", "micro_kind_metrics", "make_micro"]
 
 
 def micro_kind_metrics(options: MicroOptions, declared: tuple[Metric, ...]) -> tuple[Metric, ...]:

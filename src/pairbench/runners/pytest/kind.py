@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pairbench.model import Metric
 from pairbench.runners.base import Runner
-from pairbench.runners.pytest.options import PytestOptions
+from pairbench.runners.pytest.options import PytestOptions, parse_pytest_options
 
-__all__ = ["pytest_kind_metrics", "make_pytest", "make_asv", "PYTEST_METRICS"]
+__all__ = ["parse_pytest_options", "pytest_kind_metrics", "make_pytest", "make_asv", "PYTEST_METRICS"]
 
 PYTEST_METRICS = (
     Metric("time_per_op", "s", "lower", description="time per call of the benchmarked function"),
