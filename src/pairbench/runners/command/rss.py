@@ -5,8 +5,10 @@ Why: Linux folds the peak RSS of the address space an exec replaces into the new
 "peak" (`/bin/true` read 11 MiB where `/usr/bin/time -f %M` reads 1 MiB). A command forked by a
 ~1 MiB C program reads its own peak; `exec_helper.c` is that program (it also times the command
 and takes its user and system time from the same wait4). It is compiled once with the system's
-C compiler (`$CC`, else `cc`, `gcc`, `clang`) into pairbench's cache directory. Without a
-compiler, the launcher's own rusage is used and its floor (~8-10 MiB) is part of every reading.
+C compiler (`$CC`, else `cc`, `gcc`, `clang`) into pairbench's cache directory: linked statically
+where the C library allows it, so that it can start commands by vfork (exec_helper.c says why), else
+dynamically, forking. Without a compiler, the launcher's own rusage is used and its floor (~8-10
+MiB) is part of every reading.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ LAUNCHER = "launcher-rusage"
 """ru_maxrss of the command started by the Python launcher: includes the launcher's ~8-10 MiB."""
 _SOURCE = Path(__file__).with_name("exec_helper.c")
 _COMPILE_TIMEOUT_S = 120.0
+_BUILDS = (["-O2", "-static", "-DPAIRBENCH_VFORK"], ["-O2"])
+"""Compiler flags, tried in order: static with vfork (a run costs what it costs under hyperfine),
+then dynamic with fork, where no static C library is installed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +66,8 @@ def _build() -> RssMethod:
         source = _SOURCE.read_bytes()
     except OSError as exc:
         return RssMethod(LAUNCHER, None, f"the helper's source is missing ({exc.strerror})")
-    target = _cache_dir() / f"exec-helper-{os.uname().machine}-{hashlib.sha256(source).hexdigest()[:12]}"
+    digest = hashlib.sha256(source + repr(_BUILDS).encode()).hexdigest()[:12]
+    target = _cache_dir() / f"exec-helper-{os.uname().machine}-{digest}"
     if target.is_file() and os.access(target, os.X_OK):
         return RssMethod(HELPER, str(target))
     compilers = [os.environ["CC"]] if os.environ.get("CC") else ["cc", "gcc", "clang"]
@@ -72,8 +78,11 @@ def _build() -> RssMethod:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, partial = tempfile.mkstemp(prefix=target.name, dir=target.parent)
         os.close(fd)
-        done = subprocess.run([compiler, "-O2", "-o", partial, str(_SOURCE)], capture_output=True, text=True,
-                              timeout=_COMPILE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        for flags in _BUILDS:
+            done = subprocess.run([compiler, *flags, "-o", partial, str(_SOURCE)], capture_output=True, text=True,
+                                  timeout=_COMPILE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+            if done.returncode == 0:
+                break
         if done.returncode != 0:
             os.unlink(partial)
             why = " ".join(done.stderr.split())[:200]
