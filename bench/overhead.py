@@ -9,6 +9,9 @@ Prints, from one run of this script:
      waited for included: steadier than wall time on a busy machine) and peak RSS (`/usr/bin/time
      -f %M`: the largest of the tool's own and of every process it waited for, its launcher
      included), and the ratios pairbench / hyperfine. Targets (docs/measurement.md): time <= 1.5x, peak RSS <= 50 MB.
+  1b. The same at -r 2, so that
+  3. each tool's cost of one more run ((T(RUNS) - T(2)) / (2 (RUNS - 2))) and its fixed cost (the
+     rest of the call at -r 2: start, imports, analysis, report) are told apart.
   2. The same for a default two-command run, `cmd 'sleep 0.01' 'sleep 0.012'` against
      `hyperfine 'sleep 0.01' 'sleep 0.012'` (each with its own default run count and stopping).
 
@@ -34,6 +37,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TIME = "/usr/bin/time"
+FEWEST = 2
+"""The fewest runs of each command both tools take (pairbench's analysis needs two blocks)."""
 
 
 def _env(tmp: Path) -> dict[str, str]:
@@ -58,7 +63,9 @@ def _call(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
     return wall, float(user) + float(system), int(peak)
 
 
-def _side_by_side(title: str, tools: dict[str, list[str]], rounds: int, env: dict[str, str], rng: random.Random) -> None:
+def _side_by_side(title: str, tools: dict[str, list[str]], rounds: int, env: dict[str, str],
+                  rng: random.Random) -> dict[str, float]:
+    """Prints the tools' figures side by side; returns each tool's median wall time."""
     walls: dict[str, list[float]] = {name: [] for name in tools}
     cpus: dict[str, list[float]] = {name: [] for name in tools}
     peaks: dict[str, list[int]] = {name: [] for name in tools}
@@ -78,8 +85,20 @@ def _side_by_side(title: str, tools: dict[str, list[str]], rounds: int, env: dic
     for name in tools:
         print(f"   {name:9s} {statistics.median(walls[name]):7.3f} s  {statistics.median(cpus[name]):7.3f} s  "
               f"{statistics.median(peaks[name]) / 1024:6.1f} MiB   per round: {[round(w, 3) for w in walls[name]]} s")
-    print(f"   ratio     {ours / theirs:7.2f} x  {our_cpu / their_cpu:7.2f} x  {our_peak / their_peak:6.1f} x     "
+    print(f"   ratio     {ours / theirs:7.2f} x  {our_cpu / max(their_cpu, 0.01):7.2f} x  {our_peak / their_peak:6.1f} x     "
           f"(targets: wall <= 1.5x; pairbench's peak <= 50 MB: {our_peak * 1024 / 1e6:.1f} MB)")
+    return {name: statistics.median(walls[name]) for name in tools}
+
+
+def _per_run(many: dict[str, float], few: dict[str, float], runs: int, fewer: int) -> None:
+    """Each tool's cost of one more run and its fixed cost, from its calls at two run counts."""
+    print(f"3. cost of a run and fixed cost, from the calls at -r {fewer} and -r {runs} (medians)")
+    per = {name: (many[name] - few[name]) / (2 * (runs - fewer)) for name in many}
+    fixed = {name: few[name] - 2 * fewer * per[name] for name in many}
+    for name in many:
+        print(f"   {name:9s} {per[name] * 1e3:6.3f} ms a run   {fixed[name]:6.3f} s fixed")
+    ours, theirs = list(many)
+    print(f"   ratio     {per[ours] / per[theirs]:6.2f} x        {fixed[ours] / max(fixed[theirs], 1e-9):6.1f} x")
 
 
 def main() -> int:
@@ -100,14 +119,19 @@ def main() -> int:
         _call([*pairbench, "-N", "-r", "2", "-w", "0", "true", "true"], env)  # compiles and caches the bytecode
         print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores at the start")
         runs = str(args.runs)
-        _side_by_side(f"1. 2 x {runs} runs of /bin/true: `cmd -N -r {runs} -w 0 true true`",
-                      {"pairbench": [*pairbench, "-N", "-r", runs, "-w", "0", "true", "true"],
-                       "hyperfine": ["hyperfine", "-N", "-r", runs, "-w", "0", "true", "true"]},
-                      args.rounds, env, rng)
+        many = _side_by_side(f"1. 2 x {runs} runs of /bin/true: `cmd -N -r {runs} -w 0 true true`",
+                             {"pairbench": [*pairbench, "-N", "-r", runs, "-w", "0", "true", "true"],
+                              "hyperfine": ["hyperfine", "-N", "-r", runs, "-w", "0", "true", "true"]},
+                             args.rounds, env, rng)
+        few = _side_by_side(f"1b. the same at -r {FEWEST}",
+                            {"pairbench": [*pairbench, "-N", "-r", str(FEWEST), "-w", "0", "true", "true"],
+                             "hyperfine": ["hyperfine", "-N", "-r", str(FEWEST), "-w", "0", "true", "true"]},
+                            args.rounds, env, rng)
         _side_by_side("2. default run: `cmd 'sleep 0.01' 'sleep 0.012'`",
                       {"pairbench": [*pairbench, "sleep 0.01", "sleep 0.012"],
                        "hyperfine": ["hyperfine", "sleep 0.01", "sleep 0.012"]},
                       args.sleep_rounds, env, rng)
+        _per_run(many, few, args.runs, FEWEST)
         print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 
