@@ -5,7 +5,7 @@ noise warnings."""
 from __future__ import annotations
 
 import io
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -166,11 +166,14 @@ def print_table(run: Run, bench: Benchmark, console: Console, caption: str | Non
     single = len(run.variants) == 2  # one candidate: name it in the header, not on every row
     table = Table(title=Text(title), title_justify="left", show_edge=False, pad_edge=False, expand=False,
                   caption=caption, caption_justify="left")
-    table.add_column("metric", overflow="fold")
-    table.add_column(Text(f"{baseline} (baseline)"), justify="right", overflow="fold")
+    # a metric's name and each figure keep their width: folded, `452329` read `45232` over `9`
+    table.add_column("metric", overflow="fold", min_width=_longest_word(r[0].plain for r in rows))
+    table.add_column(Text(f"{baseline} (baseline)"), justify="right", overflow="fold",
+                     min_width=_longest_word(r[1] for r in rows))
     if not single:
         table.add_column("candidate", overflow="fold")
-    table.add_column(rows[0][2] if single and rows else "candidate value", justify="right", overflow="fold")
+    table.add_column(rows[0][2] if single and rows else "candidate value", justify="right", overflow="fold",
+                     min_width=_longest_word(r[3] for r in rows))
     table.add_column("ratio", justify="right", no_wrap=True)
     table.add_column(ci_label, justify="right", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
@@ -191,8 +194,12 @@ def print_table(run: Run, bench: Benchmark, console: Console, caption: str | Non
         line.append_text(metric)
         line.append(" · ")
         line.append_text(cand)
-        interval = f"interval {ci}" if ci.endswith("%") else f"{ci_label} {ci}"  # too few blocks: its own level
-        line.append(f": {value} vs {last_base} ({baseline}); ratio {ratio}, {interval}, ")
+        if ci == "exact":  # an exact count: its change is a difference, with no interval
+            change = f"{ratio}, "
+        else:
+            interval = f"interval {ci}" if ci.endswith("%") else f"{ci_label} {ci}"  # too few blocks: its own level
+            change = f"ratio {ratio}, {interval}, "
+        line.append(f": {value} vs {last_base} ({baseline}); {change}")
         line.append_text(verdict)
         console.print(line)
     if caption:
@@ -201,11 +208,18 @@ def print_table(run: Run, bench: Benchmark, console: Console, caption: str | Non
 
 def _fits(table: Table, rows: list[_Row], width: int) -> bool:
     """True when the table at `width` shows every ratio, CI and verdict whole (rich cuts cells with
-    "…" once the columns cannot shrink further)."""
+    "…" once the columns cannot shrink further), and every metric name and figure on one line."""
     scratch = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False, highlight=False)
     scratch.print(table)
     shown = scratch.file.getvalue()  # type: ignore[attr-defined]
-    return all(r[4] in shown and r[5] in shown and r[6].plain in shown for r in rows)
+    lines = shown.splitlines()
+    words = {w for r in rows for w in (*r[0].plain.split(), *r[1].split(), *r[3].split())}
+    return (all(r[4] in shown and r[5] in shown and r[6].plain in shown for r in rows)
+            and all(any(w in line for line in lines) for w in words))
+
+
+def _longest_word(cells: Iterable[str]) -> int:
+    return max((len(w) for cell in cells for w in cell.split()), default=1)
 
 
 def _print_sentences(run: Run, bench: Benchmark, console: Console, sentences: str) -> None:
