@@ -75,3 +75,40 @@ def test_steady_states_are_left_to_verbose_unless_a_process_never_settled():
     full = io.StringIO()
     render_terminal(run, Console(file=full, width=200, color_system=None))
     assert "note [" + bench + " · pypy]: steady state of 4 processes: 4 warm-up then steady" in full.getvalue()
+
+
+def _drifting_three_variant_run():
+    """Baseline a; candidates b and c whose ratio to a trends with block order: a drift note each."""
+    import math
+
+    from pairbench.analysis import analyze
+    from pairbench.model import Benchmark, Metric, Run, Sample, Variant
+
+    samples = []
+    for block in range(40):
+        for variant, step in (("a", 0.0), ("b", 0.002), ("c", -0.003)):
+            wobble = 0.001 * math.sin(block * 1.7 + len(variant))
+            samples.append(Sample("w", variant, "time", 0.1 * math.exp(step * block + wobble), block))
+    run = Run({"blocks": 40}, [Variant("a", baseline=True), Variant("b"), Variant("c")],
+              [Benchmark("w", "command", (Metric("time", "s"),))], samples)
+    run.comparisons, run.notices = analyze(run)
+    return run
+
+
+def test_each_note_names_the_comparison_it_is_about():
+    """Two comparisons with a drift note each printed `note: drift: ...` twice with other numbers,
+    neither saying which candidate it was about."""
+    import io
+
+    from rich.console import Console
+
+    from pairbench.report.brief import render_brief
+
+    run = _drifting_three_variant_run()
+    assert all(any(n.startswith("drift") for n in c.notes) for c in run.comparisons)
+    out = io.StringIO()
+    render_brief(run, Console(file=out, width=200, color_system=None))
+    notes = [line for line in out.getvalue().splitlines() if line.startswith("note") and "drift" in line]
+    assert len(notes) == 2, out.getvalue()
+    assert any(n.startswith("note [time · b]: drift:") for n in notes), notes
+    assert any(n.startswith("note [time · c]: drift:") for n in notes), notes

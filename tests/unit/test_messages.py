@@ -86,3 +86,21 @@ def test_an_adjusted_ci_is_labelled_with_its_own_level():
                    adjusted_confidence=0.99375)
     text = verdict_sentence(c, Metric("work", ""))
     assert "99.4% CI adjusted for multiple comparisons" in text and "98.8%" not in text
+
+
+def test_a_few_far_blocks_among_hundreds_are_outliers_not_two_levels():
+    """2 blocks of 586 far above the rest raised the bimodality coefficient, and the run said the
+    values `look bimodal: 584 blocks at one level, 2 about 977% above it`: two levels need each a
+    share of the blocks, as two equal groups, or 8 and 4 of 12, have."""
+    rng = np.random.default_rng(3)
+    values = 0.0234 * np.exp(rng.normal(0, 0.02, 586))
+    values[[100, 400]] *= 10.8
+    run = Run({}, [Variant("A", baseline=True), Variant("B")], [Benchmark("w", "command", (TIME,))],
+              [Sample("w", v, "time", float(x), blk) for blk, x in enumerate(values) for v in ("A", "B")])
+    _, notices = analyze(run)
+    assert not [n for n in notices if n.kind == "bimodal"], [n.message for n in notices]
+    assert any(n.kind == "outliers" and "2 of 586 blocks are outliers" in n.message for n in notices)
+    two_levels = np.where(np.arange(586) % 3 == 0, 0.12, 0.10) * np.exp(rng.normal(0, 0.001, 586))
+    run.samples = [Sample("w", v, "time", float(x), blk) for blk, x in enumerate(two_levels) for v in ("A", "B")]
+    _, notices = analyze(run)
+    assert any(n.kind == "bimodal" and "390 blocks at one level, 196" in n.message for n in notices)

@@ -127,7 +127,7 @@ def _variant_notices(bench: Benchmark, metric: Metric, values: dict[str, dict[in
                      primary: bool) -> list[Notice]:
     from pairbench.stats.drift import trend
     from pairbench.stats.estimate import summarize
-    from pairbench.stats.outliers import MIN_MODE, two_groups
+    from pairbench.stats.outliers import two_groups, two_levels
 
     notices: list[Notice] = []
     for variant, per_block in values.items():
@@ -146,7 +146,7 @@ def _variant_notices(bench: Benchmark, metric: Metric, values: dict[str, dict[in
                                   "they are kept; the comparison switches to the robust Hodges-Lehmann estimate "
                                   "when the paired differences show them too", bench.name, variant))
         g = two_groups(series) if s.bimodal else None
-        if g is not None and min(g.n_low, g.n_high) >= MIN_MODE:  # one far block: an outlier, said above
+        if g is not None and two_levels(g):  # a few far blocks: outliers, said above
             gap = (g.high / g.low - 1) * 100 if g.low > 0 else math.nan
             seen = f"{g.n_low} blocks at one level, {g.n_high} " + (f"about {gap:.0f}% above it" if math.isfinite(gap)
                                                                      else "at a higher one")

@@ -129,7 +129,9 @@ def render_brief(run: Run, console: Console, sentences: str = "primary",
     for line in _executables(run):
         console.print(Text(line, style="dim"))
     captions: set[str] = set()
-    notes: list[str] = []
+    notes: dict[str, list[str]] = {}
+    """Each note once, with the comparisons it is about (the sentences' labels)."""
+    said = 0
     for bench in run.benchmarks:
         if len(run.variants) < 2:
             console.print(Text(f"{table_title(run, bench)}: one variant ({visible(run.baseline.name)}), nothing to compare"))
@@ -151,15 +153,19 @@ def render_brief(run: Run, console: Console, sentences: str = "primary",
                 # several candidates: name the one a sentence is about when the sentence does not
                 label = c.metric if len(run.variants) < 3 or c.candidate in text else f"{c.metric} · {c.candidate}"
                 console.print(Text(f"  {visible(label)}: {visible(text)}", style=VERDICT_STYLE.get(c.verdict, "")))
-                notes += [n for n in c.notes if reading_note(n) and n not in notes]
+                said += 1
+                about = _about(run, bench, c)
+                for note in filter(reading_note, c.notes):
+                    notes.setdefault(note, []).append(about)
         if calm:
             console.print(Text(f"  {', '.join(visible(n) for n in calm)}: no meaningful change found (-v shows them)",
                                style="dim"))
         console.print()
     for view in after:
         view(run, console)
-    for note in notes:
-        console.print(Text(f"note: {visible(note)}", style="dim"))
+    for note, about in notes.items():  # after several sentences, a note says which it is about
+        where = f" [{visible('; '.join(about))}]" if said > 1 else ""
+        console.print(Text(f"note{where}: {visible(note)}", style="dim"))
     out = diagnostics or console
     open_verdict = any(c.verdict in ("inconclusive", "insufficient") for c in run.comparisons)
     hidden = HIDDEN_KINDS | ({"few-blocks"} if sentences != "none" else set())  # the sentence says how many to run
@@ -179,6 +185,12 @@ def render_brief(run: Run, console: Console, sentences: str = "primary",
     path = run.metadata.get("run_file")
     if path:
         out.print(Text(f"run file: {visible(str(path))}", style="dim"))
+
+
+def _about(run: Run, bench: Benchmark, c: Comparison) -> str:
+    """The comparison a note is about: its metric, with its benchmark and candidate where the run has several."""
+    parts = [bench.name] if len(run.benchmarks) > 1 else []
+    return " · ".join([*parts, c.metric, *([c.candidate] if len(run.variants) > 2 else [])])
 
 
 def _kind(notice: Notice) -> str:

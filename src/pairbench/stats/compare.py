@@ -23,7 +23,7 @@ from pairbench.stats._dist import t_ppf
 from pairbench.stats.bootstrap import BOOTSTRAP_RESAMPLES, bca_mean_interval, bca_p_value
 from pairbench.stats.drift import trend
 from pairbench.stats.estimate import log_diffs, log_values
-from pairbench.stats.outliers import MIN_MODE, bimodal_flag, outlier_mask, skew_flag, two_groups
+from pairbench.stats.outliers import bimodal_flag, outlier_mask, skew_flag, two_groups, two_levels
 from pairbench.stats.reached import reached_paired, reached_unpaired
 from pairbench.stats.tests import (
     mann_whitney_interval,
@@ -353,7 +353,7 @@ def compare_paired(baseline: Sequence[float], candidate: Sequence[float], *, dir
     if n_out and not (mode == "rank" and reason and robust is None):
         notes.append(f"outliers: {n_out} of {n} (MAD z > 3.5), reported not dropped")
     g = two_groups(d) if bimodal_flag(d) else None
-    if g is not None and min(g.n_low, g.n_high) >= MIN_MODE:  # one far block is an outlier, not a mode
+    if g is not None and two_levels(g):  # a few far blocks are outliers, not a mode
         notes.append(f"bimodal differences: in {g.n_low} blocks the change is about {math.expm1(g.low) * 100:+.1f}%, "
                      f"in {g.n_high} about {math.expm1(g.high) * 100:+.1f}%; one ratio summarises them poorly")
     tr = trend(d)

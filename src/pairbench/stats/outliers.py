@@ -26,6 +26,8 @@ __all__ = [
     "OUTLIER_Z",
     "bimodal_flag",
     "MIN_MODE",
+    "MIN_MODE_SHARE",
+    "two_levels",
     "bimodality_coefficient",
     "mad_zscores",
     "outlier_mask",
@@ -123,6 +125,9 @@ def bimodality_coefficient(values: Sequence[float] | np.ndarray) -> float:
 MIN_MODE = 2
 """Values a group needs to be called a mode: a bimodality flag raised by one far value alone is
 that value being an outlier (reported as such), not two groups."""
+MIN_MODE_SHARE = 0.05
+"""The share of the values a group needs as well: 2 far blocks of 586 raise the coefficient as two
+groups would, and are outliers too (MAD z > 3.5 rarely marks more than a few percent)."""
 
 
 def bimodal_flag(values: Sequence[float] | np.ndarray, min_n: int = 10) -> bool:
@@ -144,6 +149,12 @@ class TwoGroups:
     """Median of the lower group."""
     high: float
     """Median of the upper group."""
+
+
+def two_levels(groups: TwoGroups) -> bool:
+    """Whether a bimodality flag's split is two levels of the values, not a few far ones."""
+    smaller = min(groups.n_low, groups.n_high)
+    return smaller >= max(MIN_MODE, math.ceil(MIN_MODE_SHARE * (groups.n_low + groups.n_high)))
 
 
 def two_groups(values: Sequence[float] | np.ndarray) -> TwoGroups:
