@@ -152,33 +152,41 @@ def _minor_faults(pid: int) -> int:
         return int(stat.read().rsplit(")", 1)[1].split()[7])
 
 
+def _runs_of_true(helper: str, runs: int, tmp_path: Path) -> tuple[int, list[dict | None]]:
+    """The helper's page faults over `runs` runs of /bin/true after a first one, and their replies."""
+    from pairbench.runners.command.launcher import start_launcher
+
+    launcher = start_launcher(helper, ())
+    request = {"argv": ["/bin/true"], "env": {"PATH": os.defpath}, "extra_env": {}, "cwd": None, "timeout": None,
+               "stdout": None, "stderr": str(tmp_path / "err"), "stdin": None, "pipe": False, "inherit": None}
+    try:
+        assert launcher.run(request) is not None  # its first run touches its pages once
+        before = _minor_faults(launcher.pid)
+        replies = [launcher.run(request) for _ in range(runs)]
+        faults = _minor_faults(launcher.pid) - before
+    finally:
+        launcher.stop()
+    assert all(r is not None and r["exit_code"] == 0 for r in replies)
+    return faults, replies
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc/PID/stat")
 def test_the_exec_helper_starts_a_command_without_copying_itself(tmp_path: Path) -> None:
     """A forked helper takes ~11 copy-on-write page faults after every run (its page tables copied,
     then each page it touches copied): ~0.1 ms a run of /bin/true that hyperfine does not pay.
     Started by vfork from the statically linked helper, a run costs it none, and the command's
     peak RSS still reads its own (below 3 MiB for /bin/true, as /usr/bin/time reads it)."""
-    from pairbench.runners.command.launcher import start_launcher
     from pairbench.runners.command.rss import HELPER, rss_method
 
     method = rss_method()
-    if method.name != HELPER:
+    if method.name != HELPER or method.helper is None:
         pytest.skip(f"no exec helper here: {method.reason}")
-    launcher = start_launcher(method.helper, ())
-    request = {"argv": ["/bin/true"], "env": {"PATH": os.defpath}, "extra_env": {}, "cwd": None, "timeout": None,
-               "stdout": None, "stderr": str(tmp_path / "err"), "stdin": None, "pipe": False, "inherit": None}
-    try:
-        assert launcher.run(request) is not None  # its first run touches its pages once
-        before = _minor_faults(launcher.pid)
-        replies = [launcher.run(request) for _ in range(100)]
-        faults = _minor_faults(launcher.pid) - before
-    finally:
-        launcher.stop()
-    assert all(r is not None and r["exit_code"] == 0 for r in replies)
+    faults, replies = _runs_of_true(method.helper, 100, tmp_path)
     assert faults < 50, f"{faults} page faults in the helper over 100 runs"
     assert max(r["maxrss_kib"] for r in replies if r) < 3 * 1024
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc/PID/stat")
 def test_without_a_static_c_library_the_helper_is_built_dynamically_and_forks(tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Where `-static` cannot link (no libc.a), the helper is still built, dynamically, and starts
@@ -186,7 +194,6 @@ def test_without_a_static_c_library_the_helper_is_built_dynamically_and_forks(tm
     import shutil
 
     from pairbench.runners.command import rss
-    from pairbench.runners.command.launcher import start_launcher
 
     real = shutil.which("cc") or shutil.which("gcc")
     if real is None:
@@ -199,15 +206,5 @@ def test_without_a_static_c_library_the_helper_is_built_dynamically_and_forks(tm
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     method = rss.rss_method()
     assert method.name == rss.HELPER and method.helper is not None
-    launcher = start_launcher(method.helper, ())
-    request = {"argv": ["/bin/true"], "env": {"PATH": os.defpath}, "extra_env": {}, "cwd": None, "timeout": None,
-               "stdout": None, "stderr": str(tmp_path / "err"), "stdin": None, "pipe": False, "inherit": None}
-    try:
-        assert launcher.run(request) is not None
-        before = _minor_faults(launcher.pid)
-        replies = [launcher.run(request) for _ in range(20)]
-        faults = _minor_faults(launcher.pid) - before
-    finally:
-        launcher.stop()
-    assert all(r is not None and r["exit_code"] == 0 for r in replies)
+    faults, _ = _runs_of_true(method.helper, 20, tmp_path)
     assert faults >= 20  # forked: its pages are copied on write after every run
