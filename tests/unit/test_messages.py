@@ -104,3 +104,4 @@ def test_a_few_far_blocks_among_hundreds_are_outliers_not_two_levels():
     run.samples = [Sample("w", v, "time", float(x), blk) for blk, x in enumerate(two_levels) for v in ("A", "B")]
     _, notices = analyze(run)
     assert any(n.kind == "bimodal" and "390 blocks at one level, 196" in n.message for n in notices)
+    assert not [n for n in notices if n.kind == "outliers"]  # was '196 of 586 blocks are outliers' beside it

@@ -140,13 +140,14 @@ def _variant_notices(bench: Benchmark, metric: Metric, values: dict[str, dict[in
             notices.append(Notice("noise", f"{where}: replicate values vary by {s.cv * 100:.1f}% (CV)",
                                   "close other programs, check the CPU governor and load, or run more blocks",
                                   bench.name, variant))
-        if s.outliers:
+        g = two_groups(series) if s.bimodal else None
+        levels = g is not None and two_levels(g)
+        if s.outliers and not levels:  # a level of its own is no outliers: the bimodal notice says what it is
             are = "is an outlier" if s.outliers == 1 else "are outliers"
             notices.append(Notice("outliers", f"{where}: {s.outliers} of {s.n} blocks {are} (MAD z > 3.5)",
                                   "they are kept; the comparison switches to the robust Hodges-Lehmann estimate "
                                   "when the paired differences show them too", bench.name, variant))
-        g = two_groups(series) if s.bimodal else None
-        if g is not None and two_levels(g):  # a few far blocks: outliers, said above
+        if g is not None and levels:  # a few far blocks: outliers, said above
             gap = (g.high / g.low - 1) * 100 if g.low > 0 else math.nan
             seen = f"{g.n_low} blocks at one level, {g.n_high} " + (f"about {gap:.0f}% above it" if math.isfinite(gap)
                                                                      else "at a higher one")
