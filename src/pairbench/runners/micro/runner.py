@@ -5,7 +5,7 @@ Each worker runs `harness/py_harness.py` or `harness/rb_harness.rb` with the var
 command, gets a JSON request on stdin and answers one JSON line. The loop count is calibrated once,
 on the baseline, and reused for every variant (same work on each side: benchmark_driver's reused
 loop_count, pyperformance `--same-loops`). Per process: `warmup` samples (flagged, never used in
-estimates), `samples` measured samples, the empty loop's cost per iteration (subtracted), then a
+estimates; by default 1 on CPython, 2 where a JIT warms up: warmup.py), `samples` measured samples, the empty loop's cost per iteration (subtracted), then a
 separate allocation pass so that counting never disturbs timing. Allocations are counted in the
 first measured block only (one process per variant: the counts are exact, so more processes add
 cost, not information), in a pass held to about the time of the process's timed samples.
@@ -20,7 +20,7 @@ Benchmark.options for kind "micro" (JSON-serialisable):
     param       Python: index into the function's params (its repr is in `param_repr`)
     setup, stmt the snippet (timeit style / benchmark_driver prelude + script)
     loops       a fixed loop count (skips calibration)
-    samples, warmup, target_time   per-process sample plan (defaults below)
+    samples, warmup, target_time   per-process sample plan (defaults below; warmup by interpreter)
     clock       "auto" (default: wall time for coroutines and pyperf benchmarks, which wait or time
                 themselves, CPU time otherwise), "cpu" (the worker's CPU time, blind to other
                 processes' time slices on a shared machine) or "wall" (for operations that sleep,
@@ -50,6 +50,7 @@ from pairbench.runners.micro.clocks import clock_notice
 from pairbench.runners.micro.python_spec import skip_reason
 from pairbench.runners.micro.ruby_batch import RunDirectory, batch_requests
 from pairbench.runners.micro.sample_plan import SamplePlans
+from pairbench.runners.micro.warmup import default_warmup
 from pairbench.runners.micro.worker import (
     HARNESS_DIR,
     PY_MIN_VERSION,
@@ -66,7 +67,6 @@ from pairbench.runners.micro.worker import (
 
 __all__ = ["MicroRunner"]
 
-DEFAULT_WARMUP = 2
 DEFAULT_TARGET = 0.1
 """Seconds per sample, like benchmark-ips's i/100ms warm-up estimate."""
 ALLOC_SHARE = 1.0
@@ -86,7 +86,7 @@ OVERHEAD_FLOOR = 0.01
 class MicroRunner:
     """Runner for kind "micro" (see the module docstring for the method)."""
 
-    def __init__(self, *, samples: int | None = None, warmup: int = DEFAULT_WARMUP,
+    def __init__(self, *, samples: int | None = None, warmup: int | None = None,
                  target_time: float = DEFAULT_TARGET, alloc: bool = True, seed: int | None = None,
                  spawn: Spawn | None = None, clock: Callable[[], float] = time.time,
                  machine: str = "") -> None:
@@ -96,6 +96,7 @@ class MicroRunner:
         """Measured samples per process; None: planned from the run's variance components (sample_plan.py)."""
         self._sample_plans = SamplePlans()
         self.warmup = warmup
+        """Warm-up samples per process; None: by interpreter (warmup.py)."""
         self.target_time = target_time
         self.alloc = alloc
         self.machine = machine
@@ -208,14 +209,34 @@ class MicroRunner:
     _spec = staticmethod(worker_spec)
     """What the worker times: its file and function (or index), or the snippet, and its clock."""
 
-    def _plan(self, benchmark: Benchmark) -> tuple[int, int, float]:
+    @staticmethod
+    def _once_per_process(benchmark: Benchmark) -> bool:
+        """A whole script, or a benchmark_driver item of loop_count 1 (require.yml): one run is one
+        sample, as benchmark_driver runs it; its state may not survive a rerun in the same process."""
+        return bool(benchmark.options.get("script") or benchmark.options.get("loop_count") == 1)
+
+    def _plan(self, benchmark: Benchmark) -> tuple[int, float]:
+        """(measured samples per process, seconds per sample)."""
         o = benchmark.options
-        if o.get("script") or o.get("loop_count") == 1:
-            # a whole script, or a benchmark_driver item of loop_count 1 (require.yml): one run is one
-            # sample, as benchmark_driver runs it; its state may not survive a rerun in the same process
-            return 1, 0, float(o.get("target_time", self.target_time))
-        samples = o.get("samples", self.samples) or self._sample_plans.samples(benchmark.name)
-        return int(samples), int(o.get("warmup", self.warmup)), float(o.get("target_time", self.target_time))
+        target = float(o.get("target_time", self.target_time))
+        if self._once_per_process(benchmark):
+            return 1, target
+        return int(o.get("samples", self.samples) or self._sample_plans.samples(benchmark.name)), target
+
+    def warmup_samples(self, benchmark: Benchmark, variant: Variant) -> int:
+        """Warm-up samples each of `variant`'s processes takes: the benchmark's or the runner's
+        number, else its interpreter's default (warmup.py; the probe, made in prepare, says which)."""
+        if self._once_per_process(benchmark):
+            return 0
+        given = benchmark.options.get("warmup")
+        return int(given) if given is not None else self.variant_warmup(variant, self.language(benchmark))
+
+    def variant_warmup(self, variant: Variant, language: str) -> int:
+        """Warm-up samples per process on `variant` for a benchmark that sets none: the runner's
+        number (--warmup-samples), else its interpreter's default."""
+        if self.warmup is not None:
+            return self.warmup
+        return default_warmup(self.probe(variant, language)[0])
 
     def _planned(self, benchmark: Benchmark) -> bool:
         """Whether the samples per process are planned (no --samples, no whole script)."""
@@ -255,7 +276,7 @@ class MicroRunner:
             return notices
         if benchmark.name in self._loops:  # prepared before (the command calibrates up front)
             return notices
-        _, _, target = self._plan(benchmark)
+        _, target = self._plan(benchmark)
         baseline = next((v for v in working if v.baseline), working[0] if working else None)
         order = [baseline] + [v for v in working if v is not baseline] if baseline else []
         for v in order:
@@ -308,7 +329,8 @@ class MicroRunner:
             return Replicate(failed=True, notices=[notice] if notice else [])
         planned = self._planned(benchmark) and not warmup
         plan = self._sample_plans.replan(benchmark.name, block) if planned else None
-        nsamples, nwarm, target = self._plan(benchmark)
+        nsamples, target = self._plan(benchmark)
+        nwarm = self.warmup_samples(benchmark, variant)
         # the allocation pass gets a share of the worker's timing, not 10-15 s for a slow op, and
         # runs in one block only: every variant counts in the same block, so the exact counts pair
         if not warmup:
