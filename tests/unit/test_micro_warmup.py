@@ -8,6 +8,7 @@ their probe answer says which interpreter they are (tests/e2e/test_micro_warmup.
 
 from __future__ import annotations
 
+import random
 from typing import Any, Callable
 
 import pytest
@@ -15,7 +16,8 @@ import pytest
 from pairbench.model import Benchmark
 from pairbench.runners.micro import MicroRunner, micro_metrics, parse_micro_options
 from pairbench.runners.options import Flags
-from tests.unit.test_micro_runner import A, FakeWorkers, answer, python_bench, timing_answer
+from pairbench.runners.micro.sample_plan import PILOT_BLOCKS
+from tests.unit.test_micro_runner import A, B, FakeWorkers, answer, python_bench, timing_answer
 
 
 def interpreter(implementation: str, jit: str | None = None,
@@ -105,3 +107,36 @@ def test_samples_still_falling_after_cpythons_one_warm_up_sample_are_still_flagg
     assert "--warmup-samples" in reps[2].notices[0].hint
     assert {r["warmup"] for _, r in workers.calls if r["mode"] == "time"} == {1}
 
+
+
+def test_a_planned_cpython_process_takes_four_samples_at_least_so_its_steady_state_leaves_a_measured_one() -> None:
+    """A plan of 2 samples after CPython's 1 warm-up sample would make 24 batches, whose last
+    quarter (where a steady state must lie) is inside the last sample: a steady state found there
+    would cut every measured sample. So a planned process takes 4 samples in all at least, as a
+    plan of 2 after 2 warm-up samples did; PyPy's 2 + 2 are unchanged."""
+    rng = random.Random(5)
+
+    def script(argv: list[str], request: dict[str, Any]) -> str:
+        if request["mode"] == "probe":
+            return answer(implementation="PyPy" if argv[0] == "python-b" else "CPython")
+        if request["mode"] == "calibrate":
+            return answer(loops=1000, time=0.1)
+        loops, k = request["loops"], request["samples"]
+        level = 1e-6 * rng.uniform(0.7, 1.3)  # processes differ; a process's samples barely do
+        return answer(loops=loops, warmup=[level * loops] * request["warmup"],
+                      samples=[level * loops * (1 + 1e-4 * i) for i in range(k)], overhead=0.0, alloc={},
+                      clocks={"wall": 0.9, "cpu": 0.9})
+
+    ticks = iter(range(10**6))
+    workers = FakeWorkers(script)
+    runner = MicroRunner(spawn=workers, alloc=False, clock=lambda: float(next(ticks)))  # a process takes 1 s
+    bench = python_bench()
+    runner.prepare(bench, [A, B])
+    plans = []
+    for block in range(PILOT_BLOCKS + 1):
+        for variant in (A, B):
+            rep = runner.measure(bench, variant, block, False, lambda _m: None)
+            plans += [n.message for n in rep.notices if n.kind == "sample-plan"]
+    assert plans and "2 samples per process" in plans[0]  # the plan: as few as it may
+    last = {argv[0]: (r["warmup"], r["samples"]) for argv, r in workers.calls if r["mode"] == "time"}
+    assert last == {"python-a": (1, 3), "python-b": (2, 2)}

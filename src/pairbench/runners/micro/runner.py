@@ -49,7 +49,7 @@ from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.micro.clocks import clock_notice
 from pairbench.runners.micro.python_spec import skip_reason
 from pairbench.runners.micro.ruby_batch import RunDirectory, batch_requests
-from pairbench.runners.micro.sample_plan import SamplePlans
+from pairbench.runners.micro.sample_plan import MIN_SERIES, SamplePlans
 from pairbench.runners.micro.warmup import default_warmup
 from pairbench.runners.micro.worker import (
     HARNESS_DIR,
@@ -331,6 +331,8 @@ class MicroRunner:
         plan = self._sample_plans.replan(benchmark.name, block) if planned else None
         nsamples, target = self._plan(benchmark)
         nwarm = self.warmup_samples(benchmark, variant)
+        if planned:  # enough samples that a steady state leaves a measured one (CPython: 1 warm-up + 3)
+            nsamples = max(nsamples, MIN_SERIES - nwarm)
         # the allocation pass gets a share of the worker's timing, not 10-15 s for a slow op, and
         # runs in one block only: every variant counts in the same block, so the exact counts pair
         if not warmup:
