@@ -4,6 +4,8 @@
     counted.py      the runner with `--measure instructions` (instructions per op)
     worker.py       a worker's protocol: the harness it runs, its answer
     metrics.py      the metrics a benchmark yields, by language
+    sample_plan.py  samples per process, planned from the run's variance components
+    warmup.py       warm-up samples per process by default, by interpreter kind
     clocks.py       which clock timed it; a warning when its op waits off the CPU
     python_spec.py  requires-python version specifiers
     ruby_batch.py   Ruby calibrations batched per file
