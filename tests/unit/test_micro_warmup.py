@@ -61,7 +61,7 @@ def test_a_process_takes_the_warm_up_samples_of_its_interpreter_kind(
     runner = MicroRunner(spawn=workers, samples=3)
     bench = ruby_bench() if language == "ruby" else python_bench()
     assert warm_samples(runner, bench, workers) == ([expected] * 2, [expected] * 2)
-    assert runner.warmup_samples(bench, A) == expected
+    assert runner.process(bench, A).warmup == expected
 
 
 @pytest.mark.parametrize("implementation", ["CPython", "PyPy"])
@@ -79,7 +79,7 @@ def test_a_whole_script_still_takes_no_warm_up_sample() -> None:
     runner = MicroRunner(spawn=workers)
     script = Benchmark("app_fib", "micro", micro_metrics("ruby"),
                        {"language": "ruby", "file": "/x/app_fib.rb", "script": True, "loops": 1})
-    assert runner.warmup_samples(script, A) == 0
+    assert (runner.process(script, A).warmup, runner.process(script, A).samples) == (0, 1)
 
 
 def test_options_without_warmup_leave_it_to_the_interpreter() -> None:

@@ -56,7 +56,7 @@ class MicroOptions:
     the interval fastest, from the spread within and between processes and their costs."""
     warmup: int | None = None
     """Warm-up samples per process, discarded; unset: by interpreter, 1 on CPython, 2 where a JIT
-    warms up (runners/micro/warmup.py)."""
+    warms up (PyPy, Ruby)."""
     target_time: float = 0.1
     """Seconds per sample the loop count is calibrated to."""
     clock: str = "auto"

@@ -47,21 +47,21 @@ from pairbench.errors import UserError
 from pairbench.model import Benchmark, Notice, ProcessSeries, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.micro.clocks import clock_notice
+from pairbench.runners.micro.process_plan import ProcessPlan, once_per_process, process_plan
 from pairbench.runners.micro.python_spec import skip_reason
 from pairbench.runners.micro.ruby_batch import RunDirectory, batch_requests
-from pairbench.runners.micro.sample_plan import MIN_SERIES, SamplePlans
+from pairbench.runners.micro.sample_plan import SamplePlans
+from pairbench.runners.micro.settle import SettleCheck
 from pairbench.runners.micro.warmup import default_warmup
 from pairbench.runners.micro.worker import (
     HARNESS_DIR,
     PY_MIN_VERSION,
-    SETTLE_PROCESSES,
     Spawn,
     WorkerResult,
     batch_count,
     batch_times,
     default_spawn,
     parse_answer,
-    unsettled,
     worker_spec,
 )
 
@@ -111,8 +111,7 @@ class MicroRunner:
         self._failed: dict[tuple[str, str], str] = {}
         """(benchmark, variant) -> the error that stops it; later replicates return at once."""
         self._warned: set[tuple[str, str, str]] = set()
-        self._settle: dict[tuple[str, str], list[int]] = {}
-        """(benchmark, variant) -> [processes seen, processes whose samples still fell]."""
+        self._settle = SettleCheck()
         self._setup_s: dict[str, float] = {}
         """benchmark -> seconds its set-up (a Ruby prelude) took in calibration."""
         self._alloc_block: dict[str, int] = {}
@@ -209,39 +208,21 @@ class MicroRunner:
     _spec = staticmethod(worker_spec)
     """What the worker times: its file and function (or index), or the snippet, and its clock."""
 
-    @staticmethod
-    def _once_per_process(benchmark: Benchmark) -> bool:
-        """A whole script, or a benchmark_driver item of loop_count 1 (require.yml): one run is one
-        sample, as benchmark_driver runs it; its state may not survive a rerun in the same process."""
-        return bool(benchmark.options.get("script") or benchmark.options.get("loop_count") == 1)
-
-    def _plan(self, benchmark: Benchmark) -> tuple[int, float]:
-        """(measured samples per process, seconds per sample)."""
-        o = benchmark.options
-        target = float(o.get("target_time", self.target_time))
-        if self._once_per_process(benchmark):
-            return 1, target
-        return int(o.get("samples", self.samples) or self._sample_plans.samples(benchmark.name)), target
-
-    def warmup_samples(self, benchmark: Benchmark, variant: Variant) -> int:
-        """Warm-up samples each of `variant`'s processes takes: the benchmark's or the runner's
-        number, else its interpreter's default (warmup.py; the probe, made in prepare, says which)."""
-        if self._once_per_process(benchmark):
-            return 0
-        given = benchmark.options.get("warmup")
-        return int(given) if given is not None else self.variant_warmup(variant, self.language(benchmark))
+    def process(self, benchmark: Benchmark, variant: Variant, planned: bool = False) -> ProcessPlan:
+        """The samples one of `variant`'s processes takes (process_plan.py)."""
+        return process_plan(benchmark.options, self.samples, self.target_time,
+                            self._sample_plans.samples(benchmark.name),
+                            lambda: self.variant_warmup(variant, self.language(benchmark)), planned)
 
     def variant_warmup(self, variant: Variant, language: str) -> int:
         """Warm-up samples per process on `variant` for a benchmark that sets none: the runner's
-        number (--warmup-samples), else its interpreter's default."""
-        if self.warmup is not None:
-            return self.warmup
-        return default_warmup(self.probe(variant, language)[0])
+        number (--warmup-samples), else its interpreter's default (warmup.py; probed in prepare)."""
+        return self.warmup if self.warmup is not None else default_warmup(self.probe(variant, language)[0])
 
     def _planned(self, benchmark: Benchmark) -> bool:
         """Whether the samples per process are planned (no --samples, no whole script)."""
         o = benchmark.options
-        return self.samples is None and "samples" not in o and not (o.get("script") or o.get("loop_count") == 1)
+        return self.samples is None and "samples" not in o and not once_per_process(o)
 
     def _fail(self, benchmark: Benchmark, variant: Variant, error: str) -> Notice | None:
         """Record that `variant` cannot run `benchmark`; the Notice only the first time."""
@@ -276,7 +257,7 @@ class MicroRunner:
             return notices
         if benchmark.name in self._loops:  # prepared before (the command calibrates up front)
             return notices
-        _, target = self._plan(benchmark)
+        target = float(benchmark.options.get("target_time", self.target_time))
         baseline = next((v for v in working if v.baseline), working[0] if working else None)
         order = [baseline] + [v for v in working if v is not baseline] if baseline else []
         for v in order:
@@ -329,10 +310,8 @@ class MicroRunner:
             return Replicate(failed=True, notices=[notice] if notice else [])
         planned = self._planned(benchmark) and not warmup
         plan = self._sample_plans.replan(benchmark.name, block) if planned else None
-        nsamples, target = self._plan(benchmark)
-        nwarm = self.warmup_samples(benchmark, variant)
-        if planned:  # enough samples that a steady state leaves a measured one (CPython: 1 warm-up + 3)
-            nsamples = max(nsamples, MIN_SERIES - nwarm)
+        process = self.process(benchmark, variant, planned)
+        nsamples, nwarm, target = process.samples, process.warmup, process.target
         # the allocation pass gets a share of the worker's timing, not 10-15 s for a slow op, and
         # runs in one block only: every variant counts in the same block, so the exact counts pair
         if not warmup:
@@ -408,16 +387,8 @@ class MicroRunner:
                 "resolution", f"micro benchmark {benchmark.name!r} on {variant.name!r}: the operation costs "
                 "less than the empty loop around it; times are at the timer's resolution",
                 "measure a larger unit of work per operation", benchmark.name, variant.name))
-        # One falling process is chance (1 in k! under pure noise); warn when it is the pattern.
-        counts = self._settle.setdefault((benchmark.name, variant.name), [0, 0])
-        counts[0] += 1
-        counts[1] += int(unsettled(times))
-        if counts[1] >= SETTLE_PROCESSES and 3 * counts[1] >= 2 * counts[0] and self._once(benchmark, variant, "settle"):
-            rep.notices.append(Notice(
-                "not-settled", f"micro benchmark {benchmark.name!r} on {variant.name!r}: time per op still "
-                f"falling across the measured samples ({times[0] / loops:.3g} s -> {times[-1] / loops:.3g} s); "
-                f"in {counts[1]} of {counts[0]} processes; the JIT may not have reached a steady state",
-                "raise --warmup-samples so warm-up samples absorb it", benchmark.name, variant.name))
+        settle = self._settle.add(benchmark.name, variant.name, times, loops)  # a JIT still warming up
+        rep.notices.extend([settle] if settle else [])
         rep.notices.extend(self._clock_notices(benchmark, data))
         alloc = data.get("alloc")
         if isinstance(alloc, dict) and not warmup:
