@@ -388,12 +388,10 @@ def test_samples_per_process_are_planned_from_the_spreads_after_the_pilot_blocks
     reps = [runner.measure(bench, v, block, False, lambda _m: None) for block in range(8) for v in (A, B)]
     asked = asked_samples(sim)
     assert asked[:6] == [5] * 6
-    # the plan's 2, raised to 3 after CPython's 1 warm-up sample so that a process keeps 4 samples
-    # (sample_plan.MIN_SERIES); it was 2 after 2 warm-up samples before warm-up went by interpreter
-    assert set(asked[6:]) == {3}
+    assert set(asked[6:]) == {2}
     plans = [n for r in reps for n in r.notices if n.kind == "sample-plan"]
     assert len(plans) == 1 and "2 samples per process from block 4" in plans[0].message
-    assert all(len([s for s in r.samples if s.metric == "time_per_op" and not s.warmup]) == 3 for r in reps[6:])
+    assert all(len([s for s in r.samples if s.metric == "time_per_op" and not s.warmup]) == 2 for r in reps[6:])
 
 
 def test_samples_that_differ_more_than_processes_get_more_samples_per_process() -> None:

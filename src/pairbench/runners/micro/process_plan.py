@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from pairbench.runners.micro.sample_plan import MIN_SERIES
-
 __all__ = ["ProcessPlan", "once_per_process", "process_plan"]
 
 
@@ -35,7 +33,7 @@ def once_per_process(options: Mapping[str, Any]) -> bool:
 
 
 def process_plan(options: Mapping[str, Any], samples: int | None, target_time: float, planned_samples: int,
-                 default_warmup: Callable[[], int], planned: bool) -> ProcessPlan:
+                 default_warmup: Callable[[], int]) -> ProcessPlan:
     """The plan of one process.
 
     Args:
@@ -45,13 +43,10 @@ def process_plan(options: Mapping[str, Any], samples: int | None, target_time: f
         planned_samples: the measured samples the run's sample plan says now.
         default_warmup: the warm-up samples when the options give none (called only then: it may
             probe the interpreter).
-        planned: the measured samples are the plan's: raised so that the process takes MIN_SERIES
-            samples in all (CPython's 1 warm-up sample and a plan of 2: 3 measured).
     """
     target = float(options.get("target_time", target_time))
     if once_per_process(options):
         return ProcessPlan(1, 0, target)
     given = options.get("warmup")
     warmup = int(given) if given is not None else default_warmup()
-    measured = int(options.get("samples", samples) or planned_samples)
-    return ProcessPlan(max(measured, MIN_SERIES - warmup) if planned else measured, warmup, target)
+    return ProcessPlan(int(options.get("samples", samples) or planned_samples), warmup, target)

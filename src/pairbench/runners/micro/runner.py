@@ -208,11 +208,11 @@ class MicroRunner:
     _spec = staticmethod(worker_spec)
     """What the worker times: its file and function (or index), or the snippet, and its clock."""
 
-    def process(self, benchmark: Benchmark, variant: Variant, planned: bool = False) -> ProcessPlan:
+    def process(self, benchmark: Benchmark, variant: Variant) -> ProcessPlan:
         """The samples one of `variant`'s processes takes (process_plan.py)."""
         return process_plan(benchmark.options, self.samples, self.target_time,
                             self._sample_plans.samples(benchmark.name),
-                            lambda: self.variant_warmup(variant, self.language(benchmark)), planned)
+                            lambda: self.variant_warmup(variant, self.language(benchmark)))
 
     def variant_warmup(self, variant: Variant, language: str) -> int:
         """Warm-up samples per process on `variant` for a benchmark that sets none: the runner's
@@ -310,7 +310,7 @@ class MicroRunner:
             return Replicate(failed=True, notices=[notice] if notice else [])
         planned = self._planned(benchmark) and not warmup
         plan = self._sample_plans.replan(benchmark.name, block) if planned else None
-        process = self.process(benchmark, variant, planned)
+        process = self.process(benchmark, variant)
         nsamples, nwarm, target = process.samples, process.warmup, process.target
         # the allocation pass gets a share of the worker's timing, not 10-15 s for a slow op, and
         # runs in one block only: every variant counts in the same block, so the exact counts pair

@@ -33,7 +33,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-__all__ = ["DEFAULT_SAMPLES", "MAX_SAMPLES", "MIN_SAMPLES", "MIN_SERIES", "PILOT_BLOCKS", "SamplePlan", "SamplePlans",
+__all__ = ["DEFAULT_SAMPLES", "MAX_SAMPLES", "MIN_SAMPLES", "PILOT_BLOCKS", "SamplePlan", "SamplePlans",
            "VarianceComponents", "best_samples", "plan_samples", "planning_block", "variance_components"]
 
 DEFAULT_SAMPLES = 5
@@ -43,13 +43,9 @@ PILOT_BLOCKS = 3
 between-process spread (the square root in k* halves the error of the estimate's logarithm) and 4
 processes past the first block, whose allocation pass must not count as a process's cost."""
 MIN_SAMPLES = 2
-"""Fewest samples per process: a process's own spread stays measurable."""
-MIN_SERIES = 4
-"""Fewest samples, warm-up ones included, a planned process takes (its measured samples are raised
-to reach it): 4 samples of 8 batches make 32, whose last quarter, where a steady state must lie,
-is the whole last sample, so a steady state found anywhere leaves a measured sample. CPython's one
-warm-up sample and a plan of 2 would make 24 batches: a steady state starting inside the last
-sample would cut every measured one, and the process would count for nothing."""
+"""Fewest samples per process: a process's own spread stays measurable, and a steady state found
+anywhere in its batches leaves a measured sample (after CPython's 1 warm-up sample too: 24 batches,
+analysis/steady_state.py keeps the last sample)."""
 MAX_SAMPLES = 7
 """Most samples per process. With at most 2 warm-up samples a process stays under the 10 values a
 steady-state classification needs when its samples cannot be split in batches (a pyperf benchmark
