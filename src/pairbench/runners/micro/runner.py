@@ -5,10 +5,11 @@ Each worker runs `harness/py_harness.py` or `harness/rb_harness.rb` with the var
 command, gets a JSON request on stdin and answers one JSON line. The loop count is calibrated once,
 on the baseline, and reused for every variant (same work on each side: benchmark_driver's reused
 loop_count, pyperformance `--same-loops`). Per process: `warmup` samples (flagged, never used in
-estimates; by default 1 on CPython, 2 where a JIT warms up: warmup.py), `samples` measured samples, the empty loop's cost per iteration (subtracted), then a
-separate allocation pass so that counting never disturbs timing. Allocations are counted in the
-first measured block only (one process per variant: the counts are exact, so more processes add
-cost, not information), in a pass held to about the time of the process's timed samples.
+estimates; by default 1 on CPython, 2 where a JIT warms up: warmup.py), `samples` measured
+samples, the empty loop's cost per iteration (subtracted), then a separate allocation pass so that
+counting never disturbs timing. Allocations are counted in the first measured block only (one
+process per variant: the counts are exact, so more processes add cost, not information), in a
+pass held to about the time of the process's timed samples.
 
 Benchmark.options for kind "micro" (JSON-serialisable):
     language    "python" | "ruby"
