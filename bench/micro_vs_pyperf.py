@@ -1,7 +1,7 @@
 """Time to a verdict: pairbench's default `micro` run against pyperf's default, same machine, same run.
 
     PYTHONPATH=src python3 bench/micro_vs_pyperf.py [--base /usr/bin/python3] [--cand python3.11]
-        [--only NAME] [--rounds 1] [--tiny] [--jsonl FILE] [--pairbench-args '--warmup-samples 1']
+        [--only NAME] [--rounds 1] [--tiny] [--jsonl FILE] [--pairbench-args '--samples 3']
 
 For pyperformance's unpack_sequence, nbody and chaos, across two CPython interpreters:
   pyperf     `BASE run_benchmark.py -o a.json`, `CAND run_benchmark.py -o b.json` (pyperf's
@@ -18,8 +18,8 @@ support, Welch's t on the log of the per-process means (a process is pyperf's un
 replication, as it is pairbench's), made by pairbench's unpaired comparison.
 
 `--pairbench-args` / `--pyperf-args` add flags to every call of one tool (shell words), to weigh
-another setting against the defaults (e.g. `--warmup-samples 1 --samples 3`, pyperf's one warm-up
-and three values per process).
+another setting against the defaults (e.g. `--samples 3`, pyperf's three values per process;
+pairbench already takes pyperf's one warm-up sample per process on CPython).
 
 Target (issue 27 §4): pairbench's time no more than pyperf's on each benchmark. `--tiny` runs
 both tools at their smallest settings, to check the script itself, not to take figures.

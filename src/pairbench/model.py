@@ -172,7 +172,7 @@ class SteadyState:
 @dataclass(frozen=True, slots=True)
 class ProcessSeries:
     """One process's times at a finer grain than its samples: each sample's loop timed in equal
-    batches, oldest first, warm-up samples included. A default micro process takes 7 samples, too
+    batches, oldest first, warm-up samples included. A default micro process takes 4-9 samples, too
     few to find a JIT's warm-up in; its batches are enough (analysis/steady_state.py)."""
 
     benchmark: str

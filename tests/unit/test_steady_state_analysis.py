@@ -127,20 +127,25 @@ def test_the_batch_series_is_stored_in_the_run_file() -> None:
     assert run_from_dict(json.loads(dumps_run(run))).series == run.series
 
 
-def test_a_planned_short_process_keeps_at_least_one_of_its_two_samples_wherever_its_warmup_ends() -> None:
-    """Micro may plan 2 measured samples after 2 warm-up ones (4 samples of 8 batches, 32 values):
-    a steady state found anywhere in the batches never cuts every measured sample, and a flat one none."""
-    for end in [0, *range(4, 32, 2)]:
-        run = Run({}, [Variant("cpython", baseline=True)], [Benchmark("loop", "micro", (TIME,))])
-        rng = np.random.default_rng(end)
-        batches = np.full(32, 1e-3) * np.exp(rng.normal(0.0, 0.01, 32))
-        batches[:end] *= 3.0  # a JIT's warm-up over the first `end` batches
-        for i in range(4):
-            run.samples.append(Sample("loop", "cpython", "time_per_op", float(batches[8 * i: 8 * i + 8].mean()),
-                                      0, 0, i, i < 2))
-        run.series.append(ProcessSeries("loop", "cpython", 0, 0, "time_per_op", 8, [float(b) for b in batches]))
-        run.steady_states = classify_processes(run)
-        kept = replicate_values(run, "loop", "time_per_op").get("cpython", {})
-        assert 0 in kept, f"warm-up ending at batch {end}: no measured sample left"
-        if end <= 16:  # the warm-up ends within the warm-up samples: both measured samples count
-            assert kept[0] == pytest.approx(np.mean(batches[16:]))
+@pytest.mark.parametrize("warm", [2, 1])
+def test_a_planned_short_process_keeps_at_least_one_of_its_two_samples_wherever_its_warmup_ends(warm: int) -> None:
+    """Micro may plan 2 measured samples after 2 warm-up ones (a JIT's default: 4 samples of 8
+    batches, 32 values) or after 1 (CPython's: 24 values, whose last quarter lies inside the last
+    sample): a steady state found anywhere in the batches never cuts every measured sample (one
+    starting inside the last sample keeps that sample, mostly steady), and a flat one none."""
+    n = warm + 2
+    for end in [0, *range(2, 8 * n, 1)]:
+        for seed in range(5):
+            run = Run({}, [Variant("cpython", baseline=True)], [Benchmark("loop", "micro", (TIME,))])
+            rng = np.random.default_rng(1000 * seed + end)
+            batches = np.full(8 * n, 1e-3) * np.exp(rng.normal(0.0, 0.01, 8 * n))
+            batches[:end] *= 3.0  # a JIT's warm-up over the first `end` batches
+            for i in range(n):
+                run.samples.append(Sample("loop", "cpython", "time_per_op", float(batches[8 * i: 8 * i + 8].mean()),
+                                          0, 0, i, i < warm))
+            run.series.append(ProcessSeries("loop", "cpython", 0, 0, "time_per_op", 8, [float(b) for b in batches]))
+            run.steady_states = classify_processes(run)
+            kept = replicate_values(run, "loop", "time_per_op").get("cpython", {})
+            assert 0 in kept, f"warm-up ending at batch {end} (seed {seed}): no measured sample left"
+            if end <= 8 * warm:  # the warm-up ends within the warm-up samples: both measured samples count
+                assert kept[0] == pytest.approx(np.mean(batches[8 * warm:]))

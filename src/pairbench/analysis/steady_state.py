@@ -80,11 +80,15 @@ def classify_processes(run: Run, min_step: float = 0.01) -> list[SteadyState]:
 
 def _start_sample(start: int | None, per_sample: int, samples: list[Sample]) -> int | None:
     """The steady state's first value as a sample iteration: the first sample whole in it (a
-    steady state starting inside a sample leaves that sample out too)."""
+    steady state starting inside a sample leaves that sample out too), but never past the last
+    sample: a steady state spans at least the last quarter of the batches, so one starting inside
+    the last sample happens under 4 samples only (CPython's 1 warm-up sample and 2 measured ones:
+    24 batches, the last sample three quarters steady at least), and that sample is kept rather
+    than none."""
     if start is None:
         return None
-    first = -(-start // per_sample)
-    return samples[first].iteration if first < len(samples) else samples[-1].iteration + 1
+    first = min(-(-start // per_sample), len(samples) - 1)
+    return samples[first].iteration
 
 
 def summary_text(states: list[SteadyState]) -> str:

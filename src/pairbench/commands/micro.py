@@ -64,8 +64,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--samples", type=int, default=None,
                    help="measured samples per process (default: 5 in the first 3 blocks, then the number that "
                    "narrows the interval fastest, from the spread within and between processes and their costs)")
-    p.add_argument("--warmup-samples", type=int, default=2,
-                   help="warm-up samples per process, discarded (default 2; raise for JITs)")
+    p.add_argument("--warmup-samples", type=int, default=None,
+                   help="warm-up samples per process, discarded (default: 1 on CPython, 2 where a JIT "
+                   "warms up: PyPy, Ruby)")
     p.add_argument("--target-time", type=float, default=0.1,
                    help="seconds per sample used to calibrate the loop count (default 0.1)")
     p.add_argument("--loops", type=_loops_arg, default=None, metavar="N|file",

@@ -51,7 +51,8 @@ class MicroSettings:
     """Only the benchmarks whose name matches one of these globs or substrings."""
     samples: int | None = None
     """Measured samples per process; None: planned from the run's spreads and costs."""
-    warmup_samples: int = 2
+    warmup_samples: int | None = None
+    """Warm-up samples per process; None: by interpreter (1 on CPython, 2 where a JIT warms up)."""
     target_time: float = 0.1
     loops: int | str | None = None
     """A fixed loop count, `LOOPS_FROM_FILE`, or None to calibrate."""
@@ -185,7 +186,8 @@ def _selected(name: str, patterns: list[str]) -> bool:
 
 
 def _probed(runner: Any, variants: list[Any], language: str) -> list[Any]:
-    """The variants with what probing their interpreter found (version, or the error) in meta."""
+    """The variants with what probing their interpreter found (version, or the error) in meta, and
+    the warm-up samples each of its processes takes (by interpreter unless --warmup-samples)."""
     from pairbench.model import Variant
 
     probed = []
@@ -195,6 +197,8 @@ def _probed(runner: Any, variants: list[Any], language: str) -> list[Any]:
         meta.update(info)
         if error:
             meta["error"] = error
+        else:
+            meta["warmup_samples"] = runner.variant_warmup(v, language)
         probed.append(Variant(name=v.name, command=v.command, baseline=v.baseline, meta=meta))
     return probed
 

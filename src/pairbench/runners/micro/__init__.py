@@ -4,6 +4,10 @@
     counted.py      the runner with `--measure instructions` (instructions per op)
     worker.py       a worker's protocol: the harness it runs, its answer
     metrics.py      the metrics a benchmark yields, by language
+    process_plan.py the samples one process takes, warm-up and measured
+    sample_plan.py  measured samples per process, planned from the run's variance components
+    warmup.py       warm-up samples per process by default, by interpreter kind
+    settle.py       the warning that a JIT has not settled within its processes
     clocks.py       which clock timed it; a warning when its op waits off the CPU
     python_spec.py  requires-python version specifiers
     ruby_batch.py   Ruby calibrations batched per file
@@ -21,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 from pairbench.runners.micro.metrics import micro_metrics
 from pairbench.runners.micro.options import MICRO_LANGUAGES, MicroOptions, parse_micro_options
 from pairbench.runners.micro.python_spec import check_requires_python
-from pairbench.runners.micro.worker import HARNESS_DIR, MARKER, PY_MIN_VERSION, WorkerResult, parse_answer, unsettled
+from pairbench.runners.micro.settle import unsettled
+from pairbench.runners.micro.worker import HARNESS_DIR, MARKER, PY_MIN_VERSION, WorkerResult, parse_answer
 
 if TYPE_CHECKING:
     from pairbench.runners.micro.runner import MicroRunner

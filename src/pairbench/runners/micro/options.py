@@ -54,8 +54,9 @@ class MicroOptions:
     samples: int | None = None
     """Measured samples per process; unset: 5 in the first 3 blocks, then the number that narrows
     the interval fastest, from the spread within and between processes and their costs."""
-    warmup: int = 2
-    """Warm-up samples per process, discarded."""
+    warmup: int | None = None
+    """Warm-up samples per process, discarded; unset: by interpreter, 1 on CPython, 2 where a JIT
+    warms up (PyPy, Ruby)."""
     target_time: float = 0.1
     """Seconds per sample the loop count is calibrated to."""
     clock: str = "auto"
@@ -91,7 +92,7 @@ def parse_micro_options(m: Mapping[str, Any], where: Where) -> MicroOptions:
         stmt=read_string(m, "stmt", where, None, empty=False),
         loops=read_int(m, "loops", where, None, 1),
         samples=read_int(m, "samples", where, None, 2),
-        warmup=read_int(m, "warmup", where, 2, 0) or 0,
+        warmup=read_int(m, "warmup", where, None, 0),
         target_time=read_number(m, "target_time", where, 0.1, positive=True) or 0.1,
         clock=read_choice(m, "clock", where, ("auto", "cpu", "wall")),
         alloc=read_bool(m, "alloc", where, True),

@@ -40,7 +40,8 @@ class MicroProfiler:
         if isinstance(chosen, SamplerMissing):
             return Profiled(notice=Notice("profile", f"no profile: {chosen.reason}", chosen.hint, benchmark.name),
                             stop=True)
-        nsamples, _, target = runner._plan(benchmark)
+        plan = runner.process(benchmark, variant)
+        nsamples, target = plan.samples, plan.target
         request = {"mode": "time", "loops": loops, "warmup": 0, "samples": nsamples, "alloc": False,
                    "alloc_budget": 0.0, "alloc_op_s": target / max(loops, 1), **runner._spec(benchmark)}
         timeout = 120.0 + 100 * nsamples * max(target, runner._sample_s.get(benchmark.name, 0.0))

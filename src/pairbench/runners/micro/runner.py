@@ -5,10 +5,11 @@ Each worker runs `harness/py_harness.py` or `harness/rb_harness.rb` with the var
 command, gets a JSON request on stdin and answers one JSON line. The loop count is calibrated once,
 on the baseline, and reused for every variant (same work on each side: benchmark_driver's reused
 loop_count, pyperformance `--same-loops`). Per process: `warmup` samples (flagged, never used in
-estimates), `samples` measured samples, the empty loop's cost per iteration (subtracted), then a
-separate allocation pass so that counting never disturbs timing. Allocations are counted in the
-first measured block only (one process per variant: the counts are exact, so more processes add
-cost, not information), in a pass held to about the time of the process's timed samples.
+estimates; by default 1 on CPython, 2 where a JIT warms up: warmup.py), `samples` measured
+samples, the empty loop's cost per iteration (subtracted), then a separate allocation pass so that
+counting never disturbs timing. Allocations are counted in the first measured block only (one
+process per variant: the counts are exact, so more processes add cost, not information), in a
+pass held to about the time of the process's timed samples.
 
 Benchmark.options for kind "micro" (JSON-serialisable):
     language    "python" | "ruby"
@@ -20,7 +21,7 @@ Benchmark.options for kind "micro" (JSON-serialisable):
     param       Python: index into the function's params (its repr is in `param_repr`)
     setup, stmt the snippet (timeit style / benchmark_driver prelude + script)
     loops       a fixed loop count (skips calibration)
-    samples, warmup, target_time   per-process sample plan (defaults below)
+    samples, warmup, target_time   per-process sample plan (defaults below; warmup by interpreter)
     clock       "auto" (default: wall time for coroutines and pyperf benchmarks, which wait or time
                 themselves, CPU time otherwise), "cpu" (the worker's CPU time, blind to other
                 processes' time slices on a shared machine) or "wall" (for operations that sleep,
@@ -47,26 +48,26 @@ from pairbench.errors import UserError
 from pairbench.model import Benchmark, Notice, ProcessSeries, Sample, Variant
 from pairbench.runners.base import ProgressFn, Replicate
 from pairbench.runners.micro.clocks import clock_notice
+from pairbench.runners.micro.process_plan import ProcessPlan, once_per_process, process_plan
 from pairbench.runners.micro.python_spec import skip_reason
 from pairbench.runners.micro.ruby_batch import RunDirectory, batch_requests
 from pairbench.runners.micro.sample_plan import SamplePlans
+from pairbench.runners.micro.settle import SettleCheck
+from pairbench.runners.micro.warmup import default_warmup
 from pairbench.runners.micro.worker import (
     HARNESS_DIR,
     PY_MIN_VERSION,
-    SETTLE_PROCESSES,
     Spawn,
     WorkerResult,
     batch_count,
     batch_times,
     default_spawn,
     parse_answer,
-    unsettled,
     worker_spec,
 )
 
 __all__ = ["MicroRunner"]
 
-DEFAULT_WARMUP = 2
 DEFAULT_TARGET = 0.1
 """Seconds per sample, like benchmark-ips's i/100ms warm-up estimate."""
 ALLOC_SHARE = 1.0
@@ -86,7 +87,7 @@ OVERHEAD_FLOOR = 0.01
 class MicroRunner:
     """Runner for kind "micro" (see the module docstring for the method)."""
 
-    def __init__(self, *, samples: int | None = None, warmup: int = DEFAULT_WARMUP,
+    def __init__(self, *, samples: int | None = None, warmup: int | None = None,
                  target_time: float = DEFAULT_TARGET, alloc: bool = True, seed: int | None = None,
                  spawn: Spawn | None = None, clock: Callable[[], float] = time.time,
                  machine: str = "") -> None:
@@ -96,6 +97,7 @@ class MicroRunner:
         """Measured samples per process; None: planned from the run's variance components (sample_plan.py)."""
         self._sample_plans = SamplePlans()
         self.warmup = warmup
+        """Warm-up samples per process; None: by interpreter (warmup.py)."""
         self.target_time = target_time
         self.alloc = alloc
         self.machine = machine
@@ -110,8 +112,7 @@ class MicroRunner:
         self._failed: dict[tuple[str, str], str] = {}
         """(benchmark, variant) -> the error that stops it; later replicates return at once."""
         self._warned: set[tuple[str, str, str]] = set()
-        self._settle: dict[tuple[str, str], list[int]] = {}
-        """(benchmark, variant) -> [processes seen, processes whose samples still fell]."""
+        self._settle = SettleCheck()
         self._setup_s: dict[str, float] = {}
         """benchmark -> seconds its set-up (a Ruby prelude) took in calibration."""
         self._alloc_block: dict[str, int] = {}
@@ -208,19 +209,21 @@ class MicroRunner:
     _spec = staticmethod(worker_spec)
     """What the worker times: its file and function (or index), or the snippet, and its clock."""
 
-    def _plan(self, benchmark: Benchmark) -> tuple[int, int, float]:
-        o = benchmark.options
-        if o.get("script") or o.get("loop_count") == 1:
-            # a whole script, or a benchmark_driver item of loop_count 1 (require.yml): one run is one
-            # sample, as benchmark_driver runs it; its state may not survive a rerun in the same process
-            return 1, 0, float(o.get("target_time", self.target_time))
-        samples = o.get("samples", self.samples) or self._sample_plans.samples(benchmark.name)
-        return int(samples), int(o.get("warmup", self.warmup)), float(o.get("target_time", self.target_time))
+    def process(self, benchmark: Benchmark, variant: Variant) -> ProcessPlan:
+        """The samples one of `variant`'s processes takes (process_plan.py)."""
+        return process_plan(benchmark.options, self.samples, self.target_time,
+                            self._sample_plans.samples(benchmark.name),
+                            lambda: self.variant_warmup(variant, self.language(benchmark)))
+
+    def variant_warmup(self, variant: Variant, language: str) -> int:
+        """Warm-up samples per process on `variant` for a benchmark that sets none: the runner's
+        number (--warmup-samples), else its interpreter's default (warmup.py; probed in prepare)."""
+        return self.warmup if self.warmup is not None else default_warmup(self.probe(variant, language)[0])
 
     def _planned(self, benchmark: Benchmark) -> bool:
         """Whether the samples per process are planned (no --samples, no whole script)."""
         o = benchmark.options
-        return self.samples is None and "samples" not in o and not (o.get("script") or o.get("loop_count") == 1)
+        return self.samples is None and "samples" not in o and not once_per_process(o)
 
     def _fail(self, benchmark: Benchmark, variant: Variant, error: str) -> Notice | None:
         """Record that `variant` cannot run `benchmark`; the Notice only the first time."""
@@ -255,7 +258,7 @@ class MicroRunner:
             return notices
         if benchmark.name in self._loops:  # prepared before (the command calibrates up front)
             return notices
-        _, _, target = self._plan(benchmark)
+        target = float(benchmark.options.get("target_time", self.target_time))
         baseline = next((v for v in working if v.baseline), working[0] if working else None)
         order = [baseline] + [v for v in working if v is not baseline] if baseline else []
         for v in order:
@@ -308,7 +311,8 @@ class MicroRunner:
             return Replicate(failed=True, notices=[notice] if notice else [])
         planned = self._planned(benchmark) and not warmup
         plan = self._sample_plans.replan(benchmark.name, block) if planned else None
-        nsamples, nwarm, target = self._plan(benchmark)
+        process = self.process(benchmark, variant)
+        nsamples, nwarm, target = process.samples, process.warmup, process.target
         # the allocation pass gets a share of the worker's timing, not 10-15 s for a slow op, and
         # runs in one block only: every variant counts in the same block, so the exact counts pair
         if not warmup:
@@ -384,16 +388,8 @@ class MicroRunner:
                 "resolution", f"micro benchmark {benchmark.name!r} on {variant.name!r}: the operation costs "
                 "less than the empty loop around it; times are at the timer's resolution",
                 "measure a larger unit of work per operation", benchmark.name, variant.name))
-        # One falling process is chance (1 in k! under pure noise); warn when it is the pattern.
-        counts = self._settle.setdefault((benchmark.name, variant.name), [0, 0])
-        counts[0] += 1
-        counts[1] += int(unsettled(times))
-        if counts[1] >= SETTLE_PROCESSES and 3 * counts[1] >= 2 * counts[0] and self._once(benchmark, variant, "settle"):
-            rep.notices.append(Notice(
-                "not-settled", f"micro benchmark {benchmark.name!r} on {variant.name!r}: time per op still "
-                f"falling across the measured samples ({times[0] / loops:.3g} s -> {times[-1] / loops:.3g} s); "
-                f"in {counts[1]} of {counts[0]} processes; the JIT may not have reached a steady state",
-                "raise --warmup-samples so warm-up samples absorb it", benchmark.name, variant.name))
+        settle = self._settle.add(benchmark.name, variant.name, times, loops)  # a JIT still warming up
+        rep.notices.extend([settle] if settle else [])
         rep.notices.extend(self._clock_notices(benchmark, data))
         alloc = data.get("alloc")
         if isinstance(alloc, dict) and not warmup:

@@ -43,10 +43,11 @@ PILOT_BLOCKS = 3
 between-process spread (the square root in k* halves the error of the estimate's logarithm) and 4
 processes past the first block, whose allocation pass must not count as a process's cost."""
 MIN_SAMPLES = 2
-"""Fewest samples per process: a process's own spread stays measurable, and the steady-state
-detection keeps 4 samples (32 batches) with the default 2 warm-up samples."""
+"""Fewest samples per process: a process's own spread stays measurable, and a steady state found
+anywhere in its batches leaves a measured sample (after CPython's 1 warm-up sample too: 24 batches,
+analysis/steady_state.py keeps the last sample)."""
 MAX_SAMPLES = 7
-"""Most samples per process. With the 2 warm-up samples a process stays under the 10 values a
+"""Most samples per process. With at most 2 warm-up samples a process stays under the 10 values a
 steady-state classification needs when its samples cannot be split in batches (a pyperf benchmark
 that times itself, an op of one loop): 10 samples of a loaded machine's wall clock read as
 "slowdown" or "no steady state" here, in two of the four processes a plan of 10 made, one losing 7

@@ -10,22 +10,16 @@ import json
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 from pairbench.model import Benchmark
 
 __all__ = ["BATCHES", "HARNESS_DIR", "MARKER", "MIN_BATCH_S", "PY_MIN_VERSION", "Spawn", "WorkerResult",
-           "batch_count", "batch_times", "parse_answer", "unsettled", "default_spawn", "worker_spec"]
+           "batch_count", "batch_times", "parse_answer", "default_spawn", "worker_spec"]
 
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
 MARKER = "@@pairbench@@ "
 PY_MIN_VERSION = (3, 8)
-
-# A JIT still warming up makes each measured sample faster than the one before. Flag a process
-# whose measured samples fall monotonically by more than this fraction from first to last.
-SETTLE_DROP = 0.10
-# ... and only when at least this many processes, and at least two thirds of them, show it.
-SETTLE_PROCESSES = 3
 
 BATCHES = 8
 """Batches each sample's loop is timed in (the loop split in equal parts, each timed alone): the 7
@@ -63,18 +57,6 @@ def parse_answer(returncode: int, stdout: str, stderr: str) -> WorkerResult:
             return WorkerResult(False, data, str(data.get("error", "unknown error")))
     tail = (stderr.strip().splitlines() or ["no output"])[-1][:300]
     return WorkerResult(False, {}, f"worker exited with code {returncode} without an answer: {tail}")
-
-
-def unsettled(times: Sequence[float]) -> bool:
-    """True when measured samples still trend down (a JIT not yet at steady state).
-
-    A monotonic fall over at least three samples that totals more than SETTLE_DROP: noise on a
-    settled process goes both ways, warm-up only one.
-    """
-    if len(times) < 3:
-        return False
-    falling = all(b < a for a, b in zip(times, times[1:]))
-    return falling and times[-1] < times[0] * (1 - SETTLE_DROP)
 
 
 def batch_count(sample_s: float) -> int:
