@@ -112,3 +112,50 @@ def test_each_note_names_the_comparison_it_is_about():
     assert len(notes) == 2, out.getvalue()
     assert any(n.startswith("note [time · b]: drift:") for n in notes), notes
     assert any(n.startswith("note [time · c]: drift:") for n in notes), notes
+
+
+def _micro_like_run(bytes_moved: bool):
+    """time_per_op with its inverse ops_per_s, and exact allocation counts, as `micro` stores them."""
+    import random
+
+    from pairbench.analysis import analyze
+    from pairbench.model import Benchmark, Metric, Run, Sample, Variant
+
+    rng = random.Random(4)
+    metrics = (Metric("time_per_op", "s"), Metric("ops_per_s", "op/s", "higher"),
+               Metric("mem_blocks_per_op", "count", exact=True), Metric("mem_bytes_per_op", "B", exact=True),
+               Metric("gc_per_1k_ops", "count", exact=True))
+    samples = []
+    for block in range(12):
+        for variant, scale in (("a", 1.0), ("b", 1.2)):
+            t = 8e-6 * scale * (1 + rng.gauss(0, 0.01))
+            grown = 1.5 if bytes_moved and variant == "b" else 1.0
+            for name, value in (("time_per_op", t), ("ops_per_s", 1 / t), ("mem_blocks_per_op", 2.0),
+                                ("mem_bytes_per_op", 96.0 * grown), ("gc_per_1k_ops", 0.0)):
+                samples.append(Sample("join", variant, name, value, block))
+    run = Run({"blocks": 12}, [Variant("a", baseline=True), Variant("b")],
+              [Benchmark("join", "micro", metrics)], samples)
+    run.comparisons, run.notices = analyze(run)
+    return run
+
+
+def test_a_micro_answer_says_the_time_once_and_folds_the_counts_that_did_not_move():
+    """The rate is the time inverted (one finding, said by the time's row and sentence); exact
+    counts that did not change are one line, as CPU time and RSS are beside a command's time."""
+    import io
+
+    from rich.console import Console
+
+    from pairbench.report.brief import render_brief
+
+    out = io.StringIO()
+    render_brief(_micro_like_run(bytes_moved=False), Console(file=out, width=200, color_system=None))
+    text = out.getvalue()
+    assert "time_per_op: b is" in text and "slower" in text
+    assert "ops_per_s" not in text, text
+    assert "mem_blocks_per_op, mem_bytes_per_op, gc_per_1k_ops: no meaningful change found" in text, text
+    out = io.StringIO()
+    render_brief(_micro_like_run(bytes_moved=True), Console(file=out, width=200, color_system=None))
+    text = out.getvalue()
+    assert "  mem_bytes_per_op: b vs a: +48.00 B (+50.0%)" in text, text  # a count that moved: its row and sentence
+    assert "mem_blocks_per_op, gc_per_1k_ops: no meaningful change found" in text, text

@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 from rich.console import Console
 from rich.text import Text
 
+from pairbench.analysis.inverse import INVERSE_METRICS
 from pairbench.model import Benchmark, Comparison, Notice, Run
 from pairbench.report.escape import visible
 from pairbench.report.captions import table_caption
@@ -82,7 +83,10 @@ def _split(run: Run, bench: Benchmark) -> tuple[Benchmark, list[str]]:
         found = compared.get(m.name, [])
         if m.direction == "none" or not found:
             continue  # nothing compared (no values): `-v` shows the empty row
-        if m.name in _FOLDED and m is not bench.metrics[0] and not any(_moved(c) for c in found):
+        if INVERSE_METRICS.get(m.name) in compared:
+            continue  # a rate that is its time inverted: the time's row and sentence say it (-v shows both)
+        folds = m.name in _FOLDED or m.exact  # an exact count beside a time, as CPU time and RSS are
+        if folds and m is not bench.metrics[0] and not any(_moved(c) for c in found):
             calm.append(m.name)
             continue
         rows.append(m)
