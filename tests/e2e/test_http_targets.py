@@ -72,3 +72,16 @@ def test_a_target_that_is_not_running_is_one_error_line(run_cli) -> None:
                 "-n", "10", "--runs", "1")
     assert r.returncode == 1 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
     assert "cannot connect" in r.stderr and "--target a=" in r.stderr
+
+
+@pytest.mark.parametrize("where, url, says", [
+    ("--url", "http://127.0.0.1:99999/", "99999"),
+    ("--url", "http://127.0.0.1:abc/", "'abc'"),
+    ("--url", "http://127.0.0.1:0/", "port '0'"),
+    ("--target", "http://127.0.0.1:99999", "99999"),
+])
+def test_a_url_whose_port_is_no_port_is_one_error_line(run_cli, where: str, url: str, says: str) -> None:
+    args = ("--target", f"a={url}", "--target", f"b={url}", "--url", "/") if where == "--target" else (url,)
+    r = run_cli("http", *args, "-n", "10", "--runs", "1")
+    assert r.returncode == 1 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert says in r.stderr and "1 to 65535" in r.stderr and url in r.stderr, r.stderr

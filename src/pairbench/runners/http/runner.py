@@ -120,7 +120,7 @@ def _check_running(url: str, opts: Mapping[str, Any], source: str, instead: str)
     certificate does not verify."""
     parts = urlsplit(url)
     host = parts.hostname or "127.0.0.1"
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+    port = _port(url, source) or (443 if parts.scheme == "https" else 80)
     if not port_in_use(host, port):
         raise UserError(
             f"cannot connect to {host}:{port} (from {source}): is the server running? Start it, or give "
@@ -128,6 +128,19 @@ def _check_running(url: str, opts: Mapping[str, Any], source: str, instead: str)
         )
     if parts.scheme == "https" and not opts["insecure"]:
         _check_certificate(url, host, port)
+
+
+def _port(url: str, source: str) -> int | None:
+    """The URL's port (None when it gives none), or one error line when it gives no port at all
+    (`:99999`, `:abc`, `:0`) rather than urllib's traceback."""
+    try:
+        port = urlsplit(url).port
+    except ValueError:
+        port = -1
+    if port == 0 or port == -1:
+        given = urlsplit(url).netloc.rpartition(":")[2]
+        raise UserError(f"{source}: port {given!r} is not a port: give one from 1 to 65535")
+    return port
 
 
 def _check_http2(opts: Mapping[str, Any]) -> None:
