@@ -124,3 +124,20 @@ def test_http2_over_tls_to_a_server_without_h2_is_one_error(run_cli, tmp_path: P
         assert "ALPN" in r.stderr
     finally:
         nginx.stop()
+
+
+@pytest.mark.parametrize("insecure", [False, True])
+@pytest.mark.parametrize("engine", ["builtin", "wrk"])
+def test_https_to_a_server_that_speaks_plain_http_is_one_error_line(
+        run_cli, tmp_path: Path, engine: str, insecure: bool) -> None:
+    if engine == "wrk" and shutil.which("wrk") is None:
+        pytest.skip("needs wrk")
+    nginx = Nginx(tmp_path)  # plain http
+    try:
+        url = nginx.url.replace("http://", "https://")
+        r = run_cli("http", "--url", url, *(["--insecure"] if insecure else []), "--engine", engine,
+                    "--duration", "0.3", "--runs", "2")
+        assert r.returncode == 1 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+        assert url in r.stderr and "TLS" in r.stderr and "http://" in r.stderr, r.stderr
+    finally:
+        nginx.stop()

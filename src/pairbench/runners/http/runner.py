@@ -126,8 +126,8 @@ def _check_running(url: str, opts: Mapping[str, Any], source: str, instead: str)
             f"cannot connect to {host}:{port} (from {source}): is the server running? Start it, or give "
             f"{instead}" + (" to have pairbench start it" if instead == "--server" else "")
         )
-    if parts.scheme == "https" and not opts["insecure"]:
-        _check_certificate(url, host, port)
+    if parts.scheme == "https":
+        _check_tls(url, host, port, bool(opts["insecure"]))
 
 
 def _port(url: str, source: str) -> int | None:
@@ -156,14 +156,20 @@ def _check_http2(opts: Mapping[str, Any]) -> None:
         raise UserError(H2_MISSING)
 
 
-def _check_certificate(url: str, host: str, port: int) -> None:
-    """One error line before anything runs when an https target's certificate does not verify."""
-    from pairbench.runners.http.tls import certificate_problem
+def _check_tls(url: str, host: str, port: int, insecure: bool) -> None:
+    """One error line before anything runs when an https target's certificate does not verify, or
+    when it does not speak TLS at all (every connect of every round would fail the same way)."""
+    from pairbench.runners.http.tls import tls_problem
 
-    problem = certificate_problem(host, port)
-    if problem is not None:
-        raise UserError(f"--url {url}: the server's certificate does not verify ({problem}); "
+    problem = tls_problem(host, port, insecure)
+    if problem is None:
+        return
+    if problem.certificate:
+        raise UserError(f"--url {url}: the server's certificate does not verify ({problem.reason}); "
                         "give --insecure to accept it (a self-signed test certificate)")
+    plain = "http://" + url.removeprefix("https://")
+    raise UserError(f"--url {url}: no TLS handshake with {host}:{port} ({problem.reason}): if the server "
+                    f"speaks plain http there, give {plain}")
 
 
 def _round(block: int) -> str:
