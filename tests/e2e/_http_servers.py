@@ -82,6 +82,20 @@ ThreadingHTTPServer.daemon_threads = True
 ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 """
 
+# Answers its readiness path, and closes every other connection without a byte of answer.
+CLOSER_APP = r"""
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+while True:
+    c, _ = s.accept()
+    with c:
+        if c.recv(4096).startswith(b"GET /ready "):
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+"""
+
 
 def free_port() -> int:
     with socket.socket() as s:

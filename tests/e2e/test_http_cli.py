@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._http_servers import FLAKY_APP, RUBY_APP, SLOW_APP, STUBBORN_APP, Nginx, free_port, processes_with, wait_port
+from tests.e2e._http_servers import CLOSER_APP, FLAKY_APP, RUBY_APP, SLOW_APP, STUBBORN_APP, Nginx, free_port, processes_with, wait_port
 
 pytestmark = pytest.mark.slow
 
@@ -279,6 +279,20 @@ def test_server_dying_mid_round_fails_that_round_only(run_cli, tmp_path: Path) -
     assert "flaky start 2" in r.stderr  # the log tail
     blocks = {s["block"] for s in json.loads(out.read_text())["samples"] if s["metric"] == "req_per_s"}
     assert blocks == {0, 2}
+    assert processes_with(str(app)) == []
+
+
+def test_a_server_that_answers_no_request_of_its_first_round_is_one_error(run_cli, tmp_path: Path) -> None:
+    app = tmp_path / "closer_app.py"
+    app.write_text(CLOSER_APP)
+    out = tmp_path / "run.json"
+    r = run_cli("http", "--server", f"{sys.executable} {app} {{port}}", "--url", "/page", "--ready-path", "/ready",
+                "-n", "20", "--runs", "3", "--warmup-time", "0", "--export-json", str(out))
+    # Every round would fail the same way: not three warnings and exit 0 with nothing measured.
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith("error: ") and "round 0: no request completed" in r.stderr, r.stderr
+    assert "reset 20" in r.stderr and "this round is left out" not in r.stderr, r.stderr
+    assert json.loads(out.read_text())["status"] == "failed"
     assert processes_with(str(app)) == []
 
 

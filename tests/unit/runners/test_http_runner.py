@@ -94,15 +94,26 @@ def test_error_rate_above_threshold_gives_a_notice() -> None:
     assert ok.notices == []
 
 
-def test_no_completed_request_fails_the_round() -> None:
+def test_no_completed_request_fails_the_round_after_a_first_round_that_had_some() -> None:
+    results = iter([_result([1.0] * 5)])
+
     def engine(spec: LoadSpec, progress: Any) -> LoadResult:
+        r = next(results, None)
+        if r is not None:
+            return r
         r = _result([])
         r.errors = {"connect": 50}
         r.aborted = "cannot connect to 127.0.0.1:9: connection refused"
         return r
 
-    rep = HttpRunner(engine=engine).measure(_bench(), Variant("a"), 0, False, lambda s: None)
+    runner = HttpRunner(engine=engine)
+    assert not runner.measure(_bench(), Variant("a"), 0, False, lambda s: None).failed
+    rep = runner.measure(_bench(), Variant("a"), 1, False, lambda s: None)
     assert rep.failed and "connection refused" in rep.notices[0].message and rep.samples == []
+    # A variant with no response in its first round has a wrong URL or server: one error, as a
+    # server that never starts (every round would fail alike).
+    with pytest.raises(BenchmarkFailed, match=r"round 0: cannot connect .*\(errors: connect 50\)"):
+        runner.measure(_bench(), Variant("b"), 0, False, lambda s: None)
 
 
 def test_server_is_started_per_round_with_the_variant_env_and_stopped() -> None:

@@ -190,6 +190,8 @@ class HttpRunner:
         self._logs = ServerLogs(log_dir)
         self._servers: list[Server] = []
         self._started_ok: set[str] = set()
+        self._loaded_ok: set[tuple[str, str]] = set()
+        """(benchmark, variant) pairs whose load has completed a request at least once."""
         self._told_closes: set[str] = set()
         self._told_rate: set[tuple[str, str]] = set()
         """Variants already told that their server does not keep connections alive (said once)."""
@@ -298,7 +300,13 @@ class HttpRunner:
             if result.completed == 0:
                 why = result.aborted or "no request completed"
                 errors = ", ".join(f"{k} {v}" for k, v in sorted(result.errors.items())) or "none"
+                if (benchmark.name, variant.name) not in self._loaded_ok:
+                    # Never a response in its first load: a wrong URL, scheme or server, which would
+                    # fail every round alike (and leave nothing measured), not a flaky round.
+                    raise BenchmarkFailed(f"{benchmark.name}, variant {variant.name!r}, {_round(block)}: "
+                                          f"{why} (errors: {errors})")
                 return self._failed(benchmark, variant, block, f"{why} (errors: {errors})")
+            self._loaded_ok.add((benchmark.name, variant.name))
             figures = figures_from_result(result)
             if server is not None:
                 figures["server_cpu"] = max(0.0, cpu1 - cpu0)
