@@ -180,6 +180,27 @@ def test_wrk_engine_figures_land_in_the_same_samples(run_cli, tmp_path: Path) ->
         nginx.stop()
 
 
+@pytest.mark.skipif(shutil.which("nginx") is None or shutil.which("wrk") is None, reason="needs nginx and wrk")
+def test_wrk_engine_books_no_404_as_a_server_error(run_cli, tmp_path: Path) -> None:
+    """wrk counts the responses of status 400 and more as one number: they are non-2xx, but
+    which class they are is not known, so no class gets them (they were all booked as 5xx)."""
+    nginx = Nginx(tmp_path)
+    try:
+        out = tmp_path / "run.json"
+        r = run_cli("http", "--url", nginx.url.replace("/index.html", "/missing"), "--engine", "wrk", "-c", "2",
+                    "--duration", "1", "--runs", "2", "--export-json", str(out))
+        assert r.returncode == 0, r.stderr
+        values: dict[str, list[float]] = {}
+        for s in json.loads(out.read_text())["samples"]:
+            values.setdefault(s["metric"], []).append(s["value"])
+        assert min(values["requests"]) > 100 and values["non_2xx"] == values["requests"]
+        assert not values.get("status_5xx") or max(values["status_5xx"]) == 0, values.get("status_5xx")
+        assert "status_2xx" not in values  # not a zero: wrk does not say
+        assert "Non-2xx responses" in r.stdout
+    finally:
+        nginx.stop()
+
+
 @pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
 def test_one_server_prints_its_figures_and_says_there_is_nothing_to_compare(run_cli, tmp_path: Path) -> None:
     nginx = Nginx(tmp_path)

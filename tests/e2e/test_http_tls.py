@@ -36,7 +36,9 @@ def test_https_with_a_self_signed_certificate_loads_with_insecure_and_no_errors(
         assert r.returncode == 0, r.stderr
         values = _values(out)
         assert min(values["requests"]) > 100 and values["failed"] == [0.0, 0.0]
-        assert values["status_2xx"] == values["requests"]
+        assert values["non_2xx"] == [0.0, 0.0]
+        # wrk says how many responses were 400 or more, not each one's status class.
+        assert values["status_2xx"] == values["requests"] if engine == "builtin" else "status_2xx" not in values
         # 100-byte body plus headers per response: the bytes were read through TLS.
         assert min(values["bytes"]) > 100 * min(values["requests"])
         # One or several kept-alive connections: the epoll loop's C step (test_http_c_step.py).

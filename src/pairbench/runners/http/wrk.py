@@ -85,16 +85,12 @@ def parse_wrk_output(stdout: str) -> LoadResult:
         errors["reset"] = errors.pop("read")
     if "write" in errors:
         errors["reset"] = errors.get("reset", 0) + errors.pop("write")
-    non_2xx = int(doc["status"])
-    # wrk counts requests with any status and reports non-2xx/3xx only as a number.
-    status_counts = {200: int(doc["requests"]) - non_2xx}
-    if non_2xx:
-        status_counts[500] = non_2xx
     return LoadResult(
         histogram=hist,
         elapsed_s=int(doc["duration_us"]) / 1e6,
         completed=int(doc["requests"]),
-        status_counts=status_counts,
+        # wrk counts the responses of status 400 and more as one number, whatever their status.
+        status_errors=int(doc["status"]),
         errors=errors,
         bytes_received=int(doc["bytes"]),
         fixed_percentiles=percentiles,
