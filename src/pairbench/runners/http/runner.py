@@ -324,7 +324,13 @@ class HttpRunner:
             if keepalive:
                 notices += self._closes_notice(benchmark, variant, result)
             return Replicate(samples=self._samples(benchmark, variant, block, warmup, figures), notices=notices)
-        except (WrkFailed, Http2Refused) as exc:
+        except WrkFailed as exc:
+            if (benchmark.name, variant.name) in self._loaded_ok:
+                # As a load of the built-in engine that completes nothing: this round fails, the
+                # rounds measured before are kept (a target gone, a server that stopped listening).
+                return self._failed(benchmark, variant, block, str(exc))
+            raise BenchmarkFailed(f"{benchmark.name}, variant {variant.name!r}, {_round(block)}: {exc}") from None
+        except Http2Refused as exc:
             raise UserError(str(exc)) from None
         finally:
             if server is not None:
