@@ -176,6 +176,8 @@ def test_wrk_engine_figures_land_in_the_same_samples(run_cli, tmp_path: Path) ->
         assert all(p100 >= p99 > 0 for p100, p99 in zip(values["latency_p100"], values["latency_p99"]))
         assert {len(v) for v in values.values()} == {2}
         assert values["failed"] == [0.0, 0.0] and min(values["bytes"]) > 100 * min(values["requests"])
+        # wrk's own CPU time per request (it was stored as 0: wrk's CPU was never read).
+        assert min(values["client_cpu_per_req"]) > 0
     finally:
         nginx.stop()
 

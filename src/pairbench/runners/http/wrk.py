@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -126,9 +127,15 @@ def run_wrk(spec: LoadSpec, threads: int | None = None, extra_args: Sequence[str
         argv = wrk_command(spec, path, threads)
         argv[1:1] = list(extra_args)
         timeout = (spec.duration or 0) + spec.timeout + 30
+        # wrk is the load generator: its CPU time is the client's (children reaped during the run:
+        # wrk alone, as the servers are stopped after the load).
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     finally:
         os.unlink(path)
     if proc.returncode != 0:
         raise WrkFailed(f"wrk failed with exit code {proc.returncode}: {(proc.stderr or proc.stdout).strip()[-500:]}")
-    return parse_wrk_output(proc.stdout)
+    result = parse_wrk_output(proc.stdout)
+    result.client_cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return result
