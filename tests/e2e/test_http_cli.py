@@ -319,6 +319,33 @@ def test_a_server_that_answers_no_request_of_its_first_round_is_one_error(run_cl
     assert processes_with(str(app)) == []
 
 
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
+def test_a_server_that_goes_to_the_background_is_stopped_and_said_so(run_cli, tmp_path: Path) -> None:
+    """nginx as installed (no `daemon off;`): the command exits 0 at once and its master, in a
+    session of its own, listens on the port. It was left running after the run, and the message
+    said only that the server exited at start."""
+    (tmp_path / "index.html").write_text("hi\n")
+    user = "user root root;" if os.geteuid() == 0 else ""
+    (tmp_path / "nginx.conf.in").write_text(
+        f"{user} worker_processes 1; pid {tmp_path}/nginx.pid; error_log {tmp_path}/error.log;\n"
+        "events { worker_connections 64; }\n"
+        f"http {{ access_log off; client_body_temp_path {tmp_path}; proxy_temp_path {tmp_path}; "
+        f"fastcgi_temp_path {tmp_path}; uwsgi_temp_path {tmp_path}; scgi_temp_path {tmp_path};\n"
+        f"  server {{ listen 127.0.0.1:PORT; root {tmp_path}; }} }}\n")
+    start = tmp_path / "start.sh"
+    start.write_text(f'#!/bin/sh\nsed "s/PORT/$1/" {tmp_path}/nginx.conf.in > {tmp_path}/nginx.conf\n'
+                     f"exec nginx -c {tmp_path}/nginx.conf -p {tmp_path}\n")
+    start.chmod(0o755)
+    try:
+        r = run_cli("http", "--server", f"{start} {{port}}", "--url", "/index.html", "-n", "50", "--runs", "2")
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        assert "background" in r.stderr and "nginx: master process" in r.stderr, r.stderr
+        assert processes_with(str(tmp_path)) == []
+    finally:
+        for pid in processes_with(str(tmp_path)):
+            os.kill(pid, signal.SIGKILL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_or_sigterm_leaves_no_server_behind(tmp_path: Path, sig: int) -> None:
     from tests.conftest import cli_env

@@ -107,6 +107,66 @@ def group_processes(pgid: int) -> list[int]:
     return pids
 
 
+def _listening_inodes(port: int) -> set[str]:
+    """The inodes of the sockets that listen on TCP `port` (any address), from /proc/net."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rpartition(":")[2], 16) == port:
+                inodes.add(fields[9])
+    return inodes
+
+
+def _start_ticks(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+        return int(stat[stat.rfind(b")") + 2 :].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
+def listeners_since(port: int, started: int) -> list[int]:
+    """PIDs of the processes started at or after `started` (clock ticks since boot) that hold a
+    socket listening on `port`: a server that went to the background from the command pairbench
+    started (its own session, out of the process group that stop() signals)."""
+    sockets = {f"socket:[{i}]" for i in _listening_inodes(port)}
+    if not sockets:
+        return []
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            fds = os.listdir(f"/proc/{name}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{name}/fd/{fd}") in sockets:
+                    ticks = _start_ticks(int(name))
+                    if ticks is not None and ticks >= started:
+                        pids.append(int(name))
+                    break
+            except OSError:
+                continue
+    return pids
+
+
 def _cpu_and_hwm(pid: int) -> tuple[float, int]:
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -134,6 +194,9 @@ class Server:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = spec.log_path
         self.returncode: int | None = None
+        self._started_ticks: int | None = None
+        """When the command started (clock ticks since boot): what listens on its port and started
+        since is its own, even in a session of its own."""
 
     @property
     def base_url(self) -> str:
@@ -177,6 +240,7 @@ class Server:
                 )
                 _LIVE.add(self)
                 _install_handlers()
+            self._started_ticks = _start_ticks(self.proc.pid)
         except FileNotFoundError:
             raise ServerFailed(f"server command not found: {argv[0]!r} (from {spec.command!r})") from None
         except PermissionError:
@@ -198,8 +262,11 @@ class Server:
             code = self.proc.poll() if self.proc else None
             if code is not None:
                 self.returncode = code
-                raise ServerFailed(f"server exited at start with {_describe_exit(code)}{self._tail_text()}")
+                raise ServerFailed(f"server exited at start with {_describe_exit(code)}{self._background_text(code)}"
+                                   f"{self._tail_text()}")
             if self._answers():
+                if self.proc is not None and self.proc.poll() is not None:
+                    continue  # it answered, but the command itself ended: said just above
                 return
             if self.clock() >= deadline:
                 raise ServerFailed(
@@ -238,6 +305,28 @@ class Server:
         except OSError:
             return False
 
+    def _escaped(self) -> list[int]:
+        """Processes of this server that listen on its port outside its process group (daemonized)."""
+        if self._started_ticks is None or not self.port:
+            return []
+        pgid = self.proc.pid if self.proc is not None else None
+        return [pid for pid in listeners_since(self.port, self._started_ticks) if _pgid(pid) != pgid]
+
+    def _background_text(self, code: int) -> str:
+        """A command that exits 0 at start may have put the server in the background (nginx without
+        `daemon off;`): it may listen a moment later; say so, by pid and command line (stop() ends it)."""
+        if code != 0:
+            return ""
+        deadline = time.monotonic() + 1.0
+        while not (escaped := self._escaped()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not escaped:
+            return ""
+        who = ", ".join(f"{pid} ({_cmdline(pid)})" for pid in escaped)
+        return (f", leaving {who} listening on port {self.port} in the background, which pairbench stopped: "
+                "give a command that keeps the server in the foreground (nginx: -g 'daemon off;'; "
+                "gunicorn without --daemon)")
+
     def alive(self) -> bool:
         if self.proc is None:
             return False
@@ -260,7 +349,9 @@ class Server:
         return cpu, rss
 
     def died_message(self) -> str:
-        return f"server died during the round with {_describe_exit(self.returncode)}{self._tail_text()}"
+        code = self.returncode
+        return (f"server died during the round with {_describe_exit(code)}"
+                f"{self._background_text(code) if code is not None else ''}{self._tail_text()}")
 
     def stop(self) -> None:
         """SIGTERM to the process group, SIGKILL after the grace period; waits for the leader."""
@@ -294,6 +385,10 @@ class Server:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        # A server that went to the background left the group: what listens on its port and started
+        # since it did is its own; its group goes the same way (SIGTERM, SIGKILL after the grace period).
+        for pid in self._escaped():
+            _stop_group(_pgid(pid) or pid, self.spec.grace)
         if self.returncode is None:
             self.returncode = proc.returncode
         with _LOCK:
@@ -319,6 +414,29 @@ class Server:
         if not tail:
             return f"; its log is empty{where}"
         return f"; last lines of its log{where}:\n" + "\n".join("    " + line for line in tail.splitlines())
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
+
+
+def _stop_group(pgid: int, grace: float) -> None:
+    """SIGTERM to a process group that is not our child's, SIGKILL after `grace` seconds."""
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + grace
+    while group_processes(pgid) and time.monotonic() < deadline and not interrupts.hurried():
+        time.sleep(0.02)
+    for pid in group_processes(pgid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def _describe_exit(code: int | None) -> str:
