@@ -155,3 +155,16 @@ def test_targets_are_variants_with_their_url_base_and_paths_under_it() -> None:
 def test_bad_targets_are_one_clear_error(line: str, message: str) -> None:
     with pytest.raises(UserError, match=message):
         _build(line)
+
+
+@pytest.mark.parametrize("line, message", [
+    ("-m 'GE T' http://h:1/", r"^-m/--method 'GE T' is not an HTTP method"),
+    ("-m 'GET\r\nX: y' http://h:1/", r"^-m/--method .* is not an HTTP method"),
+    ("-H 'Bad Name: x' http://h:1/", r"^-H/--header 'Bad Name' is not a header name"),
+    ("-H 'X-A: b\r\nX-B: c' http://h:1/", r"^-H/--header 'X-A': its value holds a line break"),
+])
+def test_a_method_or_header_that_would_break_the_request_is_one_clear_error(line: str, message: str) -> None:
+    """They went on the wire as given: the server answered 400 to every request (a warning per
+    round), or read a second header the user never meant."""
+    with pytest.raises(UserError, match=message):
+        _build(line.replace("\\r\\n", "\r\n"))
