@@ -168,3 +168,12 @@ def test_a_method_or_header_that_would_break_the_request_is_one_clear_error(line
     round), or read a second header the user never meant."""
     with pytest.raises(UserError, match=message):
         _build(line.replace("\\r\\n", "\r\n"))
+
+
+@pytest.mark.parametrize("flag", ["--port 9000", "--ready-path /health", "--ready-tcp", "--env A=1", "--unset-env A",
+                                  "--cwd /tmp", "--log-dir /tmp/logs"])
+@pytest.mark.parametrize("servers", ["http://127.0.0.1:8080/", "--target a=http://h:1 --target b=http://h:2"])
+def test_a_flag_for_started_servers_given_with_running_ones_is_one_clear_error(flag: str, servers: str) -> None:
+    """pairbench starts no server here, so the flag would change nothing: it was ignored in silence."""
+    with pytest.raises(UserError, match=rf"^{flag.split()[0]} sets up the servers pairbench starts \(--server\)"):
+        _build(f"{flag} {servers}")
