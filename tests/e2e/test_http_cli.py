@@ -320,6 +320,26 @@ def test_a_server_that_answers_no_request_of_its_first_round_is_one_error(run_cl
 
 
 @pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
+def test_more_connections_than_open_files_allowed_is_one_clear_error(tmp_path: Path) -> None:
+    """-c 400 under `ulimit -n 256`: was a traceback (EMFILE) from inside the load."""
+    import resource
+
+    from tests.conftest import cli_env
+
+    nginx = Nginx(tmp_path)
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    try:
+        r = subprocess.run([sys.executable, "-m", "pairbench", "http", nginx.url, "-c", "400", "--duration", "0.5",
+                            "--runs", "2", "--no-history"], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                           env=cli_env({}), preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard)))
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        assert r.stderr.startswith("error: -c 400") and r.stderr.count("\n") == 1, r.stderr
+        assert "ulimit -n" in r.stderr and "256" in r.stderr, r.stderr
+    finally:
+        nginx.stop()
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
 def test_a_server_that_goes_to_the_background_is_stopped_and_said_so(run_cli, tmp_path: Path) -> None:
     """nginx as installed (no `daemon off;`): the command exits 0 at once and its master, in a
     session of its own, listens on the port. It was left running after the run, and the message

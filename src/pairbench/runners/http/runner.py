@@ -143,6 +143,22 @@ def _port(url: str, source: str) -> int | None:
     return port
 
 
+_SPARE_FILES = 64
+"""Files a run keeps open beside its connections: the run file, server logs, the event loop, imports."""
+
+
+def _check_open_files(connections: int) -> None:
+    """One error line when the built-in engine's connections cannot all be open at once under the
+    process's limit on open files (it ran out in the middle of the load, in a traceback)."""
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft != resource.RLIM_INFINITY and connections + _SPARE_FILES > soft:
+        raise UserError(f"-c {connections} needs {connections} connections open at once, and this process may "
+                        f"open {soft} files in all (ulimit -n): raise the limit (ulimit -n "
+                        f"{connections + _SPARE_FILES}) or lower -c")
+
+
 def _check_http2(opts: Mapping[str, Any]) -> None:
     """--http2 runs on the built-in engine, in a closed loop on one URL, with a library installed."""
     from pairbench.runners.http.http2 import H2_MISSING, h2_available
@@ -218,6 +234,8 @@ class HttpRunner:
                 raise UserError(f"--engine wrk: {exc}") from None
         if opts["requests"] is None and opts["duration"] is None and opts["rate"] is None:
             raise UserError("give -n REQUESTS or --duration SECONDS for the load")
+        if opts["engine"] == "builtin":
+            _check_open_files(int(opts["connections"]))
         if opts["http2"]:
             _check_http2(opts)
         for variant in variants:
