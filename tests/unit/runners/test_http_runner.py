@@ -15,7 +15,7 @@ from pairbench.runners.http.histogram import Histogram
 from pairbench.runners.http.metrics import figures_from_result, http_metrics
 from pairbench.runners.http.runner import HttpRunner
 from pairbench.runners.http.server import ServerFailed, ServerSpec
-from pairbench.runners.http.wrk import WrkFailed, parse_wrk_output, wrk_command, wrk_script
+from pairbench.runners.http.wrk import WrkFailed, parse_wrk_output, wrk_available, wrk_command, wrk_script
 
 
 def _result(latencies_ms: list[float], elapsed: float = 2.0, errors: dict[str, int] | None = None,
@@ -278,6 +278,15 @@ def test_wrk_engine_settings_are_checked_before_anything_runs(monkeypatch: pytes
         HttpRunner().prepare(bench, [Variant("a")])
     ok = Benchmark("/", "http", http_metrics(), {"url": "/", "duration": 2, "server": "a {port}", "engine": "wrk"})
     assert HttpRunner().prepare(ok, [Variant("a")]) == []
+
+
+@pytest.mark.skipif(not wrk_available(), reason="needs wrk")
+def test_a_wrk_warm_up_by_request_count_is_refused_before_anything_runs_naming_its_flag() -> None:
+    """The warm-up load is wrk's too: a count there failed the first round, naming -n."""
+    bench = Benchmark("/", "http", http_metrics(), {"url": "/", "duration": 1, "warmup_requests": 100,
+                                                    "server": "a {port}", "engine": "wrk"})
+    with pytest.raises(UserError, match="^--engine wrk: --warmup-requests: .*give --warmup-time"):
+        HttpRunner().prepare(bench, [Variant("a")])
 
 
 def test_suite_spellings_are_accepted() -> None:

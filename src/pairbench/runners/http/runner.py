@@ -232,6 +232,9 @@ class HttpRunner:
                     rate=opts["rate"], keepalive=bool(opts["keepalive"])), "-", opts["threads"])
             except WrkFailed as exc:
                 raise UserError(f"--engine wrk: {exc}") from None
+            if opts["warmup_requests"]:
+                raise UserError("--engine wrk: --warmup-requests: wrk runs for a duration, not a request count: "
+                                "give --warmup-time instead")
         if opts["requests"] is None and opts["duration"] is None and opts["rate"] is None:
             raise UserError("give -n REQUESTS or --duration SECONDS for the load")
         if opts["engine"] == "builtin":
