@@ -440,3 +440,14 @@ def test_the_runners_log_dir_serves_the_benchmarks_without_their_own(tmp_path: P
     paths, runner = _logged(flag, [_served("own", log_dir=str(own)), _served("plain")])
     runner.close()
     assert [p.parent for p in paths] == [own, flag] and flag.is_dir() and own.is_dir()
+
+
+@pytest.mark.parametrize("where", ["benchmark", "runner"])
+def test_a_log_dir_that_cannot_be_made_is_one_error_before_anything_runs(tmp_path: Path, where: str) -> None:
+    """--log-dir naming a file: was FileExistsError's traceback at the first server start."""
+    taken = tmp_path / "a-file"
+    taken.write_text("")
+    bench = _served("/", **({"log_dir": str(taken)} if where == "benchmark" else {}))
+    runner = HttpRunner(log_dir=taken if where == "runner" else None)
+    with pytest.raises(UserError, match=f"^--log-dir {taken}: "):
+        runner.prepare(bench, [Variant("a")])

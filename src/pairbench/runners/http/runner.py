@@ -244,6 +244,7 @@ class HttpRunner:
         for variant in variants:
             command = _server_command(opts, variant)
             if command:
+                self._logs.check(opts["log_dir"])
                 if "{port}" not in command and opts["port"] is None and "PORT" not in variant.env:
                     raise UserError(
                         f"server command {command!r} has no {{port}}: put {{port}} where the server takes "
