@@ -162,6 +162,8 @@ def test_bad_targets_are_one_clear_error(line: str, message: str) -> None:
     ("-m 'GET\r\nX: y' http://h:1/", r"^-m/--method .* is not an HTTP method"),
     ("-H 'Bad Name: x' http://h:1/", r"^-H/--header 'Bad Name' is not a header name"),
     ("-H 'X-A: b\r\nX-B: c' http://h:1/", r"^-H/--header 'X-A': its value holds a line break"),
+    ("'http://h:1/a b'", r"^--url 'http://h:1/a b' holds a space or a control character: write it %20"),
+    ("--server 'app {port}' --url '/a b'", r"^--url '/a b' holds a space"),
 ])
 def test_a_method_or_header_that_would_break_the_request_is_one_clear_error(line: str, message: str) -> None:
     """They went on the wire as given: the server answered 400 to every request (a warning per

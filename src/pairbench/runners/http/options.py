@@ -105,6 +105,10 @@ def parse_http_options(m: Mapping[str, Any], where: Where) -> HttpOptions:
         http2=read_bool(given, "http2", where, False),
         streams=read_int(given, "streams", where, 1, 1) or 1,
     )
+    for url in [opts.url, *(str(e["url"]) for e in opts.mix or ())]:
+        if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
+            raise where.fail("url", f"url {url!r} holds a space or a control character: write it %20 (or "
+                                    "its %XX), as the request line cannot carry it")
     if not _TOKEN.fullmatch(opts.method):
         raise where.fail("method", f"method {opts.method!r} is not an HTTP method: one word of letters, digits "
                                    "or !#$%&'*+-.^_`|~ (GET, POST, PURGE)")
