@@ -148,8 +148,9 @@ _SPARE_FILES = 64
 
 
 def _check_open_files(connections: int) -> None:
-    """One error line when the built-in engine's connections cannot all be open at once under the
-    process's limit on open files (it ran out in the middle of the load, in a traceback)."""
+    """One error line when the connections cannot all be open at once under the process's limit on
+    open files: the built-in engine ran out in the middle of the load, in a traceback; wrk, which
+    inherits the limit, opened what it could and counted the rest as connect errors."""
     import resource
 
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
@@ -237,8 +238,7 @@ class HttpRunner:
                                 "give --warmup-time instead")
         if opts["requests"] is None and opts["duration"] is None and opts["rate"] is None:
             raise UserError("give -n REQUESTS or --duration SECONDS for the load")
-        if opts["engine"] == "builtin":
-            _check_open_files(int(opts["connections"]))
+        _check_open_files(int(opts["connections"]))  # wrk inherits the same limit
         if opts["http2"]:
             _check_http2(opts)
         for variant in variants:
