@@ -134,6 +134,23 @@ while True:
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 """
 
+# Listens and greets every connection with a line that is not HTTP (an SSH server's banner).
+BANNER_APP = r"""
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+while True:
+    c, _ = s.accept()
+    with c:
+        try:
+            c.sendall(b"SSH-2.0-OpenSSH_9.2\r\n")
+            c.recv(100)
+        except OSError:
+            pass
+"""
+
 
 def free_port() -> int:
     with socket.socket() as s:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._http_servers import CLOSER_APP, FLAKY_APP, RUBY_APP, SLOW_APP, STUBBORN_APP, Nginx, free_port, processes_with, wait_port
+from tests.e2e._http_servers import BANNER_APP, CLOSER_APP, FLAKY_APP, RUBY_APP, SLOW_APP, STUBBORN_APP, Nginx, free_port, processes_with, wait_port
 
 pytestmark = pytest.mark.slow
 
@@ -270,6 +270,17 @@ def test_server_that_never_becomes_ready_is_stopped(run_cli, tmp_path: Path) -> 
     assert r.returncode == 1 and "did not become ready within 1 s" in r.stderr
     assert time.monotonic() - t0 < 30
     assert processes_with(marker) == []
+
+
+def test_a_server_that_answers_but_not_in_http_is_said_to(run_cli, tmp_path: Path) -> None:
+    """It listens on the port and answers: 'no answer on http://...' sent the user looking for the
+    wrong fault."""
+    app = tmp_path / "banner_app.py"
+    app.write_text(BANNER_APP)
+    r = run_cli("http", "--server", f"{sys.executable} {app} {{port}}", "--url", "/", "-n", "5", "--ready-timeout", "1")
+    assert r.returncode == 1 and "did not become ready within 1 s" in r.stderr, r.stderr
+    assert "no answer" not in r.stderr and "not HTTP" in r.stderr and "SSH-2.0-OpenSSH_9.2" in r.stderr, r.stderr
+    assert processes_with(str(app)) == []
 
 
 def test_server_that_ignores_sigterm_is_killed_after_the_grace_period(run_cli, tmp_path: Path) -> None:

@@ -194,6 +194,8 @@ class Server:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = spec.log_path
         self.returncode: int | None = None
+        self._not_http = ""
+        """The first line of a readiness poll's answer that was not HTTP, for the message."""
         self._started_ticks: int | None = None
         """When the command started (clock ticks since boot): what listens on its port and started
         since is its own, even in a session of its own."""
@@ -269,9 +271,12 @@ class Server:
                     continue  # it answered, but the command itself ended: said just above
                 return
             if self.clock() >= deadline:
+                where = f"{self.base_url}{spec.ready_path or ''}"
+                answer = (f"it answers on {where}, but not HTTP: {self._not_http!r}" if self._not_http
+                          else f"no answer on {where}")
                 raise ServerFailed(
                     f"server did not become ready within {spec.ready_timeout:g} s "
-                    f"(no answer on {self.base_url}{spec.ready_path or ''}); raise --ready-timeout if it "
+                    f"({answer}); raise --ready-timeout if it "
                     f"starts slowly, and check that it listens on the {{port}} pairbench gives it"
                     f"{self._tail_text()}"
                 )
@@ -287,7 +292,7 @@ class Server:
                 s.sendall(f"GET {spec.ready_path} HTTP/1.1\r\nHost: {spec.host}:{self.port}\r\n"
                           f"Connection: close\r\n\r\n".encode("latin-1"))
                 s.settimeout(max(1.0, min(5.0, spec.ready_timeout)))
-                head = s.recv(16)
+                head = s.recv(64)
                 # Read the rest up to the server's close, so that the server never writes into a reset
                 # socket (that would put a traceback in its log); bounded in bytes and time.
                 deadline = time.monotonic() + 2.0
@@ -301,6 +306,9 @@ class Server:
                         received += len(chunk)
                 except OSError:
                     pass  # a server that keeps the connection open anyway: the status line is enough
+                if head and not head.startswith(b"HTTP/"):
+                    # Something else listens there (another protocol, TLS): said if it never becomes ready.
+                    self._not_http = head.split(b"\n", 1)[0].strip().decode("latin-1")[:60]
                 return head.startswith(b"HTTP/")
         except OSError:
             return False
