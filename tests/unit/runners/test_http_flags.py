@@ -179,3 +179,10 @@ def test_a_flag_for_started_servers_given_with_running_ones_is_one_clear_error(f
     """pairbench starts no server here, so the flag would change nothing: it was ignored in silence."""
     with pytest.raises(UserError, match=rf"^{flag.split()[0]} sets up the servers pairbench starts \(--server\)"):
         _build(f"{flag} {servers}")
+
+
+@pytest.mark.parametrize("value", ["150", "-1"])
+def test_an_error_rate_warning_out_of_range_is_said_in_the_percent_given(value: str) -> None:
+    """The flag takes a percentage; the message spoke of the fraction ('at most 1, not 1.5' for 150)."""
+    with pytest.raises(UserError, match=rf"^--error-rate-warning is a percentage from 0 to 100, not {value}$"):
+        _build(f"--error-rate-warning {value} http://h:1/")

@@ -219,6 +219,8 @@ def http_run(settings: HttpSettings) -> tuple[Run, Any]:
         raise UserError("--name '': a variant's name cannot be empty")
     if s.name and len(s.name) != len(s.server):
         raise UserError(f"{len(s.name)} --name for {len(s.server)} --server: give one name per server")
+    if not 0 <= s.error_rate_warning <= 100:  # a percentage here; the kind's option is its fraction
+        raise UserError(f"--error-rate-warning is a percentage from 0 to 100, not {s.error_rate_warning:g}")
     if not s.server:
         _no_server_flags(s)
     body, headers = _body_and_headers(s)
