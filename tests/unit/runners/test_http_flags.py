@@ -100,6 +100,7 @@ def test_ab_head_and_headers() -> None:
     ("--engine wrk -t 2 --threads 2 -c 4 -d 1 http://h:1/", "-t or --threads"),
     ("-p a -u b http://h:1/", "one of -p, -u"),
     ("-i --body x http://h:1/", "one of -i, --body"),
+    ("-i -m POST http://h:1/", "^give -i or -m POST: -i sends HEAD requests"),
 ])
 def test_contradicting_ab_and_wrk_flags_are_one_clear_error(line: str, message: str) -> None:
     with pytest.raises(UserError, match=message):
