@@ -165,6 +165,9 @@ def test_bad_targets_are_one_clear_error(line: str, message: str) -> None:
     ("-H 'X-A: b\r\nX-B: c' http://h:1/", r"^-H/--header 'X-A': its value holds a line break"),
     ("'http://h:1/a b'", r"^--url 'http://h:1/a b' holds a space or a control character: write it %20"),
     ("--server 'app {port}' --url '/a b'", r"^--url '/a b' holds a space"),
+    ("'http://h:1/caf€'", r"^--url 'http://h:1/caf€' holds a character outside ASCII: write it "
+                          r"percent-encoded, as http://h:1/caf%E2%82%AC"),
+    ("-H 'X-Price: 5€' http://h:1/", r"^-H/--header 'X-Price': its value holds a character outside Latin-1"),
 ])
 def test_a_method_or_header_that_would_break_the_request_is_one_clear_error(line: str, message: str) -> None:
     """They went on the wire as given: the server answered 400 to every request (a warning per

@@ -6,6 +6,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
+from urllib.parse import quote
 
 from pairbench.runners.option_fields import (
     Where,
@@ -109,6 +110,10 @@ def parse_http_options(m: Mapping[str, Any], where: Where) -> HttpOptions:
         if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
             raise where.fail("url", f"url {url!r} holds a space or a control character: write it %20 (or "
                                     "its %XX), as the request line cannot carry it")
+        if not url.isascii():
+            encoded = quote(url, safe="".join(chr(c) for c in range(33, 127)))
+            raise where.fail("url", f"url {url!r} holds a character outside ASCII: write it percent-encoded, "
+                                    f"as {encoded}")
     if not _TOKEN.fullmatch(opts.method):
         raise where.fail("method", f"method {opts.method!r} is not an HTTP method: one word of letters, digits "
                                    "or !#$%&'*+-.^_`|~ (GET, POST, PURGE)")
@@ -116,6 +121,9 @@ def parse_http_options(m: Mapping[str, Any], where: Where) -> HttpOptions:
         if not _TOKEN.fullmatch(name):
             raise where.fail("headers", f"headers {name!r} is not a header name: one word of letters, digits "
                                         "or !#$%&'*+-.^_`|~ (X-Request-Id)")
+        if any(ord(c) > 255 for c in value):
+            raise where.fail("headers", f"headers {name!r}: its value holds a character outside Latin-1, which "
+                                        "a header cannot carry: encode it (percent-encoding, or RFC 8187)")
         if any(c in value for c in "\r\n\0"):
             raise where.fail("headers", f"headers {name!r}: its value holds a line break or NUL, which would "
                                         "end the header there (one header per -H)")
