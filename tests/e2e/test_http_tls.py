@@ -143,3 +143,16 @@ def test_https_to_a_server_that_speaks_plain_http_is_one_error_line(
         assert url in r.stderr and "TLS" in r.stderr and "http://" in r.stderr, r.stderr
     finally:
         nginx.stop()
+
+
+def test_a_target_whose_certificate_does_not_verify_is_named_as_given(run_cli, tmp_path: Path) -> None:
+    """The error named `--url https://...` for a server given as `--target NAME=URL`."""
+    nginx = Nginx(tmp_path, tls=True)
+    try:
+        base = f"https://127.0.0.1:{nginx.port}"
+        r = run_cli("http", "--target", f"a={base}", "--target", f"b={base}", "--url", "/index.html",
+                    "--duration", "0.3", "--runs", "2")
+        assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+        assert r.stderr.startswith(f"error: --target a={base}: the server's certificate does not verify"), r.stderr
+    finally:
+        nginx.stop()

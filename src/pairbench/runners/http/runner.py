@@ -127,7 +127,7 @@ def _check_running(url: str, opts: Mapping[str, Any], source: str, instead: str)
             f"{instead}" + (" to have pairbench start it" if instead == "--server" else "")
         )
     if parts.scheme == "https":
-        _check_tls(url, host, port, bool(opts["insecure"]))
+        _check_tls(url, host, port, bool(opts["insecure"]), source)
 
 
 def _port(url: str, source: str) -> int | None:
@@ -173,7 +173,7 @@ def _check_http2(opts: Mapping[str, Any]) -> None:
         raise UserError(H2_MISSING)
 
 
-def _check_tls(url: str, host: str, port: int, insecure: bool) -> None:
+def _check_tls(url: str, host: str, port: int, insecure: bool, source: str) -> None:
     """One error line before anything runs when an https target's certificate does not verify, or
     when it does not speak TLS at all (every connect of every round would fail the same way)."""
     from pairbench.runners.http.tls import tls_problem
@@ -182,10 +182,10 @@ def _check_tls(url: str, host: str, port: int, insecure: bool) -> None:
     if problem is None:
         return
     if problem.certificate:
-        raise UserError(f"--url {url}: the server's certificate does not verify ({problem.reason}); "
+        raise UserError(f"{source}: the server's certificate does not verify ({problem.reason}); "
                         "give --insecure to accept it (a self-signed test certificate)")
     plain = "http://" + url.removeprefix("https://")
-    raise UserError(f"--url {url}: no TLS handshake with {host}:{port} ({problem.reason}): if the server "
+    raise UserError(f"{source}: no TLS handshake with {host}:{port} ({problem.reason}): if the server "
                     f"speaks plain http there, give {plain}")
 
 
