@@ -381,6 +381,41 @@ def test_a_server_that_goes_to_the_background_is_stopped_and_said_so(run_cli, tm
             os.kill(pid, signal.SIGKILL)
 
 
+_CTRL_C_IN_THE_FORK = r"""
+import os, signal, sys
+from pairbench import interrupts
+from pairbench.runners.http.server import Server, ServerSpec
+
+armed = [True]
+
+def ctrl_c():
+    if armed and armed.pop():  # once: the Ctrl-C lands while Popen forks the server
+        os.kill(os.getpid(), signal.SIGINT)
+
+os.register_at_fork(after_in_parent=ctrl_c)
+server = Server(ServerSpec(command=f"{sys.executable} {sys.argv[1]} --port {{port}}", grace=1.0))
+with interrupts.installed():
+    try:
+        server.start()
+        print("started")
+    except KeyboardInterrupt:
+        print("stopped")
+"""
+
+
+def test_a_ctrl_c_that_lands_while_a_server_is_forked_stops_the_run(tmp_path: Path) -> None:
+    """Python runs its fork hooks (logging's lock) around the fork of a server, and a stop raised
+    in one is printed as 'Exception ignored' and dropped: the run went on, Ctrl-C lost."""
+    from tests.conftest import cli_env
+
+    app = tmp_path / "fork_app.py"
+    shutil.copy(DEMO_APP, app)
+    r = subprocess.run([sys.executable, "-c", _CTRL_C_IN_THE_FORK, str(app)], capture_output=True, text=True,
+                       timeout=60, env=cli_env({}))
+    assert r.stdout.split() == ["stopped"], (r.stdout, r.stderr)
+    assert processes_with(str(app)) == []
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_or_sigterm_leaves_no_server_behind(tmp_path: Path, sig: int) -> None:
     from tests.conftest import cli_env

@@ -251,6 +251,11 @@ class Server:
             if log is not subprocess.DEVNULL:
                 log.close()  # type: ignore[union-attr]
         try:
+            # A stop signal that landed in Python's fork hooks (preexec_fn forks, and logging's lock
+            # hook runs then) was raised there and dropped as "Exception ignored": raise it here.
+            signum = interrupts.first_signal()
+            if signum is not None:
+                raise interrupts.Stopped(signum)
             self._wait_ready()
         except BaseException:
             self.stop()
