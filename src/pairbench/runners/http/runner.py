@@ -21,10 +21,11 @@ from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import Profiled, ProgressFn, Replicate
 from pairbench.runners.http.engine import run_load
 from pairbench.runners.http.http2 import Http2Refused
+from pairbench.runners.http.preflight import check_http2, check_open_files, check_running
 from pairbench.runners.http.profiled import HttpProfiler
 from pairbench.runners.http.metrics import figures_from_result, http_metrics, rate_shortfall
 from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec, load_spec
-from pairbench.runners.http.server import Server, ServerFailed, ServerSpec, port_in_use
+from pairbench.runners.http.server import Server, ServerFailed, ServerSpec
 from pairbench.runners.http.server_logs import ServerLogs
 from pairbench.runners.http.wrk import WrkFailed, run_wrk, wrk_available, wrk_command
 
@@ -115,80 +116,6 @@ def _under(base: str, path: str) -> str:
     return base.rstrip("/") + "/" + path.lstrip("/")
 
 
-def _check_running(url: str, opts: Mapping[str, Any], source: str, instead: str) -> None:
-    """One error line before anything runs when a running server does not answer or its
-    certificate does not verify."""
-    parts = urlsplit(url)
-    host = parts.hostname or "127.0.0.1"
-    port = _port(url, source) or (443 if parts.scheme == "https" else 80)
-    if not port_in_use(host, port):
-        raise UserError(
-            f"cannot connect to {host}:{port} (from {source}): is the server running? Start it, or give "
-            f"{instead}" + (" to have pairbench start it" if instead == "--server" else "")
-        )
-    if parts.scheme == "https":
-        _check_tls(url, host, port, bool(opts["insecure"]), source)
-
-
-def _port(url: str, source: str) -> int | None:
-    """The URL's port (None when it gives none), or one error line when it gives no port at all
-    (`:99999`, `:abc`, `:0`) rather than urllib's traceback."""
-    try:
-        port = urlsplit(url).port
-    except ValueError:
-        port = -1
-    if port == 0 or port == -1:
-        given = urlsplit(url).netloc.rpartition(":")[2]
-        raise UserError(f"{source}: port {given!r} is not a port: give one from 1 to 65535")
-    return port
-
-
-_SPARE_FILES = 64
-"""Files a run keeps open beside its connections: the run file, server logs, the event loop, imports."""
-
-
-def _check_open_files(connections: int) -> None:
-    """One error line when the connections cannot all be open at once under the process's limit on
-    open files: the built-in engine ran out in the middle of the load, in a traceback; wrk, which
-    inherits the limit, opened what it could and counted the rest as connect errors."""
-    import resource
-
-    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    if soft != resource.RLIM_INFINITY and connections + _SPARE_FILES > soft:
-        raise UserError(f"-c {connections} needs {connections} connections open at once, and this process may "
-                        f"open {soft} files in all (ulimit -n): raise the limit (ulimit -n "
-                        f"{connections + _SPARE_FILES}) or lower -c")
-
-
-def _check_http2(opts: Mapping[str, Any]) -> None:
-    """--http2 runs on the built-in engine, in a closed loop on one URL, with a library installed."""
-    from pairbench.runners.http.http2 import H2_MISSING, h2_available
-
-    if opts["engine"] != "builtin":
-        raise UserError("--http2 runs on the built-in engine (wrk speaks HTTP/1.1): drop --engine wrk")
-    if opts["rate"] is not None or opts["mix"] or not opts["keepalive"]:
-        raise UserError("--http2 is a closed loop on one URL over kept-alive connections: drop --rate, --mix "
-                        "or --no-keepalive")
-    if not h2_available():
-        raise UserError(H2_MISSING)
-
-
-def _check_tls(url: str, host: str, port: int, insecure: bool, source: str) -> None:
-    """One error line before anything runs when an https target's certificate does not verify, or
-    when it does not speak TLS at all (every connect of every round would fail the same way)."""
-    from pairbench.runners.http.tls import tls_problem
-
-    problem = tls_problem(host, port, insecure)
-    if problem is None:
-        return
-    if problem.certificate:
-        raise UserError(f"{source}: the server's certificate does not verify ({problem.reason}); "
-                        "give --insecure to accept it (a self-signed test certificate)")
-    plain = "http://" + url.removeprefix("https://")
-    raise UserError(f"{source}: no TLS handshake with {host}:{port} ({problem.reason}): if the server "
-                    f"speaks plain http there, give {plain}")
-
-
 def _round(block: int) -> str:
     return f"round {block}" if block >= 0 else f"warm-up round {-block}"
 
@@ -238,9 +165,9 @@ class HttpRunner:
                                 "give --warmup-time instead")
         if opts["requests"] is None and opts["duration"] is None and opts["rate"] is None:
             raise UserError("give -n REQUESTS or --duration SECONDS for the load")
-        _check_open_files(int(opts["connections"]))  # wrk inherits the same limit
+        check_open_files(int(opts["connections"]))  # wrk inherits the same limit
         if opts["http2"]:
-            _check_http2(opts)
+            check_http2(opts)
         for variant in variants:
             command = _server_command(opts, variant)
             if command:
@@ -258,7 +185,7 @@ class HttpRunner:
                         )
             elif _target(variant):
                 for url in self._paths(opts):
-                    _check_running(_under(_target(variant), url), opts,
+                    check_running(_under(_target(variant), url), opts,
                                    f"--target {variant.name}={_target(variant)}", "--target")
             else:
                 for url in self._paths(opts):
@@ -268,7 +195,7 @@ class HttpRunner:
                             f"--url {url!r}: without --server, give the full URL of a running server, "
                             "such as http://127.0.0.1:8080/"
                         )
-                    _check_running(url, opts, f"--url {url}", "--server")
+                    check_running(url, opts, f"--url {url}", "--server")
         if any(_target(v) for v in variants) and not self._told_targets:
             self._told_targets = True
             notices.append(Notice(

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from pairbench import interrupts
+from pairbench.runners.http.processes import cmdline, escaped_from, group_processes, start_ticks, stop_group
 
 __all__ = ["ServerSpec", "Server", "ServerFailed", "free_port", "port_in_use", "stop_all_servers",
            "group_processes"]
@@ -87,84 +88,6 @@ def _set_pdeathsig() -> None:
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except Exception:
         pass
-
-
-def group_processes(pgid: int) -> list[int]:
-    """PIDs of the live processes in process group `pgid` (read from /proc)."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        # fields[0] is the state, fields[2] the process group.
-        if int(fields[2]) == pgid and fields[0] != b"Z":
-            pids.append(int(name))
-    return pids
-
-
-def _listening_inodes(port: int) -> set[str]:
-    """The inodes of the sockets that listen on TCP `port` (any address), from /proc/net."""
-    inodes: set[str] = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(table) as f:
-                rows = f.read().splitlines()[1:]
-        except OSError:
-            continue
-        for row in rows:
-            fields = row.split()
-            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rpartition(":")[2], 16) == port:
-                inodes.add(fields[9])
-    return inodes
-
-
-def _start_ticks(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-        return int(stat[stat.rfind(b")") + 2 :].split()[19])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
-
-
-def listeners_since(port: int, started: int) -> list[int]:
-    """PIDs of the processes started at or after `started` (clock ticks since boot) that hold a
-    socket listening on `port`: a server that went to the background from the command pairbench
-    started (its own session, out of the process group that stop() signals)."""
-    sockets = {f"socket:[{i}]" for i in _listening_inodes(port)}
-    if not sockets:
-        return []
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            fds = os.listdir(f"/proc/{name}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                if os.readlink(f"/proc/{name}/fd/{fd}") in sockets:
-                    ticks = _start_ticks(int(name))
-                    if ticks is not None and ticks >= started:
-                        pids.append(int(name))
-                    break
-            except OSError:
-                continue
-    return pids
 
 
 def _cpu_and_hwm(pid: int) -> tuple[float, int]:
@@ -242,7 +165,7 @@ class Server:
                 )
                 _LIVE.add(self)
                 _install_handlers()
-            self._started_ticks = _start_ticks(self.proc.pid)
+            self._started_ticks = start_ticks(self.proc.pid)
         except FileNotFoundError:
             raise ServerFailed(f"server command not found: {argv[0]!r} (from {spec.command!r})") from None
         except PermissionError:
@@ -323,7 +246,7 @@ class Server:
         if self._started_ticks is None or not self.port:
             return []
         pgid = self.proc.pid if self.proc is not None else None
-        return [pid for pid in listeners_since(self.port, self._started_ticks) if _pgid(pid) != pgid]
+        return escaped_from(self.port, self._started_ticks, pgid)
 
     def _background_text(self, code: int) -> str:
         """A command that exits 0 at start may have put the server in the background (nginx without
@@ -335,7 +258,7 @@ class Server:
             time.sleep(0.05)
         if not escaped:
             return ""
-        who = ", ".join(f"{pid} ({_cmdline(pid)})" for pid in escaped)
+        who = ", ".join(f"{pid} ({cmdline(pid)})" for pid in escaped)
         return (f", leaving {who} listening on port {self.port} in the background, which pairbench stopped: "
                 "give a command that keeps the server in the foreground (nginx: -g 'daemon off;'; "
                 "gunicorn without --daemon)")
@@ -401,7 +324,7 @@ class Server:
         # A server that went to the background left the group: what listens on its port and started
         # since it did is its own; its group goes the same way (SIGTERM, SIGKILL after the grace period).
         for pid in self._escaped():
-            _stop_group(_pgid(pid) or pid, self.spec.grace)
+            stop_group(pid, self.spec.grace)
         if self.returncode is None:
             self.returncode = proc.returncode
         with _LOCK:
@@ -427,29 +350,6 @@ class Server:
         if not tail:
             return f"; its log is empty{where}"
         return f"; last lines of its log{where}:\n" + "\n".join("    " + line for line in tail.splitlines())
-
-
-def _pgid(pid: int) -> int | None:
-    try:
-        return os.getpgid(pid)
-    except OSError:
-        return None
-
-
-def _stop_group(pgid: int, grace: float) -> None:
-    """SIGTERM to a process group that is not our child's, SIGKILL after `grace` seconds."""
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + grace
-    while group_processes(pgid) and time.monotonic() < deadline and not interrupts.hurried():
-        time.sleep(0.02)
-    for pid in group_processes(pgid):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def _describe_exit(code: int | None) -> str:
