@@ -82,6 +82,75 @@ ThreadingHTTPServer.daemon_threads = True
 ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 """
 
+# Answers its readiness path, and closes every other connection without a byte of answer.
+CLOSER_APP = r"""
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+while True:
+    c, _ = s.accept()
+    with c:
+        if c.recv(4096).startswith(b"GET /ready "):
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+"""
+
+# Serves one load: exits once the connections that carried requests are all closed (a load's end),
+# so that the next load finds nothing listening. Connections without a request (a probe) do not count.
+ONE_LOAD_APP = r"""
+import os, socket, sys, threading
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+lock = threading.Lock()
+state = {"open": 0, "served": 0}
+def serve(c):
+    served = False
+    buf = b""
+    try:
+        with c:
+            while True:
+                data = c.recv(65536)
+                if not data:
+                    break
+                buf += data
+                while b"\r\n\r\n" in buf:
+                    _, buf = buf.split(b"\r\n\r\n", 1)
+                    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
+                    served = True
+    except OSError:
+        pass  # wrk ends its connections with a reset
+    with lock:
+        state["open"] -= 1
+        state["served"] += served
+        if state["served"] and state["open"] == 0:
+            os._exit(0)
+while True:
+    c, _ = s.accept()
+    with lock:
+        state["open"] += 1
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+"""
+
+# Listens and greets every connection with a line that is not HTTP (an SSH server's banner).
+BANNER_APP = r"""
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+while True:
+    c, _ = s.accept()
+    with c:
+        try:
+            c.sendall(b"SSH-2.0-OpenSSH_9.2\r\n")
+            c.recv(100)
+        except OSError:
+            pass
+"""
+
 
 def free_port() -> int:
     with socket.socket() as s:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._http_servers import FLAKY_APP, RUBY_APP, SLOW_APP, STUBBORN_APP, Nginx, free_port, processes_with, wait_port
+from tests.e2e._http_servers import BANNER_APP, CLOSER_APP, FLAKY_APP, RUBY_APP, SLOW_APP, STUBBORN_APP, Nginx, free_port, processes_with, wait_port
 
 pytestmark = pytest.mark.slow
 
@@ -176,6 +176,29 @@ def test_wrk_engine_figures_land_in_the_same_samples(run_cli, tmp_path: Path) ->
         assert all(p100 >= p99 > 0 for p100, p99 in zip(values["latency_p100"], values["latency_p99"]))
         assert {len(v) for v in values.values()} == {2}
         assert values["failed"] == [0.0, 0.0] and min(values["bytes"]) > 100 * min(values["requests"])
+        # wrk's own CPU time per request (it was stored as 0: wrk's CPU was never read).
+        assert min(values["client_cpu_per_req"]) > 0
+    finally:
+        nginx.stop()
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None or shutil.which("wrk") is None, reason="needs nginx and wrk")
+def test_wrk_engine_books_no_404_as_a_server_error(run_cli, tmp_path: Path) -> None:
+    """wrk counts the responses of status 400 and more as one number: they are non-2xx, but
+    which class they are is not known, so no class gets them (they were all booked as 5xx)."""
+    nginx = Nginx(tmp_path)
+    try:
+        out = tmp_path / "run.json"
+        r = run_cli("http", "--url", nginx.url.replace("/index.html", "/missing"), "--engine", "wrk", "-c", "2",
+                    "--duration", "1", "--runs", "2", "--export-json", str(out))
+        assert r.returncode == 0, r.stderr
+        values: dict[str, list[float]] = {}
+        for s in json.loads(out.read_text())["samples"]:
+            values.setdefault(s["metric"], []).append(s["value"])
+        assert min(values["requests"]) > 100 and values["non_2xx"] == values["requests"]
+        assert not values.get("status_5xx") or max(values["status_5xx"]) == 0, values.get("status_5xx")
+        assert "status_2xx" not in values  # not a zero: wrk does not say
+        assert "Non-2xx responses" in r.stdout
     finally:
         nginx.stop()
 
@@ -249,6 +272,17 @@ def test_server_that_never_becomes_ready_is_stopped(run_cli, tmp_path: Path) -> 
     assert processes_with(marker) == []
 
 
+def test_a_server_that_answers_but_not_in_http_is_said_to(run_cli, tmp_path: Path) -> None:
+    """It listens on the port and answers: 'no answer on http://...' sent the user looking for the
+    wrong fault."""
+    app = tmp_path / "banner_app.py"
+    app.write_text(BANNER_APP)
+    r = run_cli("http", "--server", f"{sys.executable} {app} {{port}}", "--url", "/", "-n", "5", "--ready-timeout", "1")
+    assert r.returncode == 1 and "did not become ready within 1 s" in r.stderr, r.stderr
+    assert "no answer" not in r.stderr and "not HTTP" in r.stderr and "SSH-2.0-OpenSSH_9.2" in r.stderr, r.stderr
+    assert processes_with(str(app)) == []
+
+
 def test_server_that_ignores_sigterm_is_killed_after_the_grace_period(run_cli, tmp_path: Path) -> None:
     app = tmp_path / "stubborn_app.py"
     app.write_text(STUBBORN_APP)
@@ -279,6 +313,121 @@ def test_server_dying_mid_round_fails_that_round_only(run_cli, tmp_path: Path) -
     assert "flaky start 2" in r.stderr  # the log tail
     blocks = {s["block"] for s in json.loads(out.read_text())["samples"] if s["metric"] == "req_per_s"}
     assert blocks == {0, 2}
+    assert processes_with(str(app)) == []
+
+
+def test_a_server_that_answers_no_request_of_its_first_round_is_one_error(run_cli, tmp_path: Path) -> None:
+    app = tmp_path / "closer_app.py"
+    app.write_text(CLOSER_APP)
+    out = tmp_path / "run.json"
+    r = run_cli("http", "--server", f"{sys.executable} {app} {{port}}", "--url", "/page", "--ready-path", "/ready",
+                "-n", "20", "--runs", "3", "--warmup-time", "0", "--export-json", str(out))
+    # Every round would fail the same way: not three warnings and exit 0 with nothing measured.
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith("error: ") and "round 0: no request completed" in r.stderr, r.stderr
+    assert "reset 20" in r.stderr and "this round is left out" not in r.stderr, r.stderr
+    assert json.loads(out.read_text())["status"] == "failed"
+    assert processes_with(str(app)) == []
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
+@pytest.mark.parametrize("engine", ["builtin", "wrk"])
+def test_more_connections_than_open_files_allowed_is_one_clear_error(tmp_path: Path, engine: str) -> None:
+    """-c 400 under `ulimit -n 256`: was a traceback (EMFILE) from inside the load; wrk, which
+    inherits the limit, opened what it could and counted the rest as connect errors."""
+    import resource
+
+    from tests.conftest import cli_env
+
+    if engine == "wrk" and shutil.which("wrk") is None:
+        pytest.skip("needs wrk")
+    nginx = Nginx(tmp_path)
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    try:
+        r = subprocess.run([sys.executable, "-m", "pairbench", "http", nginx.url, "-c", "400", "--duration", "1",
+                            "--engine", engine, "--runs", "2", "--no-history"], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                           env=cli_env({}), preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard)))
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        assert r.stderr.startswith("error: -c 400") and r.stderr.count("\n") == 1, r.stderr
+        assert "ulimit -n" in r.stderr and "256" in r.stderr, r.stderr
+    finally:
+        nginx.stop()
+
+
+def _running_in(directory: Path) -> list[int]:
+    """PIDs of the live processes whose working directory is `directory` (what run_cli started there)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != os.getpid():
+            try:
+                state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                if os.readlink(f"/proc/{name}/cwd") == str(directory) and state != "Z":
+                    found.append(int(name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (installed by .ci/run)")
+def test_a_server_that_goes_to_the_background_is_stopped_and_said_so(run_cli, tmp_path: Path) -> None:
+    """nginx as installed (no `daemon off;`): the command exits 0 at once and its master, in a
+    session of its own, listens on the port. It was left running after the run, and the message
+    said only that the server exited at start."""
+    (tmp_path / "index.html").write_text("hi\n")
+    user = "user root root;" if os.geteuid() == 0 else ""
+    (tmp_path / "nginx.conf.in").write_text(
+        f"{user} worker_processes 1; pid {tmp_path}/nginx.pid; error_log {tmp_path}/error.log;\n"
+        "events { worker_connections 64; }\n"
+        f"http {{ access_log off; client_body_temp_path {tmp_path}; proxy_temp_path {tmp_path}; "
+        f"fastcgi_temp_path {tmp_path}; uwsgi_temp_path {tmp_path}; scgi_temp_path {tmp_path};\n"
+        f"  server {{ listen 127.0.0.1:PORT; root {tmp_path}; }} }}\n")
+    start = tmp_path / "start.sh"
+    start.write_text(f'#!/bin/sh\nsed "s/PORT/$1/" {tmp_path}/nginx.conf.in > {tmp_path}/nginx.conf\n'
+                     f"exec nginx -c {tmp_path}/nginx.conf -p {tmp_path}\n")
+    start.chmod(0o755)
+    try:
+        r = run_cli("http", "--server", f"{start} {{port}}", "--url", "/index.html", "-n", "50", "--runs", "2")
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        assert "background" in r.stderr and "nginx: master process" in r.stderr, r.stderr
+        # Neither the master nor its worker (whose command line names no path): nothing runs in tmp_path.
+        assert _running_in(tmp_path) == []
+    finally:
+        for pid in _running_in(tmp_path):
+            os.kill(pid, signal.SIGKILL)
+
+
+_CTRL_C_IN_THE_FORK = r"""
+import os, signal, sys
+from pairbench import interrupts
+from pairbench.runners.http.server import Server, ServerSpec
+
+armed = [True]
+
+def ctrl_c():
+    if armed and armed.pop():  # once: the Ctrl-C lands while Popen forks the server
+        os.kill(os.getpid(), signal.SIGINT)
+
+os.register_at_fork(after_in_parent=ctrl_c)
+server = Server(ServerSpec(command=f"{sys.executable} {sys.argv[1]} --port {{port}}", grace=1.0))
+with interrupts.installed():
+    try:
+        server.start()
+        print("started")
+    except KeyboardInterrupt:
+        print("stopped")
+"""
+
+
+def test_a_ctrl_c_that_lands_while_a_server_is_forked_stops_the_run(tmp_path: Path) -> None:
+    """Python runs its fork hooks (logging's lock) around the fork of a server, and a stop raised
+    in one is printed as 'Exception ignored' and dropped: the run went on, Ctrl-C lost."""
+    from tests.conftest import cli_env
+
+    app = tmp_path / "fork_app.py"
+    shutil.copy(DEMO_APP, app)
+    r = subprocess.run([sys.executable, "-c", _CTRL_C_IN_THE_FORK, str(app)], capture_output=True, text=True,
+                       timeout=60, env=cli_env({}))
+    assert r.stdout.split() == ["stopped"], (r.stdout, r.stderr)
     assert processes_with(str(app)) == []
 
 

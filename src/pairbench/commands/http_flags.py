@@ -152,4 +152,6 @@ def _resolve_request(args: argparse.Namespace) -> None:
         args.header.append(f"Content-Type: {args.content_type}")
     if args.head:
         implied = "HEAD"
+        if args.method and args.method.upper() != "HEAD":  # -m won in silence
+            raise UserError(f"give -i or -m {args.method}: -i sends HEAD requests")
     args.method = (args.method or implied).upper()

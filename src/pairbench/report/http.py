@@ -11,7 +11,7 @@ stored, so that the two tables never show two values for one figure. The header 
 from __future__ import annotations
 
 from collections import defaultdict
-from statistics import median
+from statistics import geometric_mean, median
 
 from pairbench.model import Comparison, Run
 from pairbench.report.summary import figures as judged_figures
@@ -53,6 +53,21 @@ def http_figures(run: Run) -> dict[str, dict[str, dict[str, float]]]:
     return out
 
 
+def _percentiles_located_as_judged(run: Run, bench: str) -> dict[str, dict[str, float]]:
+    """variant -> `latency_pNN` -> the geometric mean of its rounds' values, for the percentile rows
+    between the judged ones: the 50% and 99% rows are the geometric means beside the ratios, and a
+    median of rounds between them can read above the 99% (rounds far apart), which no round does."""
+    per: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for s in run.samples:
+        if s.benchmark == bench and not s.warmup and s.metric.startswith("latency_p") and s.metric != "latency_p100":
+            per[(s.variant, s.metric)].append(s.value)
+    out: dict[str, dict[str, float]] = defaultdict(dict)
+    for (variant, metric), values in per.items():
+        if values and min(values) > 0:
+            out[variant][metric] = geometric_mean(values)
+    return out
+
+
 def _ms(v: float | None) -> str:
     return "-" if v is None else f"{v * 1000:.3f}"
 
@@ -81,11 +96,13 @@ def render_http_figures(run: Run) -> str:
         conc = b.options.get("connections", 1)
         shared = any((b.name, m, v) in judged for m in ("req_per_s", *_PERCENTILE_METRIC.values()) for v in names)
         lines.append(f"{b.name}  (concurrency {conc}; counts are totals over the rounds, "
-                     + ("requests/s, median and 99% the figures beside the ratios, " if shared else "")
+                     + ("requests/s, median and 99% the figures beside the ratios, the percentiles between "
+                        "them geometric means of the rounds' values as those are, " if shared else "")
                      + "the other figures medians of the rounds' values)")
+        located = _percentiles_located_as_judged(run, b.name) if shared else {}
 
         def get(v: str, k: str) -> float | None:
-            return judged.get((b.name, k, v), by_v[v].get(k))
+            return judged.get((b.name, k, v), located.get(v, {}).get(k, by_v[v].get(k)))
 
         rows = [
             ["Rounds"] + [f"{get(v, 'rounds') or 0:.0f}" for v in names],

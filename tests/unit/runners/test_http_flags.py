@@ -100,6 +100,7 @@ def test_ab_head_and_headers() -> None:
     ("--engine wrk -t 2 --threads 2 -c 4 -d 1 http://h:1/", "-t or --threads"),
     ("-p a -u b http://h:1/", "one of -p, -u"),
     ("-i --body x http://h:1/", "one of -i, --body"),
+    ("-i -m POST http://h:1/", "^give -i or -m POST: -i sends HEAD requests"),
 ])
 def test_contradicting_ab_and_wrk_flags_are_one_clear_error(line: str, message: str) -> None:
     with pytest.raises(UserError, match=message):
@@ -155,3 +156,37 @@ def test_targets_are_variants_with_their_url_base_and_paths_under_it() -> None:
 def test_bad_targets_are_one_clear_error(line: str, message: str) -> None:
     with pytest.raises(UserError, match=message):
         _build(line)
+
+
+@pytest.mark.parametrize("line, message", [
+    ("-m 'GE T' http://h:1/", r"^-m/--method 'GE T' is not an HTTP method"),
+    ("-m 'GET\r\nX: y' http://h:1/", r"^-m/--method .* is not an HTTP method"),
+    ("-H 'Bad Name: x' http://h:1/", r"^-H/--header 'Bad Name' is not a header name"),
+    ("-H 'X-A: b\r\nX-B: c' http://h:1/", r"^-H/--header 'X-A': its value holds a line break"),
+    ("'http://h:1/a b'", r"^--url 'http://h:1/a b' holds a space or a control character: write it %20"),
+    ("--server 'app {port}' --url '/a b'", r"^--url '/a b' holds a space"),
+    ("'http://h:1/caf€'", r"^--url 'http://h:1/caf€' holds a character outside ASCII: write it "
+                          r"percent-encoded, as http://h:1/caf%E2%82%AC"),
+    ("-H 'X-Price: 5€' http://h:1/", r"^-H/--header 'X-Price': its value holds a character outside Latin-1"),
+])
+def test_a_method_or_header_that_would_break_the_request_is_one_clear_error(line: str, message: str) -> None:
+    """They went on the wire as given: the server answered 400 to every request (a warning per
+    round), or read a second header the user never meant."""
+    with pytest.raises(UserError, match=message):
+        _build(line.replace("\\r\\n", "\r\n"))
+
+
+@pytest.mark.parametrize("flag", ["--port 9000", "--ready-path /health", "--ready-tcp", "--env A=1", "--unset-env A",
+                                  "--cwd /tmp", "--log-dir /tmp/logs"])
+@pytest.mark.parametrize("servers", ["http://127.0.0.1:8080/", "--target a=http://h:1 --target b=http://h:2"])
+def test_a_flag_for_started_servers_given_with_running_ones_is_one_clear_error(flag: str, servers: str) -> None:
+    """pairbench starts no server here, so the flag would change nothing: it was ignored in silence."""
+    with pytest.raises(UserError, match=rf"^{flag.split()[0]} sets up the servers pairbench starts \(--server\)"):
+        _build(f"{flag} {servers}")
+
+
+@pytest.mark.parametrize("value", ["150", "-1"])
+def test_an_error_rate_warning_out_of_range_is_said_in_the_percent_given(value: str) -> None:
+    """The flag takes a percentage; the message spoke of the fraction ('at most 1, not 1.5' for 150)."""
+    with pytest.raises(UserError, match=rf"^--error-rate-warning is a percentage from 0 to 100, not {value}$"):
+        _build(f"--error-rate-warning {value} http://h:1/")

@@ -15,7 +15,7 @@ from pairbench.runners.http.histogram import Histogram
 from pairbench.runners.http.metrics import figures_from_result, http_metrics
 from pairbench.runners.http.runner import HttpRunner
 from pairbench.runners.http.server import ServerFailed, ServerSpec
-from pairbench.runners.http.wrk import WrkFailed, parse_wrk_output, wrk_command, wrk_script
+from pairbench.runners.http.wrk import WrkFailed, parse_wrk_output, wrk_available, wrk_command, wrk_script
 
 
 def _result(latencies_ms: list[float], elapsed: float = 2.0, errors: dict[str, int] | None = None,
@@ -94,15 +94,26 @@ def test_error_rate_above_threshold_gives_a_notice() -> None:
     assert ok.notices == []
 
 
-def test_no_completed_request_fails_the_round() -> None:
+def test_no_completed_request_fails_the_round_after_a_first_round_that_had_some() -> None:
+    results = iter([_result([1.0] * 5)])
+
     def engine(spec: LoadSpec, progress: Any) -> LoadResult:
+        r = next(results, None)
+        if r is not None:
+            return r
         r = _result([])
         r.errors = {"connect": 50}
         r.aborted = "cannot connect to 127.0.0.1:9: connection refused"
         return r
 
-    rep = HttpRunner(engine=engine).measure(_bench(), Variant("a"), 0, False, lambda s: None)
+    runner = HttpRunner(engine=engine)
+    assert not runner.measure(_bench(), Variant("a"), 0, False, lambda s: None).failed
+    rep = runner.measure(_bench(), Variant("a"), 1, False, lambda s: None)
     assert rep.failed and "connection refused" in rep.notices[0].message and rep.samples == []
+    # A variant with no response in its first round has a wrong URL or server: one error, as a
+    # server that never starts (every round would fail alike).
+    with pytest.raises(BenchmarkFailed, match=r"round 0: cannot connect .*\(errors: connect 50\)"):
+        runner.measure(_bench(), Variant("b"), 0, False, lambda s: None)
 
 
 def test_server_is_started_per_round_with_the_variant_env_and_stopped() -> None:
@@ -269,6 +280,15 @@ def test_wrk_engine_settings_are_checked_before_anything_runs(monkeypatch: pytes
     assert HttpRunner().prepare(ok, [Variant("a")]) == []
 
 
+@pytest.mark.skipif(not wrk_available(), reason="needs wrk")
+def test_a_wrk_warm_up_by_request_count_is_refused_before_anything_runs_naming_its_flag() -> None:
+    """The warm-up load is wrk's too: a count there failed the first round, naming -n."""
+    bench = Benchmark("/", "http", http_metrics(), {"url": "/", "duration": 1, "warmup_requests": 100,
+                                                    "server": "a {port}", "engine": "wrk"})
+    with pytest.raises(UserError, match="^--engine wrk: --warmup-requests: .*give --warmup-time"):
+        HttpRunner().prepare(bench, [Variant("a")])
+
+
 def test_suite_spellings_are_accepted() -> None:
     import pairbench.runners.http as http_pkg
 
@@ -420,3 +440,14 @@ def test_the_runners_log_dir_serves_the_benchmarks_without_their_own(tmp_path: P
     paths, runner = _logged(flag, [_served("own", log_dir=str(own)), _served("plain")])
     runner.close()
     assert [p.parent for p in paths] == [own, flag] and flag.is_dir() and own.is_dir()
+
+
+@pytest.mark.parametrize("where", ["benchmark", "runner"])
+def test_a_log_dir_that_cannot_be_made_is_one_error_before_anything_runs(tmp_path: Path, where: str) -> None:
+    """--log-dir naming a file: was FileExistsError's traceback at the first server start."""
+    taken = tmp_path / "a-file"
+    taken.write_text("")
+    bench = _served("/", **({"log_dir": str(taken)} if where == "benchmark" else {}))
+    runner = HttpRunner(log_dir=taken if where == "runner" else None)
+    with pytest.raises(UserError, match=f"^--log-dir {taken}: "):
+        runner.prepare(bench, [Variant("a")])

@@ -141,6 +141,18 @@ def _target_variants(s: HttpSettings) -> list[Any]:
     return variants
 
 
+def _no_server_flags(s: HttpSettings) -> None:
+    """Without --server, pairbench starts nothing: a flag that sets up a started server would
+    change nothing, and is refused rather than ignored."""
+    given = (("--port", s.port is not None), ("--ready-path", s.ready_path is not None), ("--ready-tcp", s.ready_tcp),
+             ("--env", bool(s.env)), ("--unset-env", bool(s.unset_env)), ("--cwd", s.cwd is not None),
+             ("--log-dir", s.log_dir is not None))
+    for flag, set_ in given:
+        if set_:
+            raise UserError(f"{flag} sets up the servers pairbench starts (--server); the servers at the URLs "
+                            "given are already running: drop it, or give --server")
+
+
 def _variants(s: HttpSettings) -> list[Any]:
     """A variant per --server and -L value: {NAME} in the command, else env var NAME."""
     from pairbench.model import Variant
@@ -207,6 +219,10 @@ def http_run(settings: HttpSettings) -> tuple[Run, Any]:
         raise UserError("--name '': a variant's name cannot be empty")
     if s.name and len(s.name) != len(s.server):
         raise UserError(f"{len(s.name)} --name for {len(s.server)} --server: give one name per server")
+    if not 0 <= s.error_rate_warning <= 100:  # a percentage here; the kind's option is its fraction
+        raise UserError(f"--error-rate-warning is a percentage from 0 to 100, not {s.error_rate_warning:g}")
+    if not s.server:
+        _no_server_flags(s)
     body, headers = _body_and_headers(s)
     variants = _variants(s)
     variants[0] = dataclasses.replace(variants[0], baseline=True)

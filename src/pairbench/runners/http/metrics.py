@@ -69,7 +69,8 @@ def figures_from_result(result: LoadResult) -> dict[str, float]:
     """The per-round figures of one load, by metric name (server figures are added by the runner)."""
     pct = result.percentiles_s(_OWN_PERCENTILES)
     median, p99 = result.percentiles_s([50, 99])
-    statuses = {f"status_{k}xx": 0.0 for k in range(2, 6)}
+    # Per status class, when the engine says each response's status (wrk does not: none then).
+    statuses = {f"status_{k}xx": 0.0 for k in range(2, 6)} if result.status_errors is None else {}
     for status, count in result.status_counts.items():
         key = f"status_{status // 100}xx"
         if key in statuses:

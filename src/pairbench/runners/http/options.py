@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
+from urllib.parse import quote
 
 from pairbench.runners.option_fields import (
     Where,
@@ -67,6 +69,9 @@ class HttpOptions:
 HTTP_ALIASES: Mapping[str, str] = {"warmup_duration": "warmup_time", "concurrency": "connections", "n": "requests"}
 """Other spellings accepted in suite files."""
 HTTP_ENGINES: tuple[str, ...] = ("builtin", "wrk")
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+"""A method or a header name as RFC 9110 §5.6.2 spells them (a `token`): sent as given, anything
+else breaks the request line or the header block, and the server answers 400 to every request."""
 
 
 def parse_http_options(m: Mapping[str, Any], where: Where) -> HttpOptions:
@@ -101,6 +106,27 @@ def parse_http_options(m: Mapping[str, Any], where: Where) -> HttpOptions:
         http2=read_bool(given, "http2", where, False),
         streams=read_int(given, "streams", where, 1, 1) or 1,
     )
+    for url in [opts.url, *(str(e["url"]) for e in opts.mix or ())]:
+        if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
+            raise where.fail("url", f"url {url!r} holds a space or a control character: write it %20 (or "
+                                    "its %XX), as the request line cannot carry it")
+        if not url.isascii():
+            encoded = quote(url, safe="".join(chr(c) for c in range(33, 127)))
+            raise where.fail("url", f"url {url!r} holds a character outside ASCII: write it percent-encoded, "
+                                    f"as {encoded}")
+    if not _TOKEN.fullmatch(opts.method):
+        raise where.fail("method", f"method {opts.method!r} is not an HTTP method: one word of letters, digits "
+                                   "or !#$%&'*+-.^_`|~ (GET, POST, PURGE)")
+    for name, value in opts.headers:
+        if not _TOKEN.fullmatch(name):
+            raise where.fail("headers", f"headers {name!r} is not a header name: one word of letters, digits "
+                                        "or !#$%&'*+-.^_`|~ (X-Request-Id)")
+        if any(ord(c) > 255 for c in value):
+            raise where.fail("headers", f"headers {name!r}: its value holds a character outside Latin-1, which "
+                                        "a header cannot carry: encode it (percent-encoding, or RFC 8187)")
+        if any(c in value for c in "\r\n\0"):
+            raise where.fail("headers", f"headers {name!r}: its value holds a line break or NUL, which would "
+                                        "end the header there (one header per -H)")
     if opts.requests is None and opts.duration is None and opts.rate is None:
         raise where.fail(None, "the load needs requests (-n), a duration or a rate; give one of them")
     if opts.rate is not None and opts.duration is None and opts.requests is None:

@@ -21,10 +21,11 @@ from pairbench.model import Benchmark, Notice, Sample, Variant
 from pairbench.runners.base import Profiled, ProgressFn, Replicate
 from pairbench.runners.http.engine import run_load
 from pairbench.runners.http.http2 import Http2Refused
+from pairbench.runners.http.preflight import check_http2, check_open_files, check_running
 from pairbench.runners.http.profiled import HttpProfiler
 from pairbench.runners.http.metrics import figures_from_result, http_metrics, rate_shortfall
 from pairbench.runners.http.spec import LoadResult, LoadSpec, RequestSpec, load_spec
-from pairbench.runners.http.server import Server, ServerFailed, ServerSpec, port_in_use
+from pairbench.runners.http.server import Server, ServerFailed, ServerSpec
 from pairbench.runners.http.server_logs import ServerLogs
 from pairbench.runners.http.wrk import WrkFailed, run_wrk, wrk_available, wrk_command
 
@@ -115,44 +116,6 @@ def _under(base: str, path: str) -> str:
     return base.rstrip("/") + "/" + path.lstrip("/")
 
 
-def _check_running(url: str, opts: Mapping[str, Any], source: str, instead: str) -> None:
-    """One error line before anything runs when a running server does not answer or its
-    certificate does not verify."""
-    parts = urlsplit(url)
-    host = parts.hostname or "127.0.0.1"
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    if not port_in_use(host, port):
-        raise UserError(
-            f"cannot connect to {host}:{port} (from {source}): is the server running? Start it, or give "
-            f"{instead}" + (" to have pairbench start it" if instead == "--server" else "")
-        )
-    if parts.scheme == "https" and not opts["insecure"]:
-        _check_certificate(url, host, port)
-
-
-def _check_http2(opts: Mapping[str, Any]) -> None:
-    """--http2 runs on the built-in engine, in a closed loop on one URL, with a library installed."""
-    from pairbench.runners.http.http2 import H2_MISSING, h2_available
-
-    if opts["engine"] != "builtin":
-        raise UserError("--http2 runs on the built-in engine (wrk speaks HTTP/1.1): drop --engine wrk")
-    if opts["rate"] is not None or opts["mix"] or not opts["keepalive"]:
-        raise UserError("--http2 is a closed loop on one URL over kept-alive connections: drop --rate, --mix "
-                        "or --no-keepalive")
-    if not h2_available():
-        raise UserError(H2_MISSING)
-
-
-def _check_certificate(url: str, host: str, port: int) -> None:
-    """One error line before anything runs when an https target's certificate does not verify."""
-    from pairbench.runners.http.tls import certificate_problem
-
-    problem = certificate_problem(host, port)
-    if problem is not None:
-        raise UserError(f"--url {url}: the server's certificate does not verify ({problem}); "
-                        "give --insecure to accept it (a self-signed test certificate)")
-
-
 def _round(block: int) -> str:
     return f"round {block}" if block >= 0 else f"warm-up round {-block}"
 
@@ -171,6 +134,8 @@ class HttpRunner:
         self._logs = ServerLogs(log_dir)
         self._servers: list[Server] = []
         self._started_ok: set[str] = set()
+        self._loaded_ok: set[tuple[str, str]] = set()
+        """(benchmark, variant) pairs whose load has completed a request at least once."""
         self._told_closes: set[str] = set()
         self._told_rate: set[tuple[str, str]] = set()
         """Variants already told that their server does not keep connections alive (said once)."""
@@ -195,13 +160,18 @@ class HttpRunner:
                     rate=opts["rate"], keepalive=bool(opts["keepalive"])), "-", opts["threads"])
             except WrkFailed as exc:
                 raise UserError(f"--engine wrk: {exc}") from None
+            if opts["warmup_requests"]:
+                raise UserError("--engine wrk: --warmup-requests: wrk runs for a duration, not a request count: "
+                                "give --warmup-time instead")
         if opts["requests"] is None and opts["duration"] is None and opts["rate"] is None:
             raise UserError("give -n REQUESTS or --duration SECONDS for the load")
+        check_open_files(int(opts["connections"]))  # wrk inherits the same limit
         if opts["http2"]:
-            _check_http2(opts)
+            check_http2(opts)
         for variant in variants:
             command = _server_command(opts, variant)
             if command:
+                self._logs.check(opts["log_dir"])
                 if "{port}" not in command and opts["port"] is None and "PORT" not in variant.env:
                     raise UserError(
                         f"server command {command!r} has no {{port}}: put {{port}} where the server takes "
@@ -215,7 +185,7 @@ class HttpRunner:
                         )
             elif _target(variant):
                 for url in self._paths(opts):
-                    _check_running(_under(_target(variant), url), opts,
+                    check_running(_under(_target(variant), url), opts,
                                    f"--target {variant.name}={_target(variant)}", "--target")
             else:
                 for url in self._paths(opts):
@@ -225,7 +195,7 @@ class HttpRunner:
                             f"--url {url!r}: without --server, give the full URL of a running server, "
                             "such as http://127.0.0.1:8080/"
                         )
-                    _check_running(url, opts, f"--url {url}", "--server")
+                    check_running(url, opts, f"--url {url}", "--server")
         if any(_target(v) for v in variants) and not self._told_targets:
             self._told_targets = True
             notices.append(Notice(
@@ -279,7 +249,13 @@ class HttpRunner:
             if result.completed == 0:
                 why = result.aborted or "no request completed"
                 errors = ", ".join(f"{k} {v}" for k, v in sorted(result.errors.items())) or "none"
+                if (benchmark.name, variant.name) not in self._loaded_ok:
+                    # Never a response in its first load: a wrong URL, scheme or server, which would
+                    # fail every round alike (and leave nothing measured), not a flaky round.
+                    raise BenchmarkFailed(f"{benchmark.name}, variant {variant.name!r}, {_round(block)}: "
+                                          f"{why} (errors: {errors})")
                 return self._failed(benchmark, variant, block, f"{why} (errors: {errors})")
+            self._loaded_ok.add((benchmark.name, variant.name))
             figures = figures_from_result(result)
             if server is not None:
                 figures["server_cpu"] = max(0.0, cpu1 - cpu0)
@@ -297,7 +273,13 @@ class HttpRunner:
             if keepalive:
                 notices += self._closes_notice(benchmark, variant, result)
             return Replicate(samples=self._samples(benchmark, variant, block, warmup, figures), notices=notices)
-        except (WrkFailed, Http2Refused) as exc:
+        except WrkFailed as exc:
+            if (benchmark.name, variant.name) in self._loaded_ok:
+                # As a load of the built-in engine that completes nothing: this round fails, the
+                # rounds measured before are kept (a target gone, a server that stopped listening).
+                return self._failed(benchmark, variant, block, str(exc))
+            raise BenchmarkFailed(f"{benchmark.name}, variant {variant.name!r}, {_round(block)}: {exc}") from None
+        except Http2Refused as exc:
             raise UserError(str(exc)) from None
         finally:
             if server is not None:

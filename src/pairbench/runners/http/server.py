@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from pairbench import interrupts
+from pairbench.runners.http.processes import cmdline, escaped_from, group_processes, start_ticks, stop_group
 
 __all__ = ["ServerSpec", "Server", "ServerFailed", "free_port", "port_in_use", "stop_all_servers",
            "group_processes"]
@@ -89,24 +90,6 @@ def _set_pdeathsig() -> None:
         pass
 
 
-def group_processes(pgid: int) -> list[int]:
-    """PIDs of the live processes in process group `pgid` (read from /proc)."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        # fields[0] is the state, fields[2] the process group.
-        if int(fields[2]) == pgid and fields[0] != b"Z":
-            pids.append(int(name))
-    return pids
-
-
 def _cpu_and_hwm(pid: int) -> tuple[float, int]:
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -134,6 +117,11 @@ class Server:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = spec.log_path
         self.returncode: int | None = None
+        self._not_http = ""
+        """The first line of a readiness poll's answer that was not HTTP, for the message."""
+        self._started_ticks: int | None = None
+        """When the command started (clock ticks since boot): what listens on its port and started
+        since is its own, even in a session of its own."""
 
     @property
     def base_url(self) -> str:
@@ -177,6 +165,7 @@ class Server:
                 )
                 _LIVE.add(self)
                 _install_handlers()
+            self._started_ticks = start_ticks(self.proc.pid)
         except FileNotFoundError:
             raise ServerFailed(f"server command not found: {argv[0]!r} (from {spec.command!r})") from None
         except PermissionError:
@@ -185,6 +174,11 @@ class Server:
             if log is not subprocess.DEVNULL:
                 log.close()  # type: ignore[union-attr]
         try:
+            # A stop signal that landed in Python's fork hooks (preexec_fn forks, and logging's lock
+            # hook runs then) was raised there and dropped as "Exception ignored": raise it here.
+            signum = interrupts.first_signal()
+            if signum is not None:
+                raise interrupts.Stopped(signum)
             self._wait_ready()
         except BaseException:
             self.stop()
@@ -198,13 +192,19 @@ class Server:
             code = self.proc.poll() if self.proc else None
             if code is not None:
                 self.returncode = code
-                raise ServerFailed(f"server exited at start with {_describe_exit(code)}{self._tail_text()}")
+                raise ServerFailed(f"server exited at start with {_describe_exit(code)}{self._background_text(code)}"
+                                   f"{self._tail_text()}")
             if self._answers():
+                if self.proc is not None and self.proc.poll() is not None:
+                    continue  # it answered, but the command itself ended: said just above
                 return
             if self.clock() >= deadline:
+                where = f"{self.base_url}{spec.ready_path or ''}"
+                answer = (f"it answers on {where}, but not HTTP: {self._not_http!r}" if self._not_http
+                          else f"no answer on {where}")
                 raise ServerFailed(
                     f"server did not become ready within {spec.ready_timeout:g} s "
-                    f"(no answer on {self.base_url}{spec.ready_path or ''}); raise --ready-timeout if it "
+                    f"({answer}); raise --ready-timeout if it "
                     f"starts slowly, and check that it listens on the {{port}} pairbench gives it"
                     f"{self._tail_text()}"
                 )
@@ -220,7 +220,7 @@ class Server:
                 s.sendall(f"GET {spec.ready_path} HTTP/1.1\r\nHost: {spec.host}:{self.port}\r\n"
                           f"Connection: close\r\n\r\n".encode("latin-1"))
                 s.settimeout(max(1.0, min(5.0, spec.ready_timeout)))
-                head = s.recv(16)
+                head = s.recv(64)
                 # Read the rest up to the server's close, so that the server never writes into a reset
                 # socket (that would put a traceback in its log); bounded in bytes and time.
                 deadline = time.monotonic() + 2.0
@@ -234,9 +234,34 @@ class Server:
                         received += len(chunk)
                 except OSError:
                     pass  # a server that keeps the connection open anyway: the status line is enough
+                if head and not head.startswith(b"HTTP/"):
+                    # Something else listens there (another protocol, TLS): said if it never becomes ready.
+                    self._not_http = head.split(b"\n", 1)[0].strip().decode("latin-1")[:60]
                 return head.startswith(b"HTTP/")
         except OSError:
             return False
+
+    def _escaped(self) -> list[int]:
+        """Processes of this server that listen on its port outside its process group (daemonized)."""
+        if self._started_ticks is None or not self.port:
+            return []
+        pgid = self.proc.pid if self.proc is not None else None
+        return escaped_from(self.port, self._started_ticks, pgid)
+
+    def _background_text(self, code: int) -> str:
+        """A command that exits 0 at start may have put the server in the background (nginx without
+        `daemon off;`): it may listen a moment later; say so, by pid and command line (stop() ends it)."""
+        if code != 0:
+            return ""
+        deadline = time.monotonic() + 1.0
+        while not (escaped := self._escaped()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not escaped:
+            return ""
+        who = ", ".join(f"{pid} ({cmdline(pid)})" for pid in escaped)
+        return (f", leaving {who} listening on port {self.port} in the background, which pairbench stopped: "
+                "give a command that keeps the server in the foreground (nginx: -g 'daemon off;'; "
+                "gunicorn without --daemon)")
 
     def alive(self) -> bool:
         if self.proc is None:
@@ -260,7 +285,9 @@ class Server:
         return cpu, rss
 
     def died_message(self) -> str:
-        return f"server died during the round with {_describe_exit(self.returncode)}{self._tail_text()}"
+        code = self.returncode
+        return (f"server died during the round with {_describe_exit(code)}"
+                f"{self._background_text(code) if code is not None else ''}{self._tail_text()}")
 
     def stop(self) -> None:
         """SIGTERM to the process group, SIGKILL after the grace period; waits for the leader."""
@@ -294,6 +321,10 @@ class Server:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        # A server that went to the background left the group: what listens on its port and started
+        # since it did is its own; its group goes the same way (SIGTERM, SIGKILL after the grace period).
+        for pid in self._escaped():
+            stop_group(pid, self.spec.grace)
         if self.returncode is None:
             self.returncode = proc.returncode
         with _LOCK:

@@ -9,11 +9,13 @@ is never removed.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
 
+from pairbench.errors import UserError
 from pairbench.model import Benchmark, Variant
 
 __all__ = ["ServerLogs"]
@@ -32,6 +34,21 @@ class ServerLogs:
         self._temp_dir: Path | None = None
         self.keep = False
         """A server failed: its log stays, for the message that names it."""
+
+    def check(self, given: str | None) -> None:
+        """One error before anything runs when the directory given (the benchmark's, else the
+        runner's) cannot be made or written to; the first server start would fail on it."""
+        directory = Path(given) if given else self._log_dir
+        if directory is None:
+            return
+        if directory.exists() and not directory.is_dir():
+            raise UserError(f"--log-dir {directory}: a file, not a directory")
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"--log-dir {directory}: {exc.strerror or exc}") from None
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise UserError(f"--log-dir {directory}: not writable")
 
     def path(self, benchmark: Benchmark, variant: Variant, block: int, given: str | None) -> str:
         """The log file of this round (`given`: the benchmark's log_dir option, for its logs alone)."""

@@ -122,6 +122,9 @@ class LoadResult:
     unsent: int | None = None
     """Open loop: requests of the schedule not sent before the duration ended, because the server
     (or the client) could not keep up; None for a closed loop."""
+    status_errors: int | None = None
+    """Responses of status 400 or more, from an engine that counts them without saying their
+    statuses (wrk); `status_counts` is then empty: no status class is known. None otherwise."""
     server_closes: int = 0
     """Complete responses after which the server ended the connection (`Connection: close`,
     HTTP/1.0 without keep-alive, a body ended by closing, or a close without a word, after which
@@ -140,6 +143,8 @@ class LoadResult:
 
     @property
     def non_2xx(self) -> int:
+        if self.status_errors is not None:
+            return self.status_errors
         return sum(c for s, c in self.status_counts.items() if not 200 <= s < 300)
 
     @property

@@ -13,8 +13,9 @@ import functools
 import os
 import socket
 import ssl
+from dataclasses import dataclass
 
-__all__ = ["client_context", "certificate_problem", "TLS_ALPN"]
+__all__ = ["client_context", "tls_problem", "TlsProblem", "TLS_ALPN"]
 
 TLS_ALPN = {False: ["http/1.1"], True: ["h2"]}
 """ALPN protocols offered, by whether HTTP/2 is asked for."""
@@ -45,15 +46,26 @@ def _context(insecure: bool, http2: bool, where: tuple[str | None, str | None]) 
     return context
 
 
-def certificate_problem(host: str, port: int, timeout: float = 10.0) -> str | None:
-    """Why the certificate of host:port does not verify, or None when it does (or when nothing
-    answers: the load's own connect errors say that)."""
-    context = client_context(insecure=False)
+@dataclass(frozen=True, slots=True)
+class TlsProblem:
+    """Why a TLS handshake with a server failed: its certificate (`certificate`), or the handshake
+    itself (a server that speaks plain http answers the ClientHello with an HTTP error)."""
+
+    certificate: bool
+    reason: str
+
+
+def tls_problem(host: str, port: int, insecure: bool, timeout: float = 10.0) -> TlsProblem | None:
+    """Why a TLS handshake with host:port fails, or None when it succeeds (or when nothing answers:
+    the load's own connect errors say that); with `insecure`, the certificate is not checked."""
+    context = client_context(insecure=insecure)
     try:
         with socket.create_connection((host, port), timeout=timeout) as sock:
             with context.wrap_socket(sock, server_hostname=host):
                 return None
     except ssl.SSLCertVerificationError as exc:
-        return exc.verify_message or str(exc)
-    except (OSError, ssl.SSLError):
+        return TlsProblem(True, exc.verify_message or str(exc))
+    except ssl.SSLError as exc:
+        return TlsProblem(False, exc.reason or str(exc))
+    except OSError:
         return None
