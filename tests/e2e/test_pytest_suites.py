@@ -78,8 +78,14 @@ def flat(proc: Any) -> str:
     return " ".join((proc.stdout + proc.stderr).split())
 
 
-def time_verdict(run: Run, bench: str) -> str:
-    return next(c.verdict for c in run.comparisons if c.benchmark == bench and c.metric == "time_per_op")
+def time_ratio(run: Run, bench: str) -> float:
+    """The time per op's ratio, candidate over baseline. The slowed variants do twice the work, so it
+    is above 1.3 under any load; a verdict at 6 blocks can stay open on a loaded machine (one block
+    of the 6 disturbed is enough), so the tests here read the ratio, and the verdict rules are tested
+    on synthetic data with known truth."""
+    ratio = next(c.ratio for c in run.comparisons if c.benchmark == bench and c.metric == "time_per_op")
+    assert ratio is not None, bench
+    return ratio
 
 
 def measured(run: Run, bench: str, variant: str) -> int:
@@ -102,9 +108,9 @@ def test_a_suite_runs_unchanged_across_two_environments(run_cli: Any, tmp_path: 
     assert names == ["test_bench.py::test_fast", "test_bench.py::test_param[10]", "test_bench.py::test_param[1000]",
                      "test_bench.py::test_pedantic", "test_bench.py::test_broken",
                      "test_bench.py::test_whole_test_codspeed_style"]
-    assert time_verdict(run, "test_bench.py::test_fast") == "slower"
-    assert time_verdict(run, "test_bench.py::test_pedantic") == "slower"
-    assert time_verdict(run, "test_bench.py::test_whole_test_codspeed_style") == "slower"
+    assert time_ratio(run, "test_bench.py::test_fast") > 1.3
+    assert time_ratio(run, "test_bench.py::test_pedantic") > 1.3
+    assert time_ratio(run, "test_bench.py::test_whole_test_codspeed_style") > 1.3
     # the failing test is reported with its error once; its baseline and every other test are measured
     text = flat(proc)
     assert "test_bench.py::test_broken" in text and "ValueError: broken under this variant" in text
@@ -165,7 +171,7 @@ def test_a_virtual_environment_with_pytest_only_runs_the_suite(run_cli: Any, tmp
     assert proc.returncode == 0, proc.stdout + proc.stderr
     run = load_run(out)
     assert [b.name for b in run.benchmarks] == ["test_bench.py::test_fast"]
-    assert time_verdict(run, "test_bench.py::test_fast") == "slower"
+    assert time_ratio(run, "test_bench.py::test_fast") > 1.3
     assert all(v.command.endswith("/bin/python") for v in run.variants)
 
 
@@ -250,7 +256,7 @@ def test_an_asv_suite_runs_unchanged_across_two_environments(run_cli: Any, tmp_p
                      "bench_loops.time_plain"]
     assert {b.kind for b in run.benchmarks} == {"asv"}
     for name in ("bench_loops.Cached.time_cached", "bench_loops.TimeSuite.time_loop(3, 'a')", "bench_loops.time_plain"):
-        assert time_verdict(run, name) == "slower", name
+        assert time_ratio(run, name) > 1.3, name
     failed = [(n.benchmark, n.variant) for n in run.notices if n.kind == "benchmark-failed"]
     assert failed == [("bench_loops.NotForSlow.time_nothing", "slow")]
     assert "setup raised NotImplementedError" in flat(proc)
@@ -305,7 +311,7 @@ def test_git_refs_are_built_into_their_own_environments(run_cli: Any, tmp_path: 
     # each ref's own environment, with the project installed from that ref (not the checkout's src/)
     assert all(shlex.split(v.command)[0].endswith("/src/.pairbench-env/bin/python") for v in run.variants)
     assert "building main" in proc.stderr and "building HEAD" in proc.stderr
-    assert time_verdict(run, "bench/test_lib.py::test_work") == "slower"
+    assert time_ratio(run, "bench/test_lib.py::test_work") > 1.3
 
 
 ASV_KINDS = '''
