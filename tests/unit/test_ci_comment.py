@@ -105,3 +105,41 @@ def test_an_insufficient_comparison_of_a_failed_benchmark_is_the_failed_row() ->
     text = render_comment(run, None, _facts(["t"]), 0)
     rows = [line for line in text.splitlines() if line.startswith("| t |")]
     assert len(rows) == 1 and "failed on head: ValueError: broken" in rows[0]
+
+
+def test_the_base_and_head_figures_are_the_ones_beside_the_ratio_in_the_terminal_and_run_file() -> None:
+    from pairbench.model import Sample
+
+    # per-block values whose median (3.0) is not their geometric mean (~2.9): the ratio is 2.0
+    base = [1.0, 3.0, 3.2, 3.4, 4.0, 3.0]
+    c = replace(_comparison("parse", 2.0, (1.9, 2.1), "slower", True), baseline_value=2.9, candidate_value=5.8)
+    run = _run({"parse": c})
+    run.samples.extend(Sample("parse", v, "time", x * (2 if v == "head" else 1), b)
+                       for v in ("base", "head") for b, x in enumerate(base))
+    text = render_comment(run, None, _facts(["parse"]), 0)
+    row = next(line for line in text.splitlines() if line.startswith("| parse |"))
+    assert row.startswith("| parse | 2.900 s | 5.800 s | 2.000 |"), row
+
+
+def test_the_adjusted_mark_in_the_table_header_is_explained() -> None:
+    c = replace(_comparison("parse", 1.3, (1.25, 1.35), "slower", True), adjusted_ci=(1.2, 1.4))
+    d = replace(_comparison("render", 1.0, (0.99, 1.01), "same", False), adjusted_ci=(0.98, 1.02))
+    text = render_comment(_run({"parse": c, "render": d}), None, _facts(["parse", "render"]), 0)
+    assert "95% CI (adj.)" in text
+    assert "(adj.)**: " in text or "(adj.): " in text.replace("**", ""), text
+    assert "2 comparisons" in text
+
+
+def test_each_note_in_the_details_names_its_benchmark_and_variant() -> None:
+    from pairbench.model import Notice
+
+    run = _run({"parse": _comparison("parse", 1.0, (0.99, 1.01), "same", False),
+                "render": _comparison("render", 1.0, (0.99, 1.01), "same", False)})
+    run.notices += [Notice("noise", "time: replicate values vary by 26.5% (CV)", "", "parse", "base"),
+                    Notice("noise", "time: replicate values vary by 26.5% (CV)", "", "render", "head"),
+                    Notice("load", "load average 2.84 on 2 cores when the run started")]
+    text = render_comment(run, None, _facts(["parse", "render"]), 0)
+    notes = [line for line in text.splitlines() if line.startswith("- note:")]
+    assert notes == ["- note: parse · base: time: replicate values vary by 26.5% (CV)",
+                     "- note: render · head: time: replicate values vary by 26.5% (CV)",
+                     "- note: load average 2.84 on 2 cores when the run started"], notes

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pairbench.model import Comparison, Notice, Run
 from pairbench.report.format import format_value
 from pairbench.report.markdown import _fence, md_escape
-from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spreads
+from pairbench.report.summary import Spread, ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spreads
 from pairbench.report.wording import verdict_word
 
 __all__ = ["CommentFacts", "render_comment", "render_build_failure", "render_run_failure", "comment_escape", "MARKER",
@@ -113,15 +113,16 @@ def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressio
         base, cand = spread.get((c.benchmark, c.metric, c.baseline)), spread.get((c.benchmark, c.metric, c.candidate))
         name = comment_escape(c.benchmark) + ("" if len(facts.gated) == len({b for b, _ in facts.gated})
                                               else f" · {comment_escape(c.metric)}")
-        lines.append(f"| {name} | {format_value(base.median, m.unit) if base else '–'} | "
-                     f"{format_value(cand.median, m.unit) if cand else '–'} | {ratio_text(c)} | "
+        lines.append(f"| {name} | {_figure(c.baseline_value, base, m.unit)} | "
+                     f"{_figure(c.candidate_value, cand, m.unit)} | {ratio_text(c)} | "
                      f"{ci_text(c).replace('*', chr(92) + '*')} | "
                      f"{_verdict(c, run, again.get((c.benchmark, c.metric)), confirm is not None)} |")
     lines += [_missing_row(run, b) for b, _ in missing]
     if not gated and not missing:
         lines.append("| (no comparison) | | | | | |")
     band = gated[0].threshold * 100 if gated else 1.0
-    lines += ["", f"**Noise band** ±{band:g}% ({comment_escape(facts.threshold_source)}): a difference counts only when "
+    lines += ["", *_adjusted_caption(run, gated)]
+    lines += [f"**Noise band** ±{band:g}% ({comment_escape(facts.threshold_source)}): a difference counts only when "
                   "its whole confidence interval lies outside the band. **Confirm, then alert**: a benchmark found "
                   "slower is measured again in a fresh interleaved run of just those benchmarks; the gate fails only "
                   "when the regression reproduces.", "",
@@ -133,6 +134,32 @@ def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressio
         text = "\n".join(lines + ["The details (every comparison, both runs, the notices) are in the job summary: "
                                    "with them this comment would pass the forge's length limit.", ""] + tail)
     return text
+
+
+def _figure(value: float | None, spread: Spread | None, unit: str) -> str:
+    """The figure beside the ratio, as the terminal and the run file give it (the baseline's geometric
+    mean, the candidate's that times the ratio); the median of the per-block values without one."""
+    if value is not None:
+        return format_value(value, unit)
+    return format_value(spread.median, unit) if spread else "–"
+
+
+def _adjusted_caption(run: Run, gated: list[Comparison]) -> list[str]:
+    """What `(adj.)` in the table's header means, when it is there."""
+    family = sum(1 for c in gated if c.adjusted_ci is not None)
+    if not family:
+        return []
+    mark = "(\\*adj.)" if ci_mixed(gated) else "(adj.)"
+    correction = run.metadata.get("options", {}).get("correction", "holm")
+    return [f"{mark}: each interval is widened for the {family} comparison{'' if family == 1 else 's'} of this "
+            f"table ({correction}), so that together they keep the level in the header.", ""]
+
+
+def _note(n: Notice) -> str:
+    """A notice in the details, named by its benchmark and variant as the terminal names it (a
+    message that names its benchmark already, as a failure's does, is left as it is)."""
+    who = "" if n.benchmark and n.benchmark in n.message else " · ".join(p for p in (n.benchmark, n.variant) if p)
+    return f"- note: {comment_escape(who) + ': ' if who else ''}{comment_escape(n.message)}"
 
 
 def _missing_row(run: Run, benchmark: str) -> str:
@@ -175,7 +202,7 @@ def _details(run: Run, confirm: Run | None, facts: CommentFacts) -> list[str]:
             if m.direction == "none" and c.verdict not in ("faster", "slower"):
                 continue
             lines.append(f"- {comment_escape(c.benchmark)} · {comment_escape(c.metric)}: {comment_escape(sentence_of(c, m))}")
-        lines += [f"- note: {comment_escape(n.message)}" for n in r.notices[:10]]
+        lines += [_note(n) for n in r.notices[:10]]
         lines.append("")
     lines += [f"- {comment_escape(note)}" for note in facts.notes]
     lines += ["", "</details>", ""]
