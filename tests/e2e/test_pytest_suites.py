@@ -139,6 +139,27 @@ def test_a_suite_that_cannot_be_collected_is_one_error(run_cli: Any, tmp_path: P
     assert "Traceback" not in proc.stderr
 
 
+def test_a_suite_without_benchmarks_says_what_a_benchmark_is(run_cli: Any, tmp_path: Path) -> None:
+    """No test at all (`-k` selects none), an asv directory without benchmarks, and the asv project's
+    root given in place of its benchmark_dir: each one error that says what was looked for."""
+    (tmp_path / "test_plain.py").write_text("def test_x():\n    pass\n", encoding="utf-8")
+    proc = run_cli("pytest", "test_plain.py", *FAST, "--no-history", "--", "-k", "nothing")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr.startswith("error: no pytest benchmark to run: pytest collected no test"), proc.stderr
+    assert "0 tests collected" not in proc.stderr
+    project = tmp_path / "proj"
+    (project / "benchmarks").mkdir(parents=True)
+    (project / "benchmarks" / "bench_x.py").write_text("def time_x():\n    pass\n", encoding="utf-8")
+    (project / "asv.conf.json").write_text('{"version": 1, "benchmark_dir": "benchmarks"}', encoding="utf-8")
+    (project / "empty").mkdir()
+    for where, said in (("empty", "no asv benchmark to run: no function or method named time_"),
+                        (".", ". holds asv.conf.json, whose benchmark_dir is 'benchmarks': pairbench asv benchmarks")):
+        proc = run_cli("asv", where, *FAST, "--no-history", cwd=project)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        text = " ".join(proc.stderr.split())
+        assert said in text and "no output" not in text and "Traceback" not in text, text
+
+
 @pytest.fixture(scope="module")
 def pytest_only_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A virtual environment with pytest and nothing else (no pytest-benchmark); PyPI must be reachable."""

@@ -29,6 +29,10 @@ FLAG_NAMES = {"samples": "--samples", "warmup": "--warmup-samples", "target_time
 SKIPPED = {"pytest": "tests collected do not use the benchmark fixture: not benchmarks, skipped",
            "asv": "benchmarks collected are of no kind pairbench runs: not run"}
 """What the collected items that are not timed benchmarks are, by harness."""
+BENCHMARK_IS = {"pytest": "a test that uses the benchmark fixture or is marked @pytest.mark.benchmark",
+                "asv": "no function or method named time_*, timeraw_*, track_*, mem_* or peakmem_* "
+                       "(or TimeX, TrackX...) in a module of the directory"}
+"""What a benchmark is, for the error of a suite that collects none, by harness."""
 VALUE_KINDS = ("track", "mem", "peakmem")
 """asv's kinds that yield one number per process (compared like a time: larger is worse, as asv reads them)."""
 
@@ -184,6 +188,33 @@ def _selected(name: str, patterns: tuple[str, ...]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(name, p) or p in name for p in patterns)
 
 
+def _nothing_collected(s: PytestSettings) -> str:
+    """The error of a suite in which the baseline found no test at all: what a benchmark is, and
+    for asv, the benchmark_dir of an asv.conf.json found in a directory given in its place."""
+    if s.harness == "pytest":
+        return (f"no pytest benchmark to run: pytest collected no test under {' '.join(s.paths)}"
+                + (f" with {' '.join(s.args)}" if s.args else "") + f"; a benchmark is {BENCHMARK_IS['pytest']}")
+    text = f"no asv benchmark to run: {BENCHMARK_IS['asv']} {' '.join(s.paths)}"
+    for path in s.paths:
+        conf = os.path.join(path, "asv.conf.json")
+        if os.path.isfile(conf):
+            where = _benchmark_dir(conf)
+            text += (f"; {path} holds asv.conf.json, whose benchmark_dir is {where!r}: "
+                     f"pairbench asv {os.path.normpath(os.path.join(path, where))}")
+    return text
+
+
+def _benchmark_dir(conf: str) -> str:
+    """asv.conf.json's benchmark_dir (asv's default `benchmarks`); asv allows // comment lines."""
+    import json
+
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        with open(conf, encoding="utf-8") as f:
+            lines = [line for line in f if not line.lstrip().startswith("//")]
+        return str(json.loads("".join(lines)).get("benchmark_dir", "benchmarks"))
+    return "benchmarks"
+
+
 def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None = None, say: Any = None) -> Run:
     """The Run to execute: git refs built, the suite collected under each variant, a benchmark per
     test using the fixture, loop counts calibrated on the baseline, problems as notices (`say` hears
@@ -234,6 +265,8 @@ def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None
     what = SKIPPED[s.harness]
     if plain:
         notices.append(Notice("skipped", f"{len(plain)} of {len(base)} {what}", "", "", ""))
+    if not base:
+        raise UserError(_nothing_collected(s))
     if not benchmarks:
         raise UserError(f"no {s.harness} benchmark to run: {len(base)} collected, none to time"
                         + (" that matches -b" if s.bench else "") + f" ({len(plain)} {what})")

@@ -123,8 +123,9 @@ class PytestRunner:
         return env
 
     def call(self, variant: Variant, suite: tuple[Any, ...], request: dict[str, Any],
-             timeout: float) -> tuple[list[dict[str, Any]], str]:
-        """Run one worker: (its answers, one per test, or the error that left tests unanswered)."""
+             timeout: float, none_ok: bool = False) -> tuple[list[dict[str, Any]], str]:
+        """Run one worker: (its answers, one per test, or the error that left tests unanswered);
+        `none_ok`: a worker that exits 0 without an answer found nothing (collection), not an error."""
         paths, args, cwd = suite
         with tempfile.TemporaryDirectory(prefix="pairbench-pytest-") as tmp:
             answer = os.path.join(tmp, "answer.jsonl")
@@ -143,13 +144,13 @@ class PytestRunner:
                 return [], f"{self.harness} timed out after {timeout:.0f} s"
             answers = _read_answers(answer)
         failed = code != 0 if self.harness == "asv" else code in PYTEST_FAILED
-        if failed or (not answers and code != 5):
+        if failed or (not answers and code != 5 and not (none_ok and code == 0)):
             return answers, _pytest_error(self.harness, code, out, err)
         return answers, ""
 
     def collect(self, variant: Variant, suite: tuple[Any, ...]) -> tuple[list[dict[str, Any]], str]:
         """The tests pytest collects under `variant`: ({nodeid, kind} for each, error)."""
-        return self.call(variant, suite, {"mode": "collect"}, timeout=300)
+        return self.call(variant, suite, {"mode": "collect"}, timeout=300, none_ok=True)
 
     # -- calibration ---------------------------------------------------------------------------
 
