@@ -160,6 +160,18 @@ def test_a_suite_without_benchmarks_says_what_a_benchmark_is(run_cli: Any, tmp_p
         assert said in text and "no output" not in text and "Traceback" not in text, text
 
 
+def test_a_suite_no_candidate_can_collect_is_one_error_before_measuring(run_cli: Any, tmp_path: Path) -> None:
+    """The candidate's interpreter does not exist: nothing can be compared, so nothing is measured,
+    and the reason is said once (it was said for the collection, then again for every test)."""
+    suite = write_suite(tmp_path / "proj")
+    proc = run_cli("pytest", "test_bench.py", "--python", sys.executable, "--python", str(tmp_path / "nopython"),
+                   "-r", "2", *FAST, "--no-history", cwd=suite)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    text = flat(proc)
+    assert "nothing to compare" in text and text.count("not found") == 1, text
+    assert "run file" not in text and "Traceback" not in text
+
+
 @pytest.fixture(scope="module")
 def pytest_only_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A virtual environment with pytest and nothing else (no pytest-benchmark); PyPI must be reachable."""

@@ -228,6 +228,7 @@ def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None
     from pairbench.runners.options import Flags, as_mapping
 
     s = settings
+    given = variants is not None
     if not s.paths:
         raise UserError(f"nothing to run: give the {s.harness} benchmarks to run (a file or directory), "
                         f"e.g. pairbench {s.harness} benchmarks --python venv-old --python venv-new")
@@ -248,6 +249,10 @@ def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None
             notices.append(Notice("benchmark-failed", f"{s.harness} cannot collect the tests under {v.name!r}: {error}",
                                   "its tests fail; the other variants still run", "", v.name))
         collected[v.name] = items
+    unable = [n for n in notices if n.kind == "benchmark-failed" and n.message.startswith(f"{s.harness} cannot collect")]
+    if not given and len(variants) > 1 and len(unable) == len(variants) - 1:
+        raise UserError(f"no candidate can run the {s.harness} suite; nothing to compare: "
+                        + "; ".join(n.message for n in unable))
     base = collected[variants[0].name]
     plain = [i for i in base if not i.get("kind")]
     kind = get_kind(s.harness)
