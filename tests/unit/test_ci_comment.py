@@ -143,3 +143,14 @@ def test_each_note_in_the_details_names_its_benchmark_and_variant() -> None:
     assert notes == ["- note: parse · base: time: replicate values vary by 26.5% (CV)",
                      "- note: render · head: time: replicate values vary by 26.5% (CV)",
                      "- note: load average 2.84 on 2 cores when the run started"], notes
+
+
+def test_a_headline_over_comparisons_without_a_verdict_says_so() -> None:
+    """Too few blocks for a verdict (a short --max-time): 'no regression found' alone would say the
+    head was judged and passed; the headline counts the benchmarks that had no verdict."""
+    c = replace(_comparison("parse", 1.9, (1.2, 3.0), "insufficient", False), more_runs=5)
+    d = _comparison("render", 1.0, (0.99, 1.01), "same", False)
+    text = render_comment(_run({"parse": c, "render": d}), None, _facts(["parse", "render"]), 0)
+    assert "1 benchmark without a verdict" in text.splitlines()[1], text.splitlines()[1]
+    text = render_comment(_run({"render": d}), None, _facts(["render"]), 0)
+    assert "without a verdict" not in text

@@ -102,6 +102,10 @@ def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressio
     missing = [(b, m) for b, m in facts.gated if (b, m) not in compared]
     if missing:
         head += f" · :warning: {len(missing)} benchmark{'s' if len(missing) != 1 else ''} not compared"
+    undecided = {c.benchmark for c in gated if (c.benchmark, c.metric) in compared and c.verdict == "insufficient"}
+    if undecided:
+        head += (f" · :warning: {len(undecided)} benchmark{'s' if len(undecided) != 1 else ''} without a verdict "
+                 "(too few blocks: raise --max-time)")
     lines = [MARKER, head, "",
              f"Head `{_short(facts.head_commit)}` against `{_short(facts.base_commit)}`, the merge-base with "
              f"{comment_escape(facts.base_ref)}, built and measured interleaved on the same machine.", "",

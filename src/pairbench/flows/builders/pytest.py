@@ -249,7 +249,8 @@ def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None
             notices.append(Notice("benchmark-failed", f"{s.harness} cannot collect the tests under {v.name!r}: {error}",
                                   "its tests fail; the other variants still run", "", v.name))
         collected[v.name] = items
-    unable = [n for n in notices if n.kind == "benchmark-failed" and n.message.startswith(f"{s.harness} cannot collect")]
+    unable = [n for n in notices
+              if n.kind == "benchmark-failed" and n.message.startswith(f"{s.harness} cannot collect")]
     if not given and len(variants) > 1 and len(unable) == len(variants) - 1:
         raise UserError(f"no candidate can run the {s.harness} suite; nothing to compare: "
                         + "; ".join(n.message for n in unable))
