@@ -154,3 +154,13 @@ def test_a_headline_over_comparisons_without_a_verdict_says_so() -> None:
     assert "1 benchmark without a verdict" in text.splitlines()[1], text.splitlines()[1]
     text = render_comment(_run({"render": d}), None, _facts(["render"]), 0)
     assert "without a verdict" not in text
+
+
+def test_notes_past_the_first_ten_are_counted_not_dropped_silently() -> None:
+    from pairbench.model import Notice
+
+    run = _run({"parse": _comparison("parse", 1.0, (0.99, 1.01), "same", False)})
+    run.notices += [Notice("noise", f"time: replicate values vary by {i}% (CV)", "", "parse", "base") for i in range(13)]
+    text = render_comment(run, None, _facts(["parse"]), 0)
+    assert len([line for line in text.splitlines() if line.startswith("- note:")]) == 10
+    assert "- 3 more notes: in the job's log and the run file" in text

@@ -27,6 +27,9 @@ __all__ = ["CommentFacts", "render_comment", "render_build_failure", "render_run
 COMMENT_LIMIT = 65_000
 """Characters a comment may hold, a little under GitHub's 65,536 (GitLab allows 1,000,000)."""
 
+NOTES_SHOWN = 10
+"""Notes of each run the details list; the others are counted (they are in the run file and the log)."""
+
 MARKER = "<!-- pairbench-ci-comment -->"
 """The hidden HTML comment by which a later run finds this comment (never shown by the forge)."""
 
@@ -206,7 +209,10 @@ def _details(run: Run, confirm: Run | None, facts: CommentFacts) -> list[str]:
             if m.direction == "none" and c.verdict not in ("faster", "slower"):
                 continue
             lines.append(f"- {comment_escape(c.benchmark)} · {comment_escape(c.metric)}: {comment_escape(sentence_of(c, m))}")
-        lines += [_note(n) for n in r.notices[:10]]
+        lines += [_note(n) for n in r.notices[:NOTES_SHOWN]]
+        if len(r.notices) > NOTES_SHOWN:
+            more = len(r.notices) - NOTES_SHOWN
+            lines.append(f"- {more} more note{'s' if more != 1 else ''}: in the job's log and the run file")
         lines.append("")
     lines += [f"- {comment_escape(note)}" for note in facts.notes]
     lines += ["", "</details>", ""]
