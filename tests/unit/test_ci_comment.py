@@ -164,3 +164,15 @@ def test_notes_past_the_first_ten_are_counted_not_dropped_silently() -> None:
     text = render_comment(run, None, _facts(["parse"]), 0)
     assert len([line for line in text.splitlines() if line.startswith("- note:")]) == 10
     assert "- 3 more notes: in the job's log and the run file" in text
+
+
+def test_the_details_of_a_benchmark_that_failed_on_a_side_say_so_not_that_more_blocks_are_needed() -> None:
+    from pairbench.model import Notice
+
+    c = replace(_comparison("t", 1.0, (0.0, 0.0), "insufficient", False), ratio=None, ci=None, n=0, more_runs=6)
+    run = _run({"t": c})
+    run.notices.append(Notice("benchmark-failed", "pytest benchmark 't' on variant 'head': ValueError: broken", "",
+                              "t", "head"))
+    text = render_comment(run, None, _facts(["t"]), 0)
+    line = next(line for line in text.splitlines() if line.startswith("- t · time:"))
+    assert line == "- t · time: no verdict: it failed on head (ValueError: broken)", line

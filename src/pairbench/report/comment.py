@@ -174,9 +174,13 @@ def _missing_row(run: Run, benchmark: str) -> str:
     failed = _failure(run, benchmark)
     why = "not compared"
     if failed is not None:
-        error = failed.message.split(f"variant {failed.variant!r}: ", 1)[-1].splitlines()[0] if failed.message else ""
-        why = f"failed on {failed.variant}: {error[:160]}"
+        why = f"failed on {failed.variant}: {_error(failed)}"
     return f"| {comment_escape(benchmark)} | – | – | – | – | **{comment_escape(why)}** |"
+
+
+def _error(failed: Notice) -> str:
+    """The error of a failure notice, without the words that name its benchmark and variant."""
+    return (failed.message.split(f"variant {failed.variant!r}: ", 1)[-1].splitlines() or [""])[0][:160]
 
 
 def _failure(run: Run, benchmark: str) -> Notice | None:
@@ -208,7 +212,9 @@ def _details(run: Run, confirm: Run | None, facts: CommentFacts) -> list[str]:
             m = metric_of(r, c.benchmark, c.metric)
             if m.direction == "none" and c.verdict not in ("faster", "slower"):
                 continue
-            lines.append(f"- {comment_escape(c.benchmark)} · {comment_escape(c.metric)}: {comment_escape(sentence_of(c, m))}")
+            failed = _failure(r, c.benchmark) if c.n == 0 else None
+            said = f"no verdict: it failed on {failed.variant} ({_error(failed)})" if failed else sentence_of(c, m)
+            lines.append(f"- {comment_escape(c.benchmark)} · {comment_escape(c.metric)}: {comment_escape(said)}")
         lines += [_note(n) for n in r.notices[:NOTES_SHOWN]]
         if len(r.notices) > NOTES_SHOWN:
             more = len(r.notices) - NOTES_SHOWN
