@@ -147,6 +147,11 @@ def test_a_suite_without_benchmarks_says_what_a_benchmark_is(run_cli: Any, tmp_p
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert proc.stderr.startswith("error: no pytest benchmark to run: pytest collected no test"), proc.stderr
     assert "0 tests collected" not in proc.stderr
+    proc = run_cli("pytest", "test_plain.py", *FAST, "--no-history")  # a test, but not a benchmark
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert " ".join(proc.stderr.split()) == ("error: no pytest benchmark to run: the 1 test collected does not use "
+                                             "the benchmark fixture; a benchmark is a test that uses the benchmark "
+                                             "fixture or is marked @pytest.mark.benchmark"), proc.stderr
     project = tmp_path / "proj"
     (project / "benchmarks").mkdir(parents=True)
     (project / "benchmarks" / "bench_x.py").write_text("def time_x():\n    pass\n", encoding="utf-8")
@@ -158,6 +163,10 @@ def test_a_suite_without_benchmarks_says_what_a_benchmark_is(run_cli: Any, tmp_p
         assert proc.returncode == 1, proc.stdout + proc.stderr
         text = " ".join(proc.stderr.split())
         assert said in text and "no output" not in text and "Traceback" not in text, text
+    proc = run_cli("asv", "benchmarks", "-b", "nomatch", *FAST, "--no-history", cwd=project)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert " ".join(proc.stderr.split()) == ("error: no asv benchmark to run: none of the 1 collected matches -b "
+                                             "nomatch (bench_x.time_x)"), proc.stderr
 
 
 def test_a_suite_no_candidate_can_collect_is_one_error_before_measuring(run_cli: Any, tmp_path: Path) -> None:

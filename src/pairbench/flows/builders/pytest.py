@@ -204,6 +204,20 @@ def _nothing_collected(s: PytestSettings) -> str:
     return text
 
 
+def _none_to_time(s: PytestSettings, base: list[dict[str, Any]], plain: list[dict[str, Any]]) -> str:
+    """The error of a suite that collects tests but no benchmark to time: none matches -b, or none is one."""
+    timed = [str(i["nodeid"]) for i in base if i.get("kind")]
+    if timed:
+        shown = ", ".join(timed[:3]) + (", ..." if len(timed) > 3 else "")
+        return (f"no {s.harness} benchmark to run: none of the {len(timed)} collected matches "
+                f"-b {' -b '.join(s.bench)} ({shown})")
+    if s.harness == "pytest":
+        n = len(plain)
+        return (f"no pytest benchmark to run: {'the 1 test' if n == 1 else f'the {n} tests'} collected "
+                f"{'does' if n == 1 else 'do'} not use the benchmark fixture; a benchmark is {BENCHMARK_IS['pytest']}")
+    return f"no asv benchmark to run: the {len(plain)} collected are of no kind pairbench runs"
+
+
 def _benchmark_dir(conf: str) -> str:
     """asv.conf.json's benchmark_dir (asv's default `benchmarks`); asv allows // comment lines."""
     import json
@@ -274,8 +288,7 @@ def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None
     if not base:
         raise UserError(_nothing_collected(s))
     if not benchmarks:
-        raise UserError(f"no {s.harness} benchmark to run: {len(base)} collected, none to time"
-                        + (" that matches -b" if s.bench else "") + f" ({len(plain)} {what})")
+        raise UserError(_none_to_time(s, base, plain))
     for v in variants[1:]:
         have = {str(i["nodeid"]) for i in collected[v.name]}
         missing = [b.name for b in benchmarks if b.name not in have]
