@@ -165,7 +165,7 @@ def test_a_suite_without_benchmarks_says_what_a_benchmark_is(run_cli: Any, tmp_p
         assert said in text and "no output" not in text and "Traceback" not in text, text
     proc = run_cli("asv", "benchmarks", "-b", "nomatch", *FAST, "--no-history", cwd=project)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert " ".join(proc.stderr.split()) == ("error: no asv benchmark to run: none of the 1 collected matches -b "
+    assert " ".join(proc.stderr.split()) == ("error: no asv benchmark to run: the 1 benchmark collected does not match -b "
                                              "nomatch (bench_x.time_x)"), proc.stderr
 
 

@@ -209,8 +209,9 @@ def _none_to_time(s: PytestSettings, base: list[dict[str, Any]], plain: list[dic
     timed = [str(i["nodeid"]) for i in base if i.get("kind")]
     if timed:
         shown = ", ".join(timed[:3]) + (", ..." if len(timed) > 3 else "")
-        return (f"no {s.harness} benchmark to run: none of the {len(timed)} collected matches "
-                f"-b {' -b '.join(s.bench)} ({shown})")
+        which = "the 1 benchmark collected does not match" if len(timed) == 1 else \
+            f"none of the {len(timed)} benchmarks collected matches"
+        return f"no {s.harness} benchmark to run: {which} -b {' -b '.join(s.bench)} ({shown})"
     if s.harness == "pytest":
         n = len(plain)
         return (f"no pytest benchmark to run: {'the 1 test' if n == 1 else f'the {n} tests'} collected "
