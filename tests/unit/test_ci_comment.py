@@ -176,3 +176,13 @@ def test_the_details_of_a_benchmark_that_failed_on_a_side_say_so_not_that_more_b
     text = render_comment(run, None, _facts(["t"]), 0)
     line = next(line for line in text.splitlines() if line.startswith("- t · time:"))
     assert line == "- t · time: no verdict: it failed on head (ValueError: broken)", line
+
+
+def test_a_level_widened_for_the_planned_looks_is_explained() -> None:
+    """Adaptive stopping widens each CI for its planned looks: the header's 99% is the 95% asked."""
+    c = replace(_comparison("parse", 1.3, (1.25, 1.35), "slower", True), confidence=0.99)
+    run = _run({"parse": c})
+    run.metadata.update({"options": {"confidence": 0.95}, "adaptive": {"looks": [6, 8, 10, 12, 14]}})
+    text = render_comment(run, None, _facts(["parse"]), 0)
+    assert "| 99% CI |" in text
+    assert "99% CI: the 95% asked, across 5 planned looks" in text, text

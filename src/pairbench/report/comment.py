@@ -152,14 +152,22 @@ def _figure(value: float | None, spread: Spread | None, unit: str) -> str:
 
 
 def _adjusted_caption(run: Run, gated: list[Comparison]) -> list[str]:
-    """What `(adj.)` in the table's header means, when it is there."""
+    """What the table's header says beyond '95% CI': a level widened for the planned looks of
+    adaptive stopping, and `(adj.)`, when they are there."""
+    options = run.metadata.get("options", {})
+    asked = float(options.get("confidence", 0.95))
+    looks = len(run.metadata.get("adaptive", {}).get("looks", []))
+    parts = []
+    if gated and looks > 1 and abs(gated[0].confidence - asked) > 1e-9:
+        parts.append(f"{ci_header(gated).split(' (')[0]}: the {asked * 100:g}% asked, across {looks} planned looks "
+                     "(adaptive stopping may stop at any of them).")
     family = sum(1 for c in gated if c.adjusted_ci is not None)
-    if not family:
-        return []
-    mark = "(\\*adj.)" if ci_mixed(gated) else "(adj.)"
-    correction = run.metadata.get("options", {}).get("correction", "holm")
-    return [f"{mark}: each interval is widened for the {family} comparison{'' if family == 1 else 's'} of this "
-            f"table ({correction}), so that together they keep the level in the header.", ""]
+    if family:
+        mark = "(\\*adj.)" if ci_mixed(gated) else "(adj.)"
+        parts.append(f"{mark}: each interval is widened for the {family} comparison{'' if family == 1 else 's'} of "
+                     f"this table ({options.get('correction', 'holm')}), so that together they keep the level in "
+                     "the header.")
+    return [" ".join(parts), ""] if parts else []
 
 
 def _note(n: Notice) -> str:
