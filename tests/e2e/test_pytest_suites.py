@@ -181,6 +181,26 @@ def test_a_suite_no_candidate_can_collect_is_one_error_before_measuring(run_cli:
     assert "run file" not in text and "Traceback" not in text
 
 
+def test_a_skipped_or_expected_to_fail_benchmark_says_why_in_one_line(run_cli: Any, tmp_path: Path) -> None:
+    """pytest.skip's reason once ('skipped: Skipped: ...' said it twice), and an xfail test's error
+    line (its whole traceback, fixture repr and all, was the message)."""
+    (tmp_path / "test_odd.py").write_text(textwrap.dedent("""
+        import pytest
+
+        def test_skipped(benchmark):
+            pytest.skip("not here")
+
+        @pytest.mark.xfail
+        def test_xfail(benchmark):
+            benchmark(lambda: 1 / 0)
+        """), encoding="utf-8")
+    proc = run_cli("pytest", "test_odd.py", "--env", "", "--env", "X=1", "-r", "2", *FAST, "--no-history")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "skipped: not here" in proc.stderr and "Skipped: not here" not in proc.stderr, proc.stderr
+    assert "expected to fail (xfail): ZeroDivisionError: division by zero" in proc.stderr, proc.stderr
+    assert "BenchmarkFixture object" not in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+
+
 @pytest.fixture(scope="module")
 def pytest_only_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A virtual environment with pytest and nothing else (no pytest-benchmark); PyPI must be reachable."""
