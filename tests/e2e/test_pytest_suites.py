@@ -201,6 +201,20 @@ def test_a_skipped_or_expected_to_fail_benchmark_says_why_in_one_line(run_cli: A
     assert "BenchmarkFixture object" not in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
 
 
+def test_a_track_benchmark_that_returns_no_number_says_what_it_returned(run_cli: Any, tmp_path: Path) -> None:
+    """It said "TypeError: float() argument must be a string or a real number, not 'NoneType'"."""
+    bench = tmp_path / "benchmarks"
+    bench.mkdir()
+    (bench / "bench_t.py").write_text("def track_none():\n    return None\n\n\ndef track_text():\n    return 'abc'\n\n\n"
+                                      "def time_ok():\n    sum(range(10))\n", encoding="utf-8")
+    proc = run_cli("asv", "benchmarks", "--env", "", "--env", "X=1", "-r", "2", *FAST, "--no-history")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = flat(proc)
+    assert "bench_t.track_none' on variant 'X=1': ValueError: track_none returned None, not a number" in text, text
+    assert "track_text returned 'abc', not a number" in text, text
+    assert "float()" not in text and "could not convert" not in text, text
+
+
 @pytest.fixture(scope="module")
 def pytest_only_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A virtual environment with pytest and nothing else (no pytest-benchmark); PyPI must be reachable."""
