@@ -215,6 +215,17 @@ def test_a_track_benchmark_that_returns_no_number_says_what_it_returned(run_cli:
     assert "float()" not in text and "could not convert" not in text, text
 
 
+def test_git_refs_outside_a_repository_name_the_flag_to_fix(run_cli: Any, tmp_path: Path) -> None:
+    """It said 'fix git.repo in the suite', and there is no suite: the refs are --repo's."""
+    suite = write_suite(tmp_path / "proj")
+    for extra, said in (((), f"{suite} is not a git repository: --git takes refs of --repo DIR"),
+                        (("--repo", str(tmp_path / "nowhere")), f"--repo {tmp_path / 'nowhere'}: no such folder")):
+        proc = run_cli("pytest", "test_bench.py", "--git", "HEAD", "--git", "HEAD~1", *extra, *FAST, "--no-history",
+                       cwd=suite, env={"GIT_CEILING_DIRECTORIES": str(tmp_path)})
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert said in proc.stderr and "suite" not in proc.stderr, proc.stderr
+
+
 @pytest.fixture(scope="module")
 def pytest_only_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A virtual environment with pytest and nothing else (no pytest-benchmark); PyPI must be reachable."""

@@ -174,6 +174,7 @@ def _built(variants: list[Any], s: PytestSettings, say: Any) -> tuple[list[Any],
 
     if not any(v.meta.get("git") for v in variants):
         return variants, []
+    _check_repo(s.repo)
     cache = Path(s.cache_dir).expanduser() if s.cache_dir else None
     built, notices = resolve_builds(variants, cache=cache, progress=say)
     if not built or not built[0].baseline:
@@ -182,6 +183,23 @@ def _built(variants: list[Any], s: PytestSettings, say: Any) -> tuple[list[Any],
     if len(built) < 2 <= len(variants):
         raise UserError("every candidate failed to build; nothing to compare:\n" + "\n".join(n.message for n in notices))
     return built, notices
+
+
+def _check_repo(repo: str) -> None:
+    """--repo is a git repository, or a UserError that names the flag (builds.py words it for a suite's git.repo)."""
+    import subprocess
+
+    from pairbench.errors import UserError
+
+    path = os.path.abspath(os.path.expanduser(repo))
+    if not os.path.isdir(path):
+        raise UserError(f"--repo {repo}: no such folder")
+    try:
+        found = subprocess.run(["git", "-C", path, "rev-parse", "--git-dir"], capture_output=True, timeout=60)
+    except FileNotFoundError:
+        raise UserError("git is not installed (needed for --git); install git") from None
+    if found.returncode != 0:
+        raise UserError(f"{path} is not a git repository: --git takes refs of --repo DIR (default: the current folder)")
 
 
 def _selected(name: str, patterns: tuple[str, ...]) -> bool:
