@@ -141,3 +141,15 @@ def test_a_test_the_head_breaks_is_a_row_that_says_so(tmp_path: Path, run_cli) -
     assert "1 benchmark not compared" in text.splitlines()[1]
     row = next(line for line in text.splitlines() if line.startswith("| bench/test_app.py::test_work |"))
     assert "failed on head" in row and "broken by the head" in row
+
+
+def test_a_pull_request_that_adds_the_benchmarks_says_the_base_has_none(tmp_path: Path, run_cli) -> None:
+    """The base has no bench/ yet: one line that says so in the pull request's words (it named the
+    variant 'base' and a folder of the build cache)."""
+    repo = make_repo(tmp_path, {"bench/test_new.py": TESTS})
+    proc = run_cli("ci", "--pytest", "bench/test_new.py", "--base", "main", "--no-history", "--max-time", "20",
+                   cwd=repo, env={"PAIRBENCH_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 1, proc.stderr
+    error = one_line_error(proc)
+    assert "bench/test_new.py is not in the base" in error and "merge-base" in error, error
+    assert str(tmp_path / "cache") not in error, error

@@ -251,3 +251,33 @@ def test_signals_that_land_while_pairbench_exits_keep_its_exit_code(tmp_path: Pa
     assert sent > 0
     _assert_interrupted(proc, out, err + rest, signal.SIGINT, run_file)
     assert _marked_processes(mark) == []
+
+
+PYTEST_SUITE = """
+import os, subprocess
+STARTS = {starts!r}
+with open(STARTS, "a") as f:  # each pytest process (collections, calibration, one per variant and block)
+    f.write(f"{{os.getpid()}}\\n")
+
+
+def test_spawns(benchmark):
+    with open(STARTS) as f:
+        n = len(f.read().split())
+    # from the 8th process on (2 collections, the calibration, 2 blocks done) the test's child runs long
+    benchmark(subprocess.run, ["sleep", "120" if n >= 8 else "0"])
+"""
+
+
+@pytest.mark.parametrize("signals", [[signal.SIGINT], [signal.SIGTERM]], ids=["sigint", "sigterm"])
+def test_pytest_stopped_by_a_signal_leaves_no_process_its_tests_started(tmp_path: Path, signals: list[int]) -> None:
+    """A benchmark that starts a process of its own: stopping pairbench stops it too (it was left
+    running, its parent the pytest worker killed under it)."""
+    starts, run_file = tmp_path / "starts", tmp_path / "run.json"
+    (tmp_path / "test_spawn.py").write_text(PYTEST_SUITE.format(starts=str(starts)), encoding="utf-8")
+    proc, mark = _start(["pytest", "test_spawn.py", "--python", sys.executable, "--python", f"{sys.executable} -E",
+                         "--loops", "1", "--samples", "2", "--warmup-samples", "0", "-r", "20",
+                         "--export-json", str(run_file), "--no-history"], tmp_path)
+    _wait_lines(starts, 8, proc)
+    time.sleep(0.5)  # the 8th process reaches its test and starts the long child
+    out, err = _stop(proc, signals, mark)
+    _assert_interrupted(proc, out, err, signals[0], run_file)

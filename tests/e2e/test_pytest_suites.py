@@ -145,6 +145,93 @@ def test_a_suite_that_cannot_be_collected_is_one_error(run_cli: Any, tmp_path: P
     assert "Traceback" not in proc.stderr
 
 
+def test_a_suite_without_benchmarks_says_what_a_benchmark_is(run_cli: Any, tmp_path: Path) -> None:
+    """No test at all (`-k` selects none), an asv directory without benchmarks, and the asv project's
+    root given in place of its benchmark_dir: each one error that says what was looked for."""
+    (tmp_path / "test_plain.py").write_text("def test_x():\n    pass\n", encoding="utf-8")
+    proc = run_cli("pytest", "test_plain.py", *FAST, "--no-history", "--", "-k", "nothing")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr.startswith("error: no pytest benchmark to run: pytest collected no test"), proc.stderr
+    assert "0 tests collected" not in proc.stderr
+    proc = run_cli("pytest", "test_plain.py", *FAST, "--no-history")  # a test, but not a benchmark
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert " ".join(proc.stderr.split()) == ("error: no pytest benchmark to run: the 1 test collected does not use "
+                                             "the benchmark fixture; a benchmark is a test that uses the benchmark "
+                                             "fixture or is marked @pytest.mark.benchmark"), proc.stderr
+    project = tmp_path / "proj"
+    (project / "benchmarks").mkdir(parents=True)
+    (project / "benchmarks" / "bench_x.py").write_text("def time_x():\n    pass\n", encoding="utf-8")
+    (project / "asv.conf.json").write_text('{"version": 1, "benchmark_dir": "benchmarks"}', encoding="utf-8")
+    (project / "empty").mkdir()
+    for where, said in (("empty", "no asv benchmark to run: no function or method named time_"),
+                        (".", ". holds asv.conf.json, whose benchmark_dir is 'benchmarks': pairbench asv benchmarks")):
+        proc = run_cli("asv", where, *FAST, "--no-history", cwd=project)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        text = " ".join(proc.stderr.split())
+        assert said in text and "no output" not in text and "Traceback" not in text, text
+    proc = run_cli("asv", "benchmarks", "-b", "nomatch", *FAST, "--no-history", cwd=project)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert " ".join(proc.stderr.split()) == ("error: no asv benchmark to run: the 1 benchmark collected does not match -b "
+                                             "nomatch (bench_x.time_x)"), proc.stderr
+
+
+def test_a_suite_no_candidate_can_collect_is_one_error_before_measuring(run_cli: Any, tmp_path: Path) -> None:
+    """The candidate's interpreter does not exist: nothing can be compared, so nothing is measured,
+    and the reason is said once (it was said for the collection, then again for every test)."""
+    suite = write_suite(tmp_path / "proj")
+    proc = run_cli("pytest", "test_bench.py", "--python", sys.executable, "--python", str(tmp_path / "nopython"),
+                   "-r", "2", *FAST, "--no-history", cwd=suite)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    text = flat(proc)
+    assert "nothing to compare" in text and text.count("not found") == 1, text
+    assert "run file" not in text and "Traceback" not in text
+
+
+def test_a_skipped_or_expected_to_fail_benchmark_says_why_in_one_line(run_cli: Any, tmp_path: Path) -> None:
+    """pytest.skip's reason once ('skipped: Skipped: ...' said it twice), and an xfail test's error
+    line (its whole traceback, fixture repr and all, was the message)."""
+    (tmp_path / "test_odd.py").write_text(textwrap.dedent("""
+        import pytest
+
+        def test_skipped(benchmark):
+            pytest.skip("not here")
+
+        @pytest.mark.xfail
+        def test_xfail(benchmark):
+            benchmark(lambda: 1 / 0)
+        """), encoding="utf-8")
+    proc = run_cli("pytest", "test_odd.py", "--env", "", "--env", "X=1", "-r", "2", *FAST, "--no-history")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "skipped: not here" in proc.stderr and "Skipped: not here" not in proc.stderr, proc.stderr
+    assert "expected to fail (xfail): ZeroDivisionError: division by zero" in proc.stderr, proc.stderr
+    assert "BenchmarkFixture object" not in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+
+
+def test_a_track_benchmark_that_returns_no_number_says_what_it_returned(run_cli: Any, tmp_path: Path) -> None:
+    """It said "TypeError: float() argument must be a string or a real number, not 'NoneType'"."""
+    bench = tmp_path / "benchmarks"
+    bench.mkdir()
+    (bench / "bench_t.py").write_text("def track_none():\n    return None\n\n\ndef track_text():\n    return 'abc'\n\n\n"
+                                      "def time_ok():\n    sum(range(10))\n", encoding="utf-8")
+    proc = run_cli("asv", "benchmarks", "--env", "", "--env", "X=1", "-r", "2", *FAST, "--no-history")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = flat(proc)
+    assert "bench_t.track_none' on variant 'X=1': ValueError: track_none returned None, not a number" in text, text
+    assert "track_text returned 'abc', not a number" in text, text
+    assert "float()" not in text and "could not convert" not in text, text
+
+
+def test_git_refs_outside_a_repository_name_the_flag_to_fix(run_cli: Any, tmp_path: Path) -> None:
+    """It said 'fix git.repo in the suite', and there is no suite: the refs are --repo's."""
+    suite = write_suite(tmp_path / "proj")
+    for extra, said in (((), f"{suite} is not a git repository: --git takes refs of --repo DIR"),
+                        (("--repo", str(tmp_path / "nowhere")), f"--repo {tmp_path / 'nowhere'}: no such folder")):
+        proc = run_cli("pytest", "test_bench.py", "--git", "HEAD", "--git", "HEAD~1", *extra, *FAST, "--no-history",
+                       cwd=suite, env={"GIT_CEILING_DIRECTORIES": str(tmp_path)})
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert said in proc.stderr and "suite" not in proc.stderr, proc.stderr
+
+
 @pytest.fixture(scope="module")
 def pytest_only_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A virtual environment with pytest and nothing else (no pytest-benchmark); PyPI must be reachable."""

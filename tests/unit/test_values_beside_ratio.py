@@ -187,3 +187,23 @@ def test_compare_shows_an_interval_of_too_few_runs_at_the_level_it_reaches() -> 
     from pairbench.report.wording import reached_label
 
     assert f"{format_ci_percent(c.reached_ci)} at {reached_label(c.reached_confidence)}" in row
+
+
+def test_a_variant_without_data_has_no_figure_and_the_baseline_keeps_its_own() -> None:
+    """A test that fails on the candidate (pairbench pytest): no block has both sides, so there is
+    no ratio; the baseline measured it and its figure is its own, the candidate has none (never 0)."""
+    tpo, ops = Metric("time_per_op", "s", "lower"), Metric("ops_per_s", "op/s", "higher")
+    samples = [Sample("t", "A", m, v, blk) for blk in range(6)
+               for m, v in (("time_per_op", 2e-5 * (1 + 0.01 * blk)), ("ops_per_s", 1 / (2e-5 * (1 + 0.01 * blk))))]
+    run = Run({"blocks": 6}, [Variant("A", baseline=True), Variant("B")], [Benchmark("t", "pytest", (tpo, ops))],
+              samples)
+    run.comparisons, _ = analyze(run)
+    assert run.comparisons and all(c.ratio is None for c in run.comparisons)
+    assert all(c.candidate_value is None for c in run.comparisons)
+    assert all(c.baseline_value is None or c.baseline_value > 0 for c in run.comparisons)
+    assert_consistent(run.comparisons)
+    out = io.StringIO()
+    render_terminal(run, Console(file=out, width=200, color_system=None, force_terminal=False))
+    text = out.getvalue()
+    assert " 0 ns" not in text and " 0 op/s" not in text, text
+    assert "µs" in text, text  # the baseline's own figure

@@ -55,3 +55,22 @@ def test_the_caption_explains_the_exact_delta_and_the_more_blocks_mark() -> None
     table, caption = _verbose(run)
     if any(c.verdict == "inconclusive" and c.more_runs for c in run.comparisons):
         assert "(+" in table and "(+N)" in caption, caption
+
+
+def test_the_adjusted_mark_counts_the_comparisons_its_notes_count() -> None:
+    """Each benchmark's time per op and its ops per second (the same comparison, inverted) count once:
+    the caption's number is the family the verdicts' notes name ('Holm across 3 comparisons')."""
+    from pairbench.report.captions import table_caption
+
+    metrics = (Metric("time_per_op", "s", "lower"), Metric("ops_per_s", "op/s", "higher"))
+    names = ["b1", "b2", "b3"]
+    samples = [Sample(name, v, m, (t if m == "time_per_op" else 1 / t), block)
+               for block in range(8) for name in names for v, t0 in (("a", 1.0), ("b", 1.3))
+               for t in [t0 * (1 + 0.01 * ((block * 7) % 5))] for m in ("time_per_op", "ops_per_s")]
+    run = Run(metadata={"blocks": 8}, variants=[Variant("a", "a", baseline=True), Variant("b", "b")],
+              benchmarks=[Benchmark(n, "pytest", metrics, {}) for n in names], samples=samples)
+    run.comparisons, _ = analyze(run)
+    notes = {n for c in run.comparisons for n in c.notes if n.startswith("adjusted")}
+    assert notes and all("across 3 comparisons" in n for n in notes), notes
+    caption = table_caption(run, run.benchmarks[0], "values")
+    assert "(adj.): widened for 3 comparisons" in caption, caption

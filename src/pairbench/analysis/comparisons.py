@@ -84,7 +84,8 @@ def _from_result(r: PairedResult, bench: str, metric: str, baseline: str, candid
     )
 
 
-def located_values(bv: Sequence[float], cv: Sequence[float], ratio: float | None) -> tuple[float, float]:
+def located_values(bv: Sequence[float], cv: Sequence[float],
+                   ratio: float | None) -> tuple[float | None, float | None]:
     """The two figures shown beside a ratio, so that candidate ÷ baseline is the ratio itself.
 
     The baseline's figure is its geometric mean over the compared values (the arithmetic mean when
@@ -92,18 +93,19 @@ def located_values(bv: Sequence[float], cv: Sequence[float], ratio: float | None
     is that figure times the estimated ratio. With the mean of paired log-ratios this is the
     candidate's own geometric mean over the same blocks; with Hodges-Lehmann it is the robust
     estimate applied to the baseline's figure. Without a ratio (a zero baseline, no data) each
-    side's own location is given, and no percent is shown.
+    side's own location is given, and no percent is shown; a side without values (a variant that
+    failed) has no figure (None), never 0.
     """
     base = _location(bv, additive=any(v <= 0 for v in [*bv, *cv]))
-    if ratio is not None and math.isfinite(ratio) and base > 0:
+    if ratio is not None and math.isfinite(ratio) and base is not None and base > 0:
         return base, base * ratio
     return base, _location(cv, additive=any(v <= 0 for v in [*bv, *cv]))
 
 
-def _location(values: Sequence[float], additive: bool) -> float:
+def _location(values: Sequence[float], additive: bool) -> float | None:
     finite = [v for v in values if math.isfinite(v)]
     if not finite:
-        return 0.0
+        return None
     if additive:
         return math.fsum(finite) / len(finite)
     return math.exp(math.fsum(math.log(v) for v in finite) / len(finite))

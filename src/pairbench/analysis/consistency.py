@@ -78,7 +78,7 @@ def _values_problems(c: Comparison) -> list[str]:
     """The figures beside the ratio: present, and their quotient inside every CI shown (or the ratio)."""
     who = f"{c.benchmark} / {c.metric} / {c.candidate}"
     if c.baseline_value is None or c.candidate_value is None:
-        return [f"{who}: no baseline_value or candidate_value beside the ratio"]
+        return [f"{who}: no baseline_value or candidate_value beside the ratio"] if c.ratio is not None else []
     if c.baseline_value <= 0 or c.ratio is None:
         return []  # no percent is shown beside a zero (or negative) baseline
     q = c.candidate_value / c.baseline_value

@@ -28,7 +28,7 @@ def _inv(x: float | None) -> float | None:
 
 
 def _inv_value(x: float | None) -> float | None:
-    """A figure beside the ratio, inverted; 0, a side without data (a variant that failed), stays 0."""
+    """A figure beside the ratio, inverted; 0 stays 0, and None (a side without data) None."""
     return 0.0 if x == 0 else _inv(x)
 
 

@@ -57,6 +57,13 @@ def pytest_sides(s: PytestSettings, sides: Mapping[str, tuple[str, str]], env: M
     each checkout, its loop counts calibrated on the base's."""
     from pairbench.flows.builders.pytest import pytest_run, pytest_runner
 
+    for path in s.paths:
+        for role, (worktree, commit) in sides.items():
+            if not os.path.exists(os.path.join(worktree, path.split("::")[0])):
+                why = ("the pull request adds it, so its benchmarks have nothing to compare with until it is merged"
+                       if role == "base" else "the pull request removes or moves it")
+                where = "the merge-base with the base branch" if role == "base" else "the pull request's head"
+                raise UserError(f"--pytest {path} is not in the {role} ({commit[:12]}, {where}): {why}")
     variants = [_variant(s, role, worktree, commit, env) for role, (worktree, commit) in sides.items()]
     with pytest_runner(s, seed) as runner:
         return pytest_run(s, runner, variants)

@@ -27,7 +27,8 @@ def table_caption(run: Run, bench: Benchmark, values: str, sep: str = "; ") -> s
     if looks > 1 and abs(level - asked) > 1e-9:
         parts.append(f"{ci_header(shown, level).split(' (')[0]}: {asked * 100:g}% across {looks} looks")
     if any(c.adjusted_ci is not None for c in shown):
-        family = sum(1 for c in run.comparisons if c.adjusted_ci is not None)
+        # one per benchmark and candidate: a rate inverted from a time is that time's comparison
+        family = len({(c.benchmark, c.candidate) for c in run.comparisons if c.adjusted_ci is not None})
         mark = "(*adj.)" if ci_mixed(shown) else "(adj.)"
         parts.append(f"{mark}: widened for {family} comparison{'' if family == 1 else 's'} "
                      f"({options.get('correction', 'holm')})")

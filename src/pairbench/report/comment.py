@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pairbench.model import Comparison, Notice, Run
 from pairbench.report.format import format_value
 from pairbench.report.markdown import _fence, md_escape
-from pairbench.report.summary import ci_header, ci_text, metric_of, ratio_text, sentence_of, spreads
+from pairbench.report.summary import Spread, ci_header, ci_mixed, ci_text, metric_of, ratio_text, sentence_of, spreads
 from pairbench.report.wording import verdict_word
 
 __all__ = ["CommentFacts", "render_comment", "render_build_failure", "render_run_failure", "comment_escape", "MARKER",
@@ -26,6 +26,9 @@ __all__ = ["CommentFacts", "render_comment", "render_build_failure", "render_run
 
 COMMENT_LIMIT = 65_000
 """Characters a comment may hold, a little under GitHub's 65,536 (GitLab allows 1,000,000)."""
+
+NOTES_SHOWN = 10
+"""Notes of each run the details list; the others are counted (they are in the run file and the log)."""
 
 MARKER = "<!-- pairbench-ci-comment -->"
 """The hidden HTML comment by which a later run finds this comment (never shown by the forge)."""
@@ -102,6 +105,10 @@ def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressio
     missing = [(b, m) for b, m in facts.gated if (b, m) not in compared]
     if missing:
         head += f" · :warning: {len(missing)} benchmark{'s' if len(missing) != 1 else ''} not compared"
+    undecided = {c.benchmark for c in gated if (c.benchmark, c.metric) in compared and c.verdict == "insufficient"}
+    if undecided:
+        head += (f" · :warning: {len(undecided)} benchmark{'s' if len(undecided) != 1 else ''} without a verdict "
+                 "(too few blocks: raise --max-time)")
     lines = [MARKER, head, "",
              f"Head `{_short(facts.head_commit)}` against `{_short(facts.base_commit)}`, the merge-base with "
              f"{comment_escape(facts.base_ref)}, built and measured interleaved on the same machine.", "",
@@ -113,15 +120,16 @@ def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressio
         base, cand = spread.get((c.benchmark, c.metric, c.baseline)), spread.get((c.benchmark, c.metric, c.candidate))
         name = comment_escape(c.benchmark) + ("" if len(facts.gated) == len({b for b, _ in facts.gated})
                                               else f" · {comment_escape(c.metric)}")
-        lines.append(f"| {name} | {format_value(base.median, m.unit) if base else '–'} | "
-                     f"{format_value(cand.median, m.unit) if cand else '–'} | {ratio_text(c)} | "
+        lines.append(f"| {name} | {_figure(c.baseline_value, base, m.unit)} | "
+                     f"{_figure(c.candidate_value, cand, m.unit)} | {ratio_text(c)} | "
                      f"{ci_text(c).replace('*', chr(92) + '*')} | "
                      f"{_verdict(c, run, again.get((c.benchmark, c.metric)), confirm is not None)} |")
     lines += [_missing_row(run, b) for b, _ in missing]
     if not gated and not missing:
         lines.append("| (no comparison) | | | | | |")
     band = gated[0].threshold * 100 if gated else 1.0
-    lines += ["", f"**Noise band** ±{band:g}% ({comment_escape(facts.threshold_source)}): a difference counts only when "
+    lines += ["", *_adjusted_caption(run, gated)]
+    lines += [f"**Noise band** ±{band:g}% ({comment_escape(facts.threshold_source)}): a difference counts only when "
                   "its whole confidence interval lies outside the band. **Confirm, then alert**: a benchmark found "
                   "slower is measured again in a fresh interleaved run of just those benchmarks; the gate fails only "
                   "when the regression reproduces.", "",
@@ -135,14 +143,52 @@ def render_comment(run: Run, confirm: Run | None, facts: CommentFacts, regressio
     return text
 
 
+def _figure(value: float | None, spread: Spread | None, unit: str) -> str:
+    """The figure beside the ratio, as the terminal and the run file give it (the baseline's geometric
+    mean, the candidate's that times the ratio); the median of the per-block values without one."""
+    if value is not None:
+        return format_value(value, unit)
+    return format_value(spread.median, unit) if spread else "–"
+
+
+def _adjusted_caption(run: Run, gated: list[Comparison]) -> list[str]:
+    """What the table's header says beyond '95% CI': a level widened for the planned looks of
+    adaptive stopping, and `(adj.)`, when they are there."""
+    options = run.metadata.get("options", {})
+    asked = float(options.get("confidence", 0.95))
+    looks = len(run.metadata.get("adaptive", {}).get("looks", []))
+    parts = []
+    if gated and looks > 1 and abs(gated[0].confidence - asked) > 1e-9:
+        parts.append(f"{ci_header(gated).split(' (')[0]}: the {asked * 100:g}% asked, across {looks} planned looks "
+                     "(adaptive stopping may stop at any of them).")
+    family = sum(1 for c in gated if c.adjusted_ci is not None)
+    if family:
+        mark = "(\\*adj.)" if ci_mixed(gated) else "(adj.)"
+        parts.append(f"{mark}: each interval is widened for the {family} comparison{'' if family == 1 else 's'} of "
+                     f"this table ({options.get('correction', 'holm')}), so that together they keep the level in "
+                     "the header.")
+    return [" ".join(parts), ""] if parts else []
+
+
+def _note(n: Notice) -> str:
+    """A notice in the details, named by its benchmark and variant as the terminal names it (a
+    message that names its benchmark already, as a failure's does, is left as it is)."""
+    who = "" if n.benchmark and n.benchmark in n.message else " · ".join(p for p in (n.benchmark, n.variant) if p)
+    return f"- note: {comment_escape(who) + ': ' if who else ''}{comment_escape(n.message)}"
+
+
 def _missing_row(run: Run, benchmark: str) -> str:
     """The row of a benchmark without a comparison: why (it failed on a side), from the run's notices."""
     failed = _failure(run, benchmark)
     why = "not compared"
     if failed is not None:
-        error = failed.message.split(f"variant {failed.variant!r}: ", 1)[-1].splitlines()[0] if failed.message else ""
-        why = f"failed on {failed.variant}: {error[:160]}"
+        why = f"failed on {failed.variant}: {_error(failed)}"
     return f"| {comment_escape(benchmark)} | – | – | – | – | **{comment_escape(why)}** |"
+
+
+def _error(failed: Notice) -> str:
+    """The error of a failure notice, without the words that name its benchmark and variant."""
+    return (failed.message.split(f"variant {failed.variant!r}: ", 1)[-1].splitlines() or [""])[0][:160]
 
 
 def _failure(run: Run, benchmark: str) -> Notice | None:
@@ -174,8 +220,13 @@ def _details(run: Run, confirm: Run | None, facts: CommentFacts) -> list[str]:
             m = metric_of(r, c.benchmark, c.metric)
             if m.direction == "none" and c.verdict not in ("faster", "slower"):
                 continue
-            lines.append(f"- {comment_escape(c.benchmark)} · {comment_escape(c.metric)}: {comment_escape(sentence_of(c, m))}")
-        lines += [f"- note: {comment_escape(n.message)}" for n in r.notices[:10]]
+            failed = _failure(r, c.benchmark) if c.n == 0 else None
+            said = f"no verdict: it failed on {failed.variant} ({_error(failed)})" if failed else sentence_of(c, m)
+            lines.append(f"- {comment_escape(c.benchmark)} · {comment_escape(c.metric)}: {comment_escape(said)}")
+        lines += [_note(n) for n in r.notices[:NOTES_SHOWN]]
+        if len(r.notices) > NOTES_SHOWN:
+            more = len(r.notices) - NOTES_SHOWN
+            lines.append(f"- {more} more note{'s' if more != 1 else ''}: in the job's log and the run file")
         lines.append("")
     lines += [f"- {comment_escape(note)}" for note in facts.notes]
     lines += ["", "</details>", ""]

@@ -29,6 +29,10 @@ FLAG_NAMES = {"samples": "--samples", "warmup": "--warmup-samples", "target_time
 SKIPPED = {"pytest": "tests collected do not use the benchmark fixture: not benchmarks, skipped",
            "asv": "benchmarks collected are of no kind pairbench runs: not run"}
 """What the collected items that are not timed benchmarks are, by harness."""
+BENCHMARK_IS = {"pytest": "a test that uses the benchmark fixture or is marked @pytest.mark.benchmark",
+                "asv": "no function or method named time_*, timeraw_*, track_*, mem_* or peakmem_* "
+                       "(or TimeX, TrackX...) in a module of the directory"}
+"""What a benchmark is, for the error of a suite that collects none, by harness."""
 VALUE_KINDS = ("track", "mem", "peakmem")
 """asv's kinds that yield one number per process (compared like a time: larger is worse, as asv reads them)."""
 
@@ -170,6 +174,7 @@ def _built(variants: list[Any], s: PytestSettings, say: Any) -> tuple[list[Any],
 
     if not any(v.meta.get("git") for v in variants):
         return variants, []
+    _check_repo(s.repo)
     cache = Path(s.cache_dir).expanduser() if s.cache_dir else None
     built, notices = resolve_builds(variants, cache=cache, progress=say)
     if not built or not built[0].baseline:
@@ -180,8 +185,67 @@ def _built(variants: list[Any], s: PytestSettings, say: Any) -> tuple[list[Any],
     return built, notices
 
 
+def _check_repo(repo: str) -> None:
+    """--repo is a git repository, or a UserError that names the flag (builds.py words it for a suite's git.repo)."""
+    import subprocess
+
+    from pairbench.errors import UserError
+
+    path = os.path.abspath(os.path.expanduser(repo))
+    if not os.path.isdir(path):
+        raise UserError(f"--repo {repo}: no such folder")
+    try:
+        found = subprocess.run(["git", "-C", path, "rev-parse", "--git-dir"], capture_output=True, timeout=60)
+    except FileNotFoundError:
+        raise UserError("git is not installed (needed for --git); install git") from None
+    if found.returncode != 0:
+        raise UserError(f"{path} is not a git repository: --git takes refs of --repo DIR (default: the current folder)")
+
+
 def _selected(name: str, patterns: tuple[str, ...]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(name, p) or p in name for p in patterns)
+
+
+def _nothing_collected(s: PytestSettings) -> str:
+    """The error of a suite in which the baseline found no test at all: what a benchmark is, and
+    for asv, the benchmark_dir of an asv.conf.json found in a directory given in its place."""
+    if s.harness == "pytest":
+        return (f"no pytest benchmark to run: pytest collected no test under {' '.join(s.paths)}"
+                + (f" with {' '.join(s.args)}" if s.args else "") + f"; a benchmark is {BENCHMARK_IS['pytest']}")
+    text = f"no asv benchmark to run: {BENCHMARK_IS['asv']} {' '.join(s.paths)}"
+    for path in s.paths:
+        conf = os.path.join(path, "asv.conf.json")
+        if os.path.isfile(conf):
+            where = _benchmark_dir(conf)
+            text += (f"; {path} holds asv.conf.json, whose benchmark_dir is {where!r}: "
+                     f"pairbench asv {os.path.normpath(os.path.join(path, where))}")
+    return text
+
+
+def _none_to_time(s: PytestSettings, base: list[dict[str, Any]], plain: list[dict[str, Any]]) -> str:
+    """The error of a suite that collects tests but no benchmark to time: none matches -b, or none is one."""
+    timed = [str(i["nodeid"]) for i in base if i.get("kind")]
+    if timed:
+        shown = ", ".join(timed[:3]) + (", ..." if len(timed) > 3 else "")
+        which = "the 1 benchmark collected does not match" if len(timed) == 1 else \
+            f"none of the {len(timed)} benchmarks collected matches"
+        return f"no {s.harness} benchmark to run: {which} -b {' -b '.join(s.bench)} ({shown})"
+    if s.harness == "pytest":
+        n = len(plain)
+        return (f"no pytest benchmark to run: {'the 1 test' if n == 1 else f'the {n} tests'} collected "
+                f"{'does' if n == 1 else 'do'} not use the benchmark fixture; a benchmark is {BENCHMARK_IS['pytest']}")
+    return f"no asv benchmark to run: the {len(plain)} collected are of no kind pairbench runs"
+
+
+def _benchmark_dir(conf: str) -> str:
+    """asv.conf.json's benchmark_dir (asv's default `benchmarks`); asv allows // comment lines."""
+    import json
+
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        with open(conf, encoding="utf-8") as f:
+            lines = [line for line in f if not line.lstrip().startswith("//")]
+        return str(json.loads("".join(lines)).get("benchmark_dir", "benchmarks"))
+    return "benchmarks"
 
 
 def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None = None, say: Any = None) -> Run:
@@ -197,6 +261,7 @@ def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None
     from pairbench.runners.options import Flags, as_mapping
 
     s = settings
+    given = variants is not None
     if not s.paths:
         raise UserError(f"nothing to run: give the {s.harness} benchmarks to run (a file or directory), "
                         f"e.g. pairbench {s.harness} benchmarks --python venv-old --python venv-new")
@@ -217,6 +282,11 @@ def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None
             notices.append(Notice("benchmark-failed", f"{s.harness} cannot collect the tests under {v.name!r}: {error}",
                                   "its tests fail; the other variants still run", "", v.name))
         collected[v.name] = items
+    unable = [n for n in notices
+              if n.kind == "benchmark-failed" and n.message.startswith(f"{s.harness} cannot collect")]
+    if not given and len(variants) > 1 and len(unable) == len(variants) - 1:
+        raise UserError(f"no candidate can run the {s.harness} suite; nothing to compare: "
+                        + "; ".join(n.message for n in unable))
     base = collected[variants[0].name]
     plain = [i for i in base if not i.get("kind")]
     kind = get_kind(s.harness)
@@ -234,9 +304,10 @@ def pytest_run(settings: PytestSettings, runner: Any, variants: list[Any] | None
     what = SKIPPED[s.harness]
     if plain:
         notices.append(Notice("skipped", f"{len(plain)} of {len(base)} {what}", "", "", ""))
+    if not base:
+        raise UserError(_nothing_collected(s))
     if not benchmarks:
-        raise UserError(f"no {s.harness} benchmark to run: {len(base)} collected, none to time"
-                        + (" that matches -b" if s.bench else "") + f" ({len(plain)} {what})")
+        raise UserError(_none_to_time(s, base, plain))
     for v in variants[1:]:
         have = {str(i["nodeid"]) for i in collected[v.name]}
         missing = [b.name for b in benchmarks if b.name not in have]

@@ -74,9 +74,32 @@ def env_build(python: str) -> str:
 
 
 def _default_spawn(argv: list[str], env: Mapping[str, str], cwd: str | None, timeout: float) -> tuple[int, str, str]:
-    proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace",
-                          env=dict(env), cwd=cwd, timeout=timeout)
-    return proc.returncode, proc.stdout, proc.stderr
+    """Run one worker in its own process group, and stop the whole group on a timeout, Ctrl-C or a
+    signal: a benchmark may start processes of its own, which would outlive a worker killed alone
+    (and, holding its pipes, keep a timed-out worker's output from ever ending)."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            errors="replace", env=dict(env), cwd=cwd, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except BaseException:
+        _kill_group(proc)
+        raise
+    _kill_group(proc)  # what the worker's tests left running after it exited
+    return proc.returncode, out, err
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    """SIGKILL the worker's process group and reap the worker (its pipes closed with it)."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
+    proc.wait()
 
 
 class PytestRunner:
@@ -123,8 +146,9 @@ class PytestRunner:
         return env
 
     def call(self, variant: Variant, suite: tuple[Any, ...], request: dict[str, Any],
-             timeout: float) -> tuple[list[dict[str, Any]], str]:
-        """Run one worker: (its answers, one per test, or the error that left tests unanswered)."""
+             timeout: float, none_ok: bool = False) -> tuple[list[dict[str, Any]], str]:
+        """Run one worker: (its answers, one per test, or the error that left tests unanswered);
+        `none_ok`: a worker that exits 0 without an answer found nothing (collection), not an error."""
         paths, args, cwd = suite
         with tempfile.TemporaryDirectory(prefix="pairbench-pytest-") as tmp:
             answer = os.path.join(tmp, "answer.jsonl")
@@ -143,13 +167,13 @@ class PytestRunner:
                 return [], f"{self.harness} timed out after {timeout:.0f} s"
             answers = _read_answers(answer)
         failed = code != 0 if self.harness == "asv" else code in PYTEST_FAILED
-        if failed or (not answers and code != 5):
+        if failed or (not answers and code != 5 and not (none_ok and code == 0)):
             return answers, _pytest_error(self.harness, code, out, err)
         return answers, ""
 
     def collect(self, variant: Variant, suite: tuple[Any, ...]) -> tuple[list[dict[str, Any]], str]:
         """The tests pytest collects under `variant`: ({nodeid, kind} for each, error)."""
-        return self.call(variant, suite, {"mode": "collect"}, timeout=300)
+        return self.call(variant, suite, {"mode": "collect"}, timeout=300, none_ok=True)
 
     # -- calibration ---------------------------------------------------------------------------
 

@@ -270,6 +270,13 @@ def _describe(exc):
     return ("%s: %s" % (type(exc).__name__, exc))[:400]
 
 
+def _number(name, value):
+    """The value a track_/mem_/peakmem_ benchmark gave, as a number; anything else is its error."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError("%s returned %r, not a number" % (name.rsplit(".", 1)[-1].split("(")[0], value))
+    return float(value)
+
+
 def _answer(name, kind, p, req, spec, directories):
     """The answer of one benchmark in this process (see the module docstring)."""
     clock_name = req.get("clock") or "wall"
@@ -282,7 +289,7 @@ def _answer(name, kind, p, req, spec, directories):
         else:
             value = p.repeat(lambda: p.func(*p.args))
             value = _mem(value) if kind == "mem" else value
-        return {"loops": 1, "time": 0.0, "value": float(value)}
+        return {"loops": 1, "time": 0.0, "value": _number(name, value)}
     if kind == "timeraw":
         run = lambda loops: p.repeat(lambda: _raw(p, loops, clock_name))  # noqa: E731
         number = p.number or 1

@@ -320,8 +320,14 @@ def pytest_runtest_logreport(report):
         where = "" if report.when == "call" else " (in %s)" % report.when
         text = report.longreprtext.strip().splitlines() if hasattr(report, "longreprtext") else []
         req.errors.setdefault(nodeid, _error_line(text) + where)
+    elif report.skipped and nodeid not in req.errors and hasattr(report, "wasxfail"):
+        # an xfail test that failed, as marked: its longrepr is the whole traceback; its error line says it
+        text = report.longreprtext.strip().splitlines() if hasattr(report, "longreprtext") else []
+        req.errors[nodeid] = "expected to fail (xfail): %s" % (_error_line(text),)
     elif report.skipped and nodeid not in req.errors:
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        if reason.startswith("Skipped: "):  # pytest.skip's reason, as pytest words it
+            reason = reason[len("Skipped: "):]
         req.errors[nodeid] = "skipped: %s" % (reason,)
     if report.when == "teardown":
         if nodeid in req.errors:
