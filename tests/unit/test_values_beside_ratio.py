@@ -187,3 +187,55 @@ def test_compare_shows_an_interval_of_too_few_runs_at_the_level_it_reaches() -> 
     from pairbench.report.wording import reached_label
 
     assert f"{format_ci_percent(c.reached_ci)} at {reached_label(c.reached_confidence)}" in row
+
+
+_SCALE = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "req/s": 1.0, "k": 1e3}
+
+
+def _figure(text: str) -> float:
+    """`7.357 ms` -> 0.007357; `13.31k req/s` -> 13310."""
+    number, unit = text.split(" ", 1)
+    scale = 1e3 if number.endswith("k") else 1.0
+    return float(number.rstrip("k")) * scale * _SCALE[unit]
+
+
+def _value_rows(text: str, fmt: str) -> list[tuple[str, str, str, str]]:
+    """(metric, variant, value, ratio) of each row of the report's main table."""
+    import html as html_lib
+    import re
+
+    rows = []
+    if fmt == "html":
+        for tr in re.findall(r"<tr>(.*?)</tr>", text, re.S):
+            cells = [html_lib.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+            if len(cells) == 9 and cells[0] == "w":
+                rows.append((cells[1], cells[2], cells[3], cells[5]))
+        return rows
+    for line in text.splitlines():
+        parts = line.split("|")[1:]  # AsciiDoc's rows have no closing `|`
+        cells = [c.strip() for c in (parts[:-1] if fmt == "markdown" else parts)]
+        if len(cells) == 9 and cells[0] == "w":
+            rows.append((cells[1], cells[2], cells[3], cells[5]))
+    return rows
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "asciidoc"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_each_candidates_value_is_the_baseline_value_above_it_times_the_ratio(fmt: str, seed: int) -> None:
+    # C lost a block and user has zeros: C's comparison measures the baseline over other blocks
+    # (or by its mean), so the baseline's figure differs from B's; a table that showed only the first
+    # read `+2.8%` beside a value below the baseline's (seed 2, user)
+    from pairbench.report.exporters import render_export
+
+    run = _skewed_run(seed)
+    comps, _ = analyze(run)
+    text = render_export(replace(run, comparisons=comps), fmt)
+    rows = _value_rows(text, fmt)
+    assert rows
+    base = None
+    for metric, variant, value, ratio in rows:
+        if variant.endswith("(baseline)"):
+            base = _figure(value)
+            continue
+        assert base is not None
+        assert _figure(value) / base == pytest.approx(float(ratio), rel=3e-3), (metric, variant, value, ratio)

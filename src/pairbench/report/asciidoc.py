@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pairbench.model import Comparison, Run
 from pairbench.report.kinds import kind_title, kinds_in_order
-from pairbench.report.summary import FIGURES_CAPTION, change_text, ci_header, ci_mixed, ci_text, figures, ratio_text, spreads, value_text
+from pairbench.report.summary import FIGURES_CAPTION, change_text, ci_header, ci_mixed, ci_text, figures, ratio_text, spreads, value_rows
 from pairbench.report.wording import verdict_word
 
 __all__ = ["SummaryTable", "summary_tables", "render_asciidoc"]
@@ -50,16 +50,13 @@ def _rows(run: Run, kind: str, comparisons: list[Comparison]) -> list[tuple[str,
     rows: list[tuple[str, ...]] = []
     for b in (b for b in run.benchmarks if b.kind == kind):
         for m in b.metrics:
-            for v in run.variants:
-                sp = spread.get((b.name, m.name, v.name))
-                c = by_key.get((b.name, m.name, v.name))
-                if sp is None and c is None:
-                    continue
+            for row in value_rows(run, b.name, m, by_key, shown, spread):
+                c = row.comparison
                 rows.append((
-                    b.name, m.name, v.name + (" (baseline)" if v.name == run.baseline.name else ""),
-                    value_text(shown, spread, (b.name, m.name, v.name), m.unit), change_text(c, m.unit),
+                    b.name, m.name, row.variant + (" (baseline)" if row.baseline else ""),
+                    row.value, change_text(c, m.unit),
                     ratio_text(c) if c is not None else "", ci_text(c, mixed) if c is not None else "",
-                    str(c.n) if c is not None else (str(sp.n) if sp else ""),
+                    row.n,
                     verdict_word(c.verdict, m) + (" (exact)" if c.exact else "") if c is not None else "",
                 ))
     return rows

@@ -42,7 +42,7 @@ from pairbench.report.summary import (
     ratio_text,
     sentence_of,
     spreads,
-    value_text,
+    value_rows,
 )
 from pairbench.report.wording import verdict_word
 
@@ -84,23 +84,20 @@ def _rows(run: Run, metrics: Sequence[tuple[str, Metric]], comps: Sequence[Compa
     mixed = ci_mixed(comps)
     rows = []
     for bench, m in metrics:
-        for v in run.variants:
-            sp = spread.get((bench, m.name, v.name))
-            c = by_key.get((bench, m.name, v.name))
-            if sp is None and c is None:
-                continue
+        for row in value_rows(run, bench, m, by_key, shown, spread):
+            c = row.comparison
             verdict = ""
             change = change_text(c, m.unit)
             ratio, ci = (ratio_text(c), ci_text(c, mixed)) if c is not None else ("", "")
             if c is not None:
                 word = verdict_word(c.verdict, m) + (" (exact)" if c.exact else "")
                 verdict = f'<span class="{esc(c.verdict)}">{esc(word)}</span>'
-            base = " (baseline)" if v.name == run.baseline.name else ""
+            base = " (baseline)" if row.baseline else ""
             rows.append(
-                f"<tr><td>{esc(bench)}</td><td>{esc(m.name)}</td><td>{esc(v.name)}{base}</td>"
-                f'<td class="num">{esc(value_text(shown, spread, (bench, m.name, v.name), m.unit))}</td>'
+                f"<tr><td>{esc(bench)}</td><td>{esc(m.name)}</td><td>{esc(row.variant)}{base}</td>"
+                f'<td class="num">{esc(row.value)}</td>'
                 f'<td class="num">{esc(change)}</td><td class="num">{esc(ratio)}</td><td>{esc(ci)}</td>'
-                f'<td class="num">{c.n if c is not None else (sp.n if sp else "")}</td><td>{verdict}</td></tr>'
+                f'<td class="num">{row.n}</td><td>{verdict}</td></tr>'
             )
     return rows
 

@@ -28,7 +28,7 @@ from pairbench.report.summary import (
     ratio_text,
     sentence_of,
     spreads,
-    value_text,
+    value_rows,
 )
 from pairbench.report.sweep import sweep_cells, sweep_header, sweep_lines, sweep_title
 from pairbench.report.wording import verdict_word
@@ -92,22 +92,16 @@ def _metric_rows(run: Run, metrics: list[tuple[str, Metric]], comparisons: list[
     shown = figures(run, comparisons)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
     mixed = ci_mixed(comparisons)
-    baseline = run.baseline.name
     rows = []
     for bench, m in metrics:
-        for v in run.variants:
-            sp = spread.get((bench, m.name, v.name))
-            c = by_key.get((bench, m.name, v.name))
-            if sp is None and c is None:
-                continue
-            median = value_text(shown, spread, (bench, m.name, v.name), m.unit)
-            name = md_escape(v.name) + (" (baseline)" if v.name == baseline else "")
+        for row in value_rows(run, bench, m, by_key, shown, spread):
+            c = row.comparison
+            name = md_escape(row.variant) + (" (baseline)" if row.baseline else "")
             change = change_text(c, m.unit)
             change = md_escape(change) if c is not None and c.delta is not None else change
             ratio, ci = (ratio_text(c), ci_text(c, mixed).replace("*", "\\*")) if c is not None else ("", "")
-            n = str(c.n) if c is not None else (str(sp.n) if sp else "")
             verdict = _verdict_cell(c, m) if c is not None else ""
-            rows.append(f"| {md_escape(bench)} | {md_escape(m.name)} | {name} | {median} | {change} | {ratio} | {ci} | {n} | {verdict} |")
+            rows.append(f"| {md_escape(bench)} | {md_escape(m.name)} | {name} | {row.value} | {change} | {ratio} | {ci} | {row.n} | {verdict} |")
     return rows
 
 

@@ -18,7 +18,7 @@ from pairbench.report.wording import reached_label, verdict_sentence
 
 __all__ = ["Spread", "spreads", "spread_text", "spread_shown", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
            "MetricGroups", "metric_groups", "FIGURES_CAPTION", "figures", "figure_text", "percent_shown", "exact_change",
-           "change_text", "value_text", "notes_once"]
+           "change_text", "value_text", "notes_once", "ValueRow", "value_rows"]
 
 FIGURES_CAPTION = ("values: the baseline's geometric mean over the compared blocks, and the candidate's as that "
                    "times the ratio (exact counts: medians)")
@@ -106,6 +106,45 @@ def value_text(shown: dict[tuple[str, str, str], float], spread: dict[tuple[str,
         return format_value(shown[key], unit)
     sp = spread.get(key)
     return format_value(sp.median, unit) if sp else "–"
+
+
+@dataclass(frozen=True, slots=True)
+class ValueRow:
+    """One row of a report table: a variant, the figure shown for it, and its comparison."""
+
+    variant: str
+    baseline: bool
+    value: str
+    comparison: Comparison | None
+    n: str
+
+
+def value_rows(run: Run, bench: str, metric: Metric, by_key: dict[tuple[str, str, str], Comparison],
+               shown: dict[tuple[str, str, str], float], spread: dict[tuple[str, str, str], Spread]) -> list[ValueRow]:
+    """The rows of one benchmark and metric, in the run's order of variants, as the terminal's -v
+    table lays them: the baseline's figure again before a candidate whose comparison measured the
+    baseline otherwise (over fewer blocks, or by its mean where a value is 0), so that every
+    candidate's figure is the baseline's figure above it times the ratio shown beside it."""
+    baseline = run.baseline.name
+    base_key = (bench, metric.name, baseline)
+    above = value_text(shown, spread, base_key, metric.unit)
+    rows: list[ValueRow] = []
+    for v in run.variants:
+        key = (bench, metric.name, v.name)
+        sp, c = spread.get(key), by_key.get(key)
+        if sp is None and c is None:
+            continue
+        if v.name == baseline:
+            rows.append(ValueRow(v.name, True, above, None, str(sp.n) if sp else ""))
+            continue
+        if c is not None and c.baseline_value is not None and percent_shown(c):
+            own = format_value(c.baseline_value, metric.unit)
+            if own != above:
+                rows.append(ValueRow(baseline, True, own, None, str(c.n)))
+                above = own
+        rows.append(ValueRow(v.name, False, value_text(shown, spread, key, metric.unit), c,
+                             str(c.n) if c is not None else (str(sp.n) if sp else "")))
+    return rows
 
 
 def metric_of(run: Run, benchmark: str, metric: str) -> Metric:
