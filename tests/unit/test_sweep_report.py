@@ -200,3 +200,23 @@ def test_sweep_verdict_is_the_main_tables_for_a_shift_inside_the_band() -> None:
     sweep = out.getvalue().split("sweep: loop · time · py", 1)[1]
     row = next(line for line in sweep.splitlines() if line.strip().startswith("1 "))
     assert row.rstrip().endswith("same")
+
+
+def test_the_best_point_is_the_one_the_table_shows_best() -> None:
+    # N=1 is 0.8x in 6 blocks of 10 and 3x in 4: the lowest median, but its ratio to the baseline
+    # (the table's figure) is the worst. The ★ went on it, and the runner-up read 41% below "the best".
+    from pairbench.analysis import analyze
+    from pairbench.report.sweep import BEST_MARK, sweep_cells, sweep_lines
+
+    run = make_run({"3": 1.0, "1": 1.0, "2": 0.9}, blocks=10, noise=0.01, seed=3)
+    run.samples[:] = [replace(s, value=s.value * (0.8 if s.block < 6 else 3.0)) if s.variant == "py/N=1" else s
+                      for s in run.samples]
+    comps, _ = analyze(run)
+    (t,) = sweep_tables(replace(run, comparisons=comps))
+    assert t.best == "py/N=2" and t.runner_up == "py/N=3"
+    assert t.best_vs_runner_up is not None and t.best_vs_runner_up.ratio is not None
+    assert t.best_vs_runner_up.ratio > 1  # the runner-up is worse than the best
+    starred = [cells for cells in sweep_cells(t) if cells[-1].endswith(BEST_MARK)]
+    assert [cells[0] for cells in starred] == ["2"]
+    best_line = next(line for line in sweep_lines(t) if "best:" in line)
+    assert best_line.startswith(f"★ best: N=2 ({starred[0][1].split(' ±')[0]})")  # the mark explained

@@ -134,8 +134,11 @@ def _trends(table: SweepTable, numeric: set[str]) -> tuple[SweepTrend, ...]:
 
 
 def _with_best_and_trends(table: SweepTable, values: dict[str, dict[int, float]], numeric: set[str]) -> SweepTable:
-    ranked = sorted((r for r in table.rows if r.spread is not None),
-                    key=lambda r: r.spread.median if r.spread else 0.0,
+    measured = [r for r in table.rows if r.spread is not None]
+    # By the ratio to the baseline, the figure the table shows and stars; by the median only where a
+    # ratio is missing (a baseline of 0), so the ★ never marks a point the table shows worse.
+    by_ratio = all(r.ratio is not None and math.isfinite(r.ratio) for r in measured)
+    ranked = sorted(measured, key=lambda r: (r.ratio if by_ratio else r.spread.median if r.spread else 0.0) or 0.0,
                     reverse=table.metric.direction == "higher")
     if ranked:
         table = replace(table, best=ranked[0].variant)

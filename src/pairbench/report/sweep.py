@@ -53,15 +53,21 @@ def sweep_header(t: SweepTable) -> list[str]:
             f"{level}% CI" + (" (adj.)" if t.correction != "none" else ""), "verdict"]
 
 
+def _figure(t: SweepTable, r: SweepRow) -> float | None:
+    """The row's figure: its comparison's `candidate_value`, the baseline's `baseline_value`."""
+    if r.comparison is not None:
+        return r.comparison.candidate_value
+    if r.variant != t.baseline:
+        return None
+    return next((x.comparison.baseline_value for x in t.rows if x.comparison is not None), None)
+
+
 def sweep_cells(t: SweepTable) -> list[list[str]]:
     """One row of text cells per sweep point, in the order of `sweep_header`."""
     rows = []
-    base_value = next((r.comparison.baseline_value for r in t.rows if r.comparison is not None), None)
     for r in t.rows:
         cells = [r.params.get(p, "") for p in t.params]
-        value = r.comparison.candidate_value if r.comparison is not None else (
-            base_value if r.variant == t.baseline else None)
-        cells.append(figure_text(value, r.spread, t.metric.unit))
+        cells.append(figure_text(_figure(t, r), r.spread, t.metric.unit))
         cells.append(format_ratio(r.ratio))
         cells.append(f"[{format_ratio(r.ci[0])}, {format_ratio(r.ci[1])}]" if r.ci else "–")
         mark = BEST_MARK if r.variant == t.best else ""
@@ -112,7 +118,10 @@ def _best_sentence(t: SweepTable) -> str:
     if best is None or best.spread is None:
         return "best: not enough data"
     label = _label(best, t.params)
-    text = f"best: {label} ({STATISTIC} {format_value(best.spread.median, t.metric.unit)})"
+    shown = _figure(t, best)  # the table's figure, by which the best was chosen
+    # `★ best:` says what the mark on its row is
+    text = (f"{BEST_MARK.strip()} best: {label} ({format_value(shown, t.metric.unit)})" if shown is not None
+            else f"{BEST_MARK.strip()} best: {label} ({STATISTIC} {format_value(best.spread.median, t.metric.unit)})")
     if t.runner_up is None:
         return text
     other = _label(t.row(t.runner_up), t.params)
