@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import math
 import random
+import re
 from dataclasses import replace
 
 import pytest
@@ -220,3 +221,16 @@ def test_the_best_point_is_the_one_the_table_shows_best() -> None:
     assert [cells[0] for cells in starred] == ["2"]
     best_line = next(line for line in sweep_lines(t) if "best:" in line)
     assert best_line.startswith(f"★ best: N=2 ({starred[0][1].split(' ±')[0]})")  # the mark explained
+
+
+def test_a_trend_over_a_parameter_of_large_values_is_not_read_as_zero() -> None:
+    # WORK 1000..80000: +50% over the range is about +0.0005% per unit, which read
+    # "0.00% time per unit, 95% CI [0.00%, 0.00%]": a zero-width interval at zero
+    from pairbench.report.sweep import sweep_lines
+
+    run = make_run({"1000": 1.0, "20000": 1.1, "80000": 1.5}, blocks=10, noise=0.01, baseline="1000")
+    (t,) = sweep_tables(run)
+    (line,) = [line for line in sweep_lines(t) if line.startswith("trend over")]
+    per_unit, low, high = re.findall(r"([+−][\d.]+)%", line)[:3]
+    assert float(per_unit.lstrip("+")) == pytest.approx(t.trends[0].percent_per_unit, rel=0.1), line
+    assert float(low.lstrip("+")) > 0 and float(high.lstrip("+")) > float(low.lstrip("+")), line

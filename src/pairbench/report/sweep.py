@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from pairbench.analysis.replicates import STATISTIC
 from pairbench.model import Run
 from pairbench.summaries import SweepRow, SweepTable
-from pairbench.report.format import format_percent, format_ratio, format_value
+from pairbench.report.format import format_exact_percent, format_percent, format_ratio, format_value
 from pairbench.report.summary import FIGURES_CAPTION, figure_text
 
 if TYPE_CHECKING:
@@ -84,8 +84,8 @@ def sweep_lines(t: SweepTable) -> list[str]:
         lo, hi = fit.ci if fit.ci else (float("nan"), float("nan"))
         where = f" ({fit.held})" if fit.held else ""
         lines.append(
-            f"trend over {fit.parameter}{where}: {_pct(fit.percent_per_unit)} {t.metric.name} per unit, "
-            f"{level}% CI [{_pct((math.exp(lo) - 1) * 100)}, {_pct((math.exp(hi) - 1) * 100)}], "
+            f"trend over {fit.parameter}{where}: {_per_unit(fit.percent_per_unit)} {t.metric.name} per unit, "
+            f"{level}% CI [{_per_unit((math.exp(lo) - 1) * 100)}, {_per_unit((math.exp(hi) - 1) * 100)}], "
             f"R² {fit.r_squared:.2f} over {fit.n} values (fit of ln {STATISTIC} {t.metric.name} on {fit.parameter})"
         )
     return lines
@@ -111,6 +111,12 @@ def render_sweeps(run: Run, console: Console) -> None:
 def _pct(x: float) -> str:
     """A percent (7.4 -> `+7.4%`), by the one rule of report/format.py."""
     return format_percent(x / 100)
+
+
+def _per_unit(x: float) -> str:
+    """A percent per unit of a parameter, which over large values (sizes, counts) is tiny: two
+    significant figures below 0.05% (`+0.00051%`), never `0.00%` for a real slope."""
+    return format_exact_percent(x / 100)
 
 
 def _best_sentence(t: SweepTable) -> str:
