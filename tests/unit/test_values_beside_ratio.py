@@ -239,3 +239,30 @@ def test_each_candidates_value_is_the_baseline_value_above_it_times_the_ratio(fm
             continue
         assert base is not None
         assert _figure(value) / base == pytest.approx(float(ratio), rel=3e-3), (metric, variant, value, ratio)
+
+
+def test_no_ratio_interval_beside_a_zero_baseline_in_any_table() -> None:
+    # 0 ns against 192 µs: no ratio, and the Markdown and HTML tables showed `[-2.91, 9.308]`, a
+    # "ratio" interval below 0 (the percent of the mean magnitude, which the sentence gives)
+    from pairbench.report.exporters import render_export
+
+    metric = Metric("sys", "s", "lower")
+
+    def saved(name: str, values: list[float]) -> Run:
+        samples = [Sample("w", name, "sys", v, blk) for blk, v in enumerate(values)]
+        return Run({}, [Variant(name, baseline=True)], [Benchmark("w", "command", (metric,))], samples)
+
+    base, new = saved("a", [0.0] * 6), saved("b", [0.0, 0.0, 9.6e-4, 0.0, 0.0, 0.0])
+    comps, _ = compare_runs(base, new)
+    [c] = comps
+    assert c.baseline_value == 0.0 and c.ci is not None
+    merged = Run({}, [Variant("a", baseline=True), Variant("b")], base.benchmarks, base.samples + new.samples, comps)
+    import re
+
+    terminal = re.split(r"\s{2,}", render_unpaired_table(merged, comps, ("a", "b"), 0.95).splitlines()[1])
+    assert terminal[4:6] == ["–", "–"]  # change and CI: nothing relative to 0
+    for fmt in ("markdown", "html", "asciidoc"):
+        text = render_export(merged, fmt)
+        rows = re.findall(r"<tr><td>w</td>.*?</tr>", text) if fmt == "html" else \
+            [line for line in text.splitlines() if line.startswith("| w |")]
+        assert len(rows) == 2 and not any("[" in row for row in rows), (fmt, rows)

@@ -217,7 +217,7 @@ def ci_text(c: Comparison | None, mixed: bool = False) -> str:
         low, high = c.reached_ci  # too few blocks for the level in the header: say the level reached
         return f"[{format_ratio(low)}, {format_ratio(high)}] at {reached_label(c.reached_confidence)}"
     ci = c.verdict_ci
-    if not ci:
+    if not ci or not percent_shown(c):  # beside a zero baseline no ratio, so no interval of one
         return "–"
     return f"[{format_ratio(ci[0])}, {format_ratio(ci[1])}]" + ("*" if mixed and c.adjusted_ci is not None else "")
 
