@@ -266,3 +266,15 @@ def test_no_ratio_interval_beside_a_zero_baseline_in_any_table() -> None:
         rows = re.findall(r"<tr><td>w</td>.*?</tr>", text) if fmt == "html" else \
             [line for line in text.splitlines() if line.startswith("| w |")]
         assert len(rows) == 2 and not any("[" in row for row in rows), (fmt, rows)
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "asciidoc", "orgmode"])
+def test_the_adjusted_mark_of_the_ci_header_is_explained_under_the_table(fmt: str) -> None:
+    # `95% CI (*adj.)` headed the table and `*` marked cells, but only the terminal said what they were
+    from pairbench.report.exporters import render_export
+
+    run = _skewed_run(0)
+    comps, _ = analyze(run)
+    text = render_export(replace(run, comparisons=comps), fmt).replace("\\*", "*")
+    assert "(*adj.)" in text and "]*" in text
+    assert "(*adj.): widened for 2 comparisons (holm)" in text, fmt

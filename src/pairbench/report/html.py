@@ -29,8 +29,8 @@ from pairbench.report.plots import (
 )
 from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
 from pairbench.report.sweep import BEST_MARK, sweep_cells, sweep_header, sweep_lines, sweep_title
+from pairbench.report.captions import figures_caption
 from pairbench.report.summary import (
-    FIGURES_CAPTION,
     change_text,
     ci_header,
     ci_mixed,
@@ -114,7 +114,7 @@ def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> tuple[str, str]:
     head = (f"<tr><th>Benchmark</th><th>Metric</th><th>Variant</th><th>Median</th><th>Change</th><th>Ratio</th>"
             f"<th>{esc(ci_header(comps))}</th><th>n</th><th>Verdict</th></tr>")
     main = (f"<table>{head.replace('<th>Median</th>', '<th>Value</th>')}{''.join(judged)}</table>"
-            f'<p class="caption">{esc(FIGURES_CAPTION)}</p>') if judged else ""
+            f'<p class="caption">{esc(figures_caption(run, comps))}</p>') if judged else ""
     parts = []
     if described:
         parts.append(f'<details class="figs"><summary>Measured, not judged ({len(described)} rows)</summary>'

@@ -16,8 +16,8 @@ from typing import Any, Iterable
 from pairbench.model import Comparison, Metric, Run
 from pairbench.report.kinds import kind_title, kinds_in_order
 from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
+from pairbench.report.captions import figures_caption
 from pairbench.report.summary import (
-    FIGURES_CAPTION,
     change_text,
     ci_header,
     ci_mixed,
@@ -118,7 +118,7 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
     lines = [f"## {md_escape(kind_title(kind))}", ""]
     lines += [head[0].replace("| Median |", "| Value |"), head[1]]
     lines += _metric_rows(run, [(name, m) for name, g in groups for m in g.judged], comparisons) + [""]
-    lines += [f"_{md_escape(FIGURES_CAPTION)}_", ""]
+    lines += [f"_{md_escape(figures_caption(run, comparisons))}_", ""]
     sentences: list[str] = []
     judged: list[Comparison] = []
     for b in benches:
