@@ -31,3 +31,24 @@ def test_the_html_report_gives_each_note_once_too() -> None:
     text = render_html(run)
     for note in {n for c in run.comparisons for n in c.notes}:
         assert text.count(html.escape(note, quote=False)) == 1 or text.count(html.escape(note)) == 1, note
+
+
+def test_not_interleaved_is_said_once_in_a_comparison_of_saved_runs() -> None:
+    # `compare A B --markdown` said it under the title ("drift between the runs") and again in the notes
+    # ("drift between sessions")
+    from dataclasses import replace
+
+    from pairbench.analysis import compare_runs
+    from pairbench.model import Run, Variant
+    from pairbench.report.html import render_html
+
+    run = _run(1, 6, benches=2)
+    base, new = (Run({}, [Variant("A", baseline=True)], run.benchmarks,
+                     [replace(s, variant="A") for s in run.samples if s.variant == name]) for name in ("base", "cand"))
+    comps, _ = compare_runs(base, new)
+    assert comps and not comps[0].paired
+    merged = Run({}, [Variant("A [base]", baseline=True), Variant("A [new]")], run.benchmarks,
+                 [replace(s, variant="A [base]") for s in base.samples]
+                 + [replace(s, variant="A [new]") for s in new.samples], comps)
+    assert render_markdown(merged).count("not interleaved: drift between") == 1
+    assert render_html(merged).count("not interleaved: drift between") == 1

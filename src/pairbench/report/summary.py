@@ -166,6 +166,8 @@ def notes_once(comparisons: Sequence[Comparison]) -> list[tuple[str, dict[str, l
     where: dict[str, list[tuple[str, str]]] = {}
     for c in comparisons:
         for note in c.notes:
+            if not c.paired and note.startswith("not interleaved:"):  # said once, under the report's title
+                continue
             where.setdefault(note, []).append((c.benchmark, c.metric))
     out: list[tuple[str, dict[str, list[str]] | None]] = []
     for note, held in where.items():
