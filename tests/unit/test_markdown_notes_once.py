@@ -52,3 +52,19 @@ def test_not_interleaved_is_said_once_in_a_comparison_of_saved_runs() -> None:
                  + [replace(s, variant="A [new]") for s in new.samples], comps)
     assert render_markdown(merged).count("not interleaved: drift between") == 1
     assert render_html(merged).count("not interleaved: drift between") == 1
+
+
+def test_a_sentence_that_does_not_name_its_candidate_is_labelled_with_it() -> None:
+    # three variants: "- **fib · time**: no meaningful difference: ..." said nothing of which candidate
+    import re
+
+    from pairbench.report.html import render_html
+    from tests.unit.test_analysis import analyze as analyze_checked, make_run
+
+    run = make_run({"A": 1.0, "B": 1.0, "C": 1.2}, noise=0.001)
+    run.comparisons, _ = analyze_checked(run)
+    md = [line for line in render_markdown(run).splitlines() if line.startswith("- **fib · time")]
+    assert md[0].startswith("- **fib · time · B**: no meaningful difference")
+    assert md[1].startswith("- **fib · time**: C is 20.0% slower than A")  # named already
+    page = render_html(run)
+    assert re.search(r"<b>fib · time · B</b>: no meaningful difference", page)

@@ -242,7 +242,7 @@ def _compare_many(args: argparse.Namespace, sides: list[tuple[str, str, Run]]) -
     from pairbench.model import Notice as NoticeT
     from pairbench.report.exporters import ExportOptions, export
     from pairbench.report.markdown import UNPAIRED_LABEL
-    from pairbench.report.summary import metric_of, sentence_of
+    from pairbench.report.summary import metric_of, sentence_label, sentence_of
     from pairbench.report.tables import GEOMEANS_KEY, render_many_table
 
     label0, path0, base = sides[0]
@@ -267,7 +267,8 @@ def _compare_many(args: argparse.Namespace, sides: list[tuple[str, str, Run]]) -
     out.write(render_many_table(merged, comparisons, labels, found_geomeans))
     out.write("\n")
     for c in comparisons:
-        out.write(f"{c.benchmark} · {c.metric}: {sentence_of(c, metric_of(merged, c.benchmark, c.metric))}\n")
+        text = sentence_of(c, metric_of(merged, c.benchmark, c.metric))
+        out.write(f"{sentence_label(c, text, comparisons)}: {text}\n")
     for n in notices:
         warn(n.message)
     _warn_summary_only(warn, *(run for _, _, run in sides))

@@ -40,6 +40,7 @@ from pairbench.report.summary import (
     metric_of,
     notes_once,
     ratio_text,
+    sentence_label,
     sentence_of,
     spreads,
     value_rows,
@@ -168,8 +169,8 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
             continue
         body.append(f"<h2>{esc(kind_title(kind))}</h2>")
         body.append(table)
-        items = [f"<li><b>{esc(c.benchmark)} · {esc(c.metric)}</b>: {esc(sentence_of(c, metric_of(run, c.benchmark, c.metric)))}"
-                 "</li>" for c in kind_comps]
+        said = [(c, sentence_of(c, metric_of(run, c.benchmark, c.metric))) for c in kind_comps]
+        items = [f"<li><b>{esc(sentence_label(c, text, kind_comps))}</b>: {esc(text)}</li>" for c, text in said]
         if items:
             body.append(f'<ul class="sentences">{"".join(items)}</ul>')
         body.append(_notes(kind_comps))

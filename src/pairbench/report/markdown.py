@@ -26,6 +26,7 @@ from pairbench.report.summary import (
     metric_groups,
     notes_once,
     ratio_text,
+    sentence_label,
     sentence_of,
     spreads,
     value_rows,
@@ -127,8 +128,8 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
                 c = next((c for c in comparisons if (c.benchmark, c.metric, c.candidate) == (b.name, m.name, v.name)),
                          None)
                 if c is not None:
-                    sentences.append(f"- **{md_escape(b.name)} · {md_escape(m.name)}**: "
-                                     f"{md_escape(sentence_of(c, m))}")
+                    text = sentence_of(c, m)
+                    sentences.append(f"- **{md_escape(sentence_label(c, text, comparisons))}**: {md_escape(text)}")
                     judged.append(c)
     if sentences:
         lines += sentences + [""]

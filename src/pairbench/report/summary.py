@@ -18,7 +18,7 @@ from pairbench.report.wording import reached_label, verdict_sentence
 
 __all__ = ["Spread", "spreads", "spread_text", "spread_shown", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
            "MetricGroups", "metric_groups", "FIGURES_CAPTION", "figures", "figure_text", "percent_shown", "exact_change",
-           "change_text", "value_text", "notes_once", "ValueRow", "value_rows"]
+           "change_text", "value_text", "notes_once", "ValueRow", "value_rows", "sentence_label"]
 
 FIGURES_CAPTION = ("values: the baseline's geometric mean over the compared blocks, and the candidate's as that "
                    "times the ratio (exact counts: medians)")
@@ -158,6 +158,14 @@ def metric_of(run: Run, benchmark: str, metric: str) -> Metric:
 def sentence_of(c: Comparison, metric: Metric) -> str:
     """The comparison's verdict in words, worded now from its stored numbers (never a stored sentence)."""
     return verdict_sentence(c, metric)
+
+
+def sentence_label(c: Comparison, sentence: str, comparisons: Sequence[Comparison]) -> str:
+    """`bench · metric` before a verdict sentence; `bench · metric · candidate` when there are
+    several candidates and the sentence does not name its own ("no meaningful difference: ...")."""
+    label = f"{c.benchmark} · {c.metric}"
+    several = len({x.candidate for x in comparisons}) > 1
+    return f"{label} · {c.candidate}" if several and c.candidate not in sentence else label
 
 
 def notes_once(comparisons: Sequence[Comparison]) -> list[tuple[str, dict[str, list[str]] | None]]:
