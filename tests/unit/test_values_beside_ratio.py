@@ -278,3 +278,17 @@ def test_the_adjusted_mark_of_the_ci_header_is_explained_under_the_table(fmt: st
     text = render_export(replace(run, comparisons=comps), fmt).replace("\\*", "*")
     assert "(*adj.)" in text and "]*" in text
     assert "(*adj.): widened for 2 comparisons (holm)" in text, fmt
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "asciidoc"])
+def test_a_table_without_comparisons_says_its_values_are_medians(fmt: str) -> None:
+    # `report hyperfine.json`: each command's median under "values: the baseline's geometric mean ...
+    # times the ratio", with no ratio in the table (compare showed the geometric mean, 12.39 ms for 11.81)
+    from pairbench.report.exporters import render_export
+
+    import html
+
+    run = replace(_skewed_run(0), comparisons=[])
+    text = html.unescape(render_export(run, fmt))
+    assert "geometric mean" not in text and "times the ratio" not in text, fmt
+    assert "values: each variant's median of its per-block values" in text, fmt

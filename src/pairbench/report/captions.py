@@ -51,8 +51,14 @@ def adjusted_caption(run: Run, shown: Sequence[Comparison]) -> str | None:
     return f"{mark}: widened for {family} comparison{'' if family == 1 else 's'} ({correction})"
 
 
+MEDIANS_CAPTION = "values: each variant's median of its per-block values (nothing compared)"
+"""What a table's values are when no comparison gives them (an imported run, one variant)."""
+
+
 def figures_caption(run: Run, shown: Sequence[Comparison]) -> str:
     """The Markdown, HTML and AsciiDoc tables' caption: what the values are, and the CI header's mark."""
+    if not any(c.baseline_value is not None for c in shown):  # value_text's fallback: the medians
+        return MEDIANS_CAPTION
     adjusted = adjusted_caption(run, shown)
     return f"{FIGURES_CAPTION}; {adjusted}" if adjusted else FIGURES_CAPTION
 
