@@ -117,9 +117,10 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
     head = [f"| Benchmark | Metric | Variant | Median | Change | Ratio | {header} | n | Verdict |",
             "|---|---|---|--:|--:|--:|---|--:|---|"]
     lines = [f"## {md_escape(kind_title(kind))}", ""]
-    lines += [head[0].replace("| Median |", "| Value |"), head[1]]
-    lines += _metric_rows(run, [(name, m) for name, g in groups for m in g.judged], comparisons) + [""]
-    lines += [f"_{md_escape(figures_caption(run, comparisons))}_", ""]
+    judged_rows = _metric_rows(run, [(name, m) for name, g in groups for m in g.judged], comparisons)
+    if judged_rows:  # a run that failed before its first block has none: no empty table, no caption
+        lines += [head[0].replace("| Median |", "| Value |"), head[1], *judged_rows, ""]
+        lines += [f"_{md_escape(figures_caption(run, comparisons))}_", ""]
     sentences: list[str] = []
     judged: list[Comparison] = []
     for b in benches:
@@ -146,7 +147,7 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
                           for name, g in groups if g.zero)
         lines += ["<details>", f"<summary>Zero for every variant: {names}</summary>", ""]
         lines += head + zero + ["", "</details>", ""]
-    return lines
+    return lines if len(lines) > 2 else []  # nothing under the heading: no section
 
 
 def _note_line(note: str, held: dict[str, list[str]] | None) -> str:
@@ -184,8 +185,8 @@ def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: l
     if any(not c.paired for c in comps):
         out.append(f"> **{UNPAIRED_LABEL}.**")
         out.append("")
-    if not run.samples and not comps:
-        out.append("_No samples were measured._")
+    if not any(not s.warmup for s in run.samples) and not comps:
+        out.append("_No samples were measured (warm-ups only)._" if run.samples else "_No samples were measured._")
         out.append("")
     for kind in kinds_in_order(b.kind for b in run.benchmarks):
         out.extend(_kind_section(run, kind, [c for c in comps if _kind_of(run, c.benchmark) == kind]))
