@@ -157,7 +157,7 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
     if labels.shortened:
         body.append(f'<p class="notes">Plots name each variant by the part that differs: '
                     f'<code>{esc(labels.prefix)}</code>…<code>{esc(labels.suffix)}</code></p>')
-    forest = forest_plot(comps, labels)
+    forest = forest_plot(comps, labels, run)
     if forest:
         body += ["<h2>Summary</h2>", forest]
     body.append(_suite_summary(run))
