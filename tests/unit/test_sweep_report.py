@@ -234,3 +234,15 @@ def test_a_trend_over_a_parameter_of_large_values_is_not_read_as_zero() -> None:
     per_unit, low, high = re.findall(r"([+−][\d.]+)%", line)[:3]
     assert float(per_unit.lstrip("+")) == pytest.approx(t.trends[0].percent_per_unit, rel=0.1), line
     assert float(low.lstrip("+")) > 0 and float(high.lstrip("+")) > float(low.lstrip("+")), line
+
+
+def test_no_sweep_plot_of_changes_from_a_zero_baseline() -> None:
+    # sys 0 ns at the baseline: the tables give no ratio, and the plot drew "N=2: 0.0% (same)"
+    from pairbench.report.plots import sweep_plot
+
+    variants = [Variant(f"py/N={n}", params={"N": n}, baseline=(n == "1")) for n in ("1", "2", "3")]
+    comparisons = [Comparison("loop", "sys", "py/N=1", f"py/N={n}", 1.0, (1.0, 1.0), None, 8, False, True, "same",
+                              None, baseline_value=0.0, candidate_value=0.0) for n in ("2", "3")]
+    run = Run(metadata={}, variants=variants, samples=[],
+              benchmarks=[Benchmark("loop", "command", (TIME, Metric("sys", "s", "lower")), {})])
+    assert sweep_plot(run, "loop", "sys", comparisons) is None

@@ -178,8 +178,8 @@ def sweep_plot(run: Run, benchmark: str, metric: str, comparisons: Sequence[Comp
     if param is None:
         return None
     others = [k for k in sweep_parameters(run) if k != param]
-    by_cand = {cmp.candidate: cmp for cmp in comparisons
-               if cmp.benchmark == benchmark and cmp.metric == metric and cmp.ratio is not None}
+    by_cand = {cmp.candidate: cmp for cmp in comparisons  # no percent from a zero baseline, as the tables
+               if cmp.benchmark == benchmark and cmp.metric == metric and percent_shown(cmp)}
     if not by_cand:
         return None
     threshold = next(iter(by_cand.values())).threshold
