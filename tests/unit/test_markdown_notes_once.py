@@ -68,3 +68,17 @@ def test_a_sentence_that_does_not_name_its_candidate_is_labelled_with_it() -> No
     assert md[1].startswith("- **fib · time**: C is 20.0% slower than A")  # named already
     page = render_html(run)
     assert re.search(r"<b>fib · time · B</b>: no meaningful difference", page)
+
+
+def test_a_one_letter_candidate_is_named_though_its_letter_is_in_the_sentence() -> None:
+    # candidates `b` and `c`: "no verdict: ratio 0.264 ...; 4 blocks are too few" holds a `b`, not the name
+    from pairbench.report.exporters import render_export
+    from pairbench.report.summary import sentence_label
+    from tests.unit.test_analysis import analyze as analyze_checked, make_run
+
+    run = make_run({"a": 1.0, "b": 1.0, "c": 1.2}, noise=0.001)
+    run.comparisons, _ = analyze_checked(run)
+    [same] = [c for c in run.comparisons if c.metric == "time" and c.candidate == "b"]
+    assert sentence_label(same, "no verdict: 4 blocks are too few", run.comparisons) == "fib · time · b"
+    lines = [line for line in render_export(run, "markdown-table").splitlines() if line.startswith("- **")]
+    assert lines[0].startswith("- **same** (b): ")

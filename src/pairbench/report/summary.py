@@ -18,7 +18,7 @@ from pairbench.report.wording import reached_label, verdict_sentence
 
 __all__ = ["Spread", "spreads", "spread_text", "spread_shown", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
            "MetricGroups", "metric_groups", "FIGURES_CAPTION", "figures", "figure_text", "percent_shown", "exact_change",
-           "change_text", "value_text", "notes_once", "ValueRow", "value_rows", "sentence_label"]
+           "change_text", "value_text", "notes_once", "ValueRow", "value_rows", "sentence_label", "names"]
 
 FIGURES_CAPTION = ("values: the baseline's geometric mean over the compared blocks, and the candidate's as that "
                    "times the ratio (exact counts: medians)")
@@ -160,12 +160,19 @@ def sentence_of(c: Comparison, metric: Metric) -> str:
     return verdict_sentence(c, metric)
 
 
+def names(sentence: str, name: str) -> bool:
+    """The sentence names `name` as a word of its own (candidate `b` is not in "blocks")."""
+    import re
+
+    return re.search(rf"(?<![\w./=-]){re.escape(name)}(?![\w./=-])", sentence) is not None
+
+
 def sentence_label(c: Comparison, sentence: str, comparisons: Sequence[Comparison]) -> str:
     """`bench · metric` before a verdict sentence; `bench · metric · candidate` when there are
     several candidates and the sentence does not name its own ("no meaningful difference: ...")."""
     label = f"{c.benchmark} · {c.metric}"
     several = len({x.candidate for x in comparisons}) > 1
-    return f"{label} · {c.candidate}" if several and c.candidate not in sentence else label
+    return f"{label} · {c.candidate}" if several and not names(sentence, c.candidate) else label
 
 
 def notes_once(comparisons: Sequence[Comparison]) -> list[tuple[str, dict[str, list[str]] | None]]:
