@@ -22,6 +22,8 @@ from pairbench.store.runfile import load_run, run_from_dict
 __all__ = ["Loaded", "load_run_salvaging", "close_truncated_json"]
 
 _SECTIONS = ("metadata", "variants", "benchmarks", "samples", "comparisons", "notices")
+_DERIVED = ("sweeps", "summaries", "steady_states", "series", "profiles", "profile_differences")
+"""The analysis's sections after the notices (store/runfile.py `run_to_dict`'s order)."""
 _SAMPLE_FIELDS = {f.name for f in fields(Sample) if f.name in ("benchmark", "variant", "metric", "value", "block")}
 _ALL_SAMPLE_FIELDS = {f.name for f in fields(Sample)}
 
@@ -70,6 +72,13 @@ def close_truncated_json(text: str) -> Any:
     raise ValueError("no complete value")
 
 
+def _whole(text: str, key: str) -> bool:
+    """The top-level section `key` ended before the cut: another top-level key follows it (the run
+    file is written with an indent of 1, so `\\n "` begins a top-level key and nothing else)."""
+    at = text.find(f'\n "{key}":')
+    return at != -1 and text.find('\n "', at + 1) != -1
+
+
 def load_run_salvaging(path: str | os.PathLike[str]) -> Loaded:
     """load_run, but a run file cut short yields what it holds plus the list of what is missing."""
     try:
@@ -108,6 +117,10 @@ def load_run_salvaging(path: str | os.PathLike[str]) -> Loaded:
         # cut inside the comparisons or just after them: they may be half written, so leave them out
         del doc["comparisons"]
         missing.insert(missing.index("notices"), "comparisons")
+    last = next(reversed(doc))
+    if last in _DERIVED and not _whole(text, last):  # the section the cut went through: leave it out
+        del doc[last]
+        missing.append(last)
     doc["status"] = "interrupted" if doc.get("status") in (None, "running", "complete") else doc["status"]
     run = run_from_dict(doc, source=str(path))
     notes = [f"the file is cut short; {len(run.samples)} complete samples were recovered"]
