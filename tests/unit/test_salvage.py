@@ -96,3 +96,16 @@ def test_a_cut_in_the_sections_after_the_notices_drops_the_cut_one(tmp_path: Pat
             assert loaded.run.sweeps == [] and "sweeps" in loaded.missing[-1], (cut, loaded.missing)
         else:
             assert loaded.run.sweeps == run.sweeps
+
+
+def test_a_cut_in_the_notices_keeps_the_whole_ones(tmp_path: Path) -> None:
+    # the last notice closed with its kind alone: "is damaged: Notice.__init__() missing ... 'message'"
+    run = make_run()
+    text = dumps_run(run)
+    start, end = text.index('\n "notices"'), text.index('\n "sweeps"')
+    path = tmp_path / "run.json"
+    for cut in range(start + 20, end, 5):
+        path.write_text(text[:cut])
+        loaded = load_run_salvaging(path)
+        assert loaded.run.samples == run.samples
+        assert loaded.run.notices == run.notices[:len(loaded.run.notices)]

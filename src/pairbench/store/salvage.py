@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pairbench.errors import NotARunFile, TruncatedRunFile
-from pairbench.model import Run, Sample
+from pairbench.model import Notice, Run, Sample
 from pairbench.store.runfile import load_run, run_from_dict
 
 __all__ = ["Loaded", "load_run_salvaging", "close_truncated_json"]
@@ -26,6 +26,7 @@ _DERIVED = ("sweeps", "summaries", "steady_states", "series", "profiles", "profi
 """The analysis's sections after the notices (store/runfile.py `run_to_dict`'s order)."""
 _SAMPLE_FIELDS = {f.name for f in fields(Sample) if f.name in ("benchmark", "variant", "metric", "value", "block")}
 _ALL_SAMPLE_FIELDS = {f.name for f in fields(Sample)}
+_NOTICE_FIELDS = {f.name for f in fields(Notice)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +118,10 @@ def load_run_salvaging(path: str | os.PathLike[str]) -> Loaded:
         # cut inside the comparisons or just after them: they may be half written, so leave them out
         del doc["comparisons"]
         missing.insert(missing.index("notices"), "comparisons")
+    if isinstance(doc.get("notices"), list) and doc["notices"]:  # cut inside them: the last may lack fields
+        if not (isinstance(doc["notices"][-1], dict) and _NOTICE_FIELDS <= doc["notices"][-1].keys()):
+            doc["notices"].pop()
+        doc["notices"] = [n for n in doc["notices"] if isinstance(n, dict) and {"kind", "message"} <= n.keys()]
     last = next(reversed(doc))
     if last in _DERIVED and not _whole(text, last):  # the section the cut went through: leave it out
         del doc[last]
