@@ -45,7 +45,7 @@ class SweepRow:
 
 @dataclass(frozen=True, slots=True)
 class SweepTrend:
-    """A least-squares fit of ln(median) on one numeric sweep parameter."""
+    """A least-squares fit of ln(value) (each point's ratio to the baseline) on one numeric sweep parameter."""
 
     parameter: str
     held: str

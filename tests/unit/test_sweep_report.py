@@ -228,12 +228,12 @@ def test_a_trend_over_a_parameter_of_large_values_is_not_read_as_zero() -> None:
     # "0.00% time per unit, 95% CI [0.00%, 0.00%]": a zero-width interval at zero
     from pairbench.report.sweep import sweep_lines
 
-    run = make_run({"1000": 1.0, "20000": 1.1, "80000": 1.5}, blocks=10, noise=0.01, baseline="1000")
+    run = make_run({"1000": 1.0, "20000": 1.3, "80000": 1.5}, blocks=10, noise=0.01, baseline="1000")
     (t,) = sweep_tables(run)
     (line,) = [line for line in sweep_lines(t) if line.startswith("trend over")]
-    per_unit, low, high = re.findall(r"([+−][\d.]+)%", line)[:3]
-    assert float(per_unit.lstrip("+")) == pytest.approx(t.trends[0].percent_per_unit, rel=0.1), line
-    assert float(low.lstrip("+")) > 0 and float(high.lstrip("+")) > float(low.lstrip("+")), line
+    per_unit, low, high = (float(x.replace("−", "-")) for x in re.findall(r"([+−][\d.]+)%", line)[:3])
+    assert per_unit == pytest.approx(t.trends[0].percent_per_unit, rel=0.1) and per_unit > 0, line
+    assert high > per_unit > low and high - low > 1e-5, line  # an interval, not [0.00%, 0.00%]
 
 
 def test_no_sweep_plot_of_changes_from_a_zero_baseline() -> None:
@@ -246,3 +246,25 @@ def test_no_sweep_plot_of_changes_from_a_zero_baseline() -> None:
     run = Run(metadata={}, variants=variants, samples=[],
               benchmarks=[Benchmark("loop", "command", (TIME, Metric("sys", "s", "lower")), {})])
     assert sweep_plot(run, "loop", "sys", comparisons) is None
+
+
+def test_the_trend_follows_the_values_the_table_shows() -> None:
+    # N=1 reads 0.8x in 6 blocks of 10 and 3x in 4: the lowest median but the highest value in the
+    # table; a fit of the medians rose with N while the table's values fell (loop: −0.00014% per unit
+    # beside 95.7, 111.1, 100.5 ms)
+    from pairbench.analysis import analyze
+    from pairbench.report.sweep import sweep_cells
+
+    run = make_run({"1": 1.0, "2": 1.1, "4": 1.2}, blocks=10, noise=0.01, seed=3, baseline="2")
+    run.samples[:] = [replace(s, value=s.value * (0.8 if s.block < 6 else 3.0)) if s.variant == "py/N=1" else s
+                      for s in run.samples]
+    comps, _ = analyze(run)
+    (t,) = sweep_tables(replace(run, comparisons=comps))
+    ratios = {r.params["N"]: r.ratio for r in t.rows}
+    assert ratios["1"] > ratios["2"] > 0 and ratios["4"] > ratios["2"]
+    xs, ys = [1.0, 2.0, 4.0], [math.log(ratios[n]) for n in ("1", "2", "4")]
+    mx, my = sum(xs) / 3, sum(ys) / 3
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    (fit,) = t.trends
+    assert fit.slope == pytest.approx(slope, rel=1e-9)
+    assert len(sweep_cells(t)) == 3

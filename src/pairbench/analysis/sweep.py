@@ -4,7 +4,7 @@ A point's row holds its per-block values (the one reduction, shown as the main t
 and the analysis's own Comparison of it with the baseline, so its ratio, CI and verdict are the
 main table's: one verdict rule (stats.verdict.judge, through `analyze`) and one multiplicity
 correction (the run's, across its primary comparisons). Then the best point, a paired comparison
-of it with the runner-up, and a least-squares fit of ln(median) on each numeric parameter
+of it with the runner-up, and a least-squares fit of ln(value) on each numeric parameter
 (stats.sweep.trend_fit, METHOD §6). Imports the model and stats (lazily) only.
 """
 
@@ -125,8 +125,11 @@ def _trends(table: SweepTable, numeric: set[str]) -> tuple[SweepTrend, ...]:
             if p in r.params and _is_number(r.params[p]) and r.spread is not None:
                 lines[tuple(r.params.get(q, "") for q in others)].append(r)
         for key, rows in lines.items():
-            fit = trend_fit([float(r.params[p]) for r in rows], [r.spread.median for r in rows if r.spread],
-                            table.confidence)
+            # the table's values: each point's ratio to the baseline (its figure ÷ the baseline's),
+            # so the trend follows the rows above it; none where a ratio is missing (a baseline of 0)
+            if not all(r.ratio is not None and math.isfinite(r.ratio) and r.ratio > 0 for r in rows):
+                continue
+            fit = trend_fit([float(r.params[p]) for r in rows], [r.ratio or 0.0 for r in rows], table.confidence)
             if fit is not None:
                 held = ", ".join(f"{q}={k}" for q, k in zip(others, key))
                 out.append(SweepTrend(p, held, fit.slope, fit.ci, fit.r_squared, fit.n))

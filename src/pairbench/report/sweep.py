@@ -86,7 +86,7 @@ def sweep_lines(t: SweepTable) -> list[str]:
         lines.append(
             f"trend over {fit.parameter}{where}: {_per_unit(fit.percent_per_unit)} {t.metric.name} per unit, "
             f"{level}% CI [{_per_unit((math.exp(lo) - 1) * 100)}, {_per_unit((math.exp(hi) - 1) * 100)}], "
-            f"R² {fit.r_squared:.2f} over {fit.n} values (fit of ln {STATISTIC} {t.metric.name} on {fit.parameter})"
+            f"R² {fit.r_squared:.2f} over {fit.n} values (fit of ln {t.metric.name} (value) on {fit.parameter})"
         )
     return lines
 
