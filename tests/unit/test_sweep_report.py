@@ -268,3 +268,17 @@ def test_the_trend_follows_the_values_the_table_shows() -> None:
     (fit,) = t.trends
     assert fit.slope == pytest.approx(slope, rel=1e-9)
     assert len(sweep_cells(t)) == 3
+
+
+def test_the_best_against_the_runner_up_is_the_tables_comparison_when_one_is_the_baseline() -> None:
+    # best N=1 was the baseline: the table said N=4 "slower" [1.006, 1.215], the line under it
+    # "NOT distinguishable from the runner-up N=4: +12.4%, 95% CI [−3.7%, +17.4%]", a second test
+    from pairbench.analysis import analyze
+
+    run = make_run({"3": 1.0, "1": 1.05, "2": 1.3}, blocks=6, noise=0.02, seed=4)
+    comps, _ = analyze(run)
+    (t,) = sweep_tables(replace(run, comparisons=comps))
+    assert t.best == "py/N=3" == t.baseline and t.runner_up == "py/N=1"
+    row = t.row("py/N=1").comparison
+    assert row is not None and t.best_vs_runner_up == row
+    assert t.distinguishable == (row.verdict in ("faster", "slower"))

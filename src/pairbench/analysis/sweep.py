@@ -102,6 +102,8 @@ def _best_pair(table: SweepTable, values: dict[str, dict[int, float]]) -> Compar
     from pairbench.stats.compare import compare_paired
 
     assert table.best is not None and table.runner_up is not None
+    if table.best == table.baseline:  # the run compared these two already: its verdict, not a second test's
+        return table.row(table.runner_up).comparison
     best, runner = values.get(table.best, {}), values.get(table.runner_up, {})
     blocks = [b for b in sorted(set(best) & set(runner)) if best[b] > 0 and runner[b] > 0]
     if len(blocks) < 2:

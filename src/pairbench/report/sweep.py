@@ -132,17 +132,18 @@ def _best_sentence(t: SweepTable) -> str:
         return text
     other = _label(t.row(t.runner_up), t.params)
     pr = t.best_vs_runner_up
-    if pr is None or pr.ci is None or pr.ratio is None:
+    ci = pr.verdict_ci if pr is not None else None  # the interval its verdict rests on, as the table's
+    if pr is None or ci is None or pr.ratio is None:
         return text + f"; runner-up {other}: too few paired blocks to tell them apart"
-    level = int(round(t.confidence * 100))
+    level = f"{int(round(t.confidence * 100))}% CI" + (" (adj.)" if pr.adjusted_ci is not None else "")
     worse = "higher" if t.metric.direction == "lower" else "lower"
     change = (pr.ratio - 1) * 100
-    span = f"[{_pct((pr.ci[0] - 1) * 100)}, {_pct((pr.ci[1] - 1) * 100)}]"
+    span = f"[{_pct((ci[0] - 1) * 100)}, {_pct((ci[1] - 1) * 100)}]"
     if t.distinguishable:
         return (text + f"; distinguishable from the runner-up {other}, whose {t.metric.name} is {_pct(change)} "
-                f"({level}% CI {span}, {pr.method or 'paired'} over {pr.n} blocks; {worse} is worse)")
+                f"({level} {span}, {pr.method or 'paired'} over {pr.n} blocks; {worse} is worse)")
     return (text + f"; NOT distinguishable from the runner-up {other}: {_pct(change)}, "
-            f"{level}% CI {span} includes 0 ({pr.method or 'paired'} over {pr.n} blocks)")
+            f"{level} {span} includes 0 ({pr.method or 'paired'} over {pr.n} blocks)")
 
 
 def _label(row: SweepRow, params: tuple[str, ...]) -> str:
