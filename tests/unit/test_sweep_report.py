@@ -282,3 +282,18 @@ def test_the_best_against_the_runner_up_is_the_tables_comparison_when_one_is_the
     row = t.row("py/N=1").comparison
     assert row is not None and t.best_vs_runner_up == row
     assert t.distinguishable == (row.verdict in ("faster", "slower"))
+
+
+def test_the_runner_up_being_the_baseline_reads_the_tables_comparison_inverted() -> None:
+    from pairbench.analysis import analyze
+
+    run = make_run({"3": 1.0, "1": 0.95, "2": 1.3}, blocks=6, noise=0.02, seed=4)
+    comps, _ = analyze(run)
+    (t,) = sweep_tables(replace(run, comparisons=comps))
+    assert t.best == "py/N=1" and t.runner_up == "py/N=3" == t.baseline
+    row, pair = t.row("py/N=1").comparison, t.best_vs_runner_up
+    assert row is not None and row.ratio is not None and row.verdict_ci is not None
+    assert pair is not None and pair.ratio is not None and pair.verdict_ci is not None
+    assert pair.ratio == pytest.approx(1 / row.ratio)
+    assert pair.verdict_ci == pytest.approx((1 / row.verdict_ci[1], 1 / row.verdict_ci[0]))
+    assert t.distinguishable == row.significant

@@ -104,6 +104,9 @@ def _best_pair(table: SweepTable, values: dict[str, dict[int, float]]) -> Compar
     assert table.best is not None and table.runner_up is not None
     if table.best == table.baseline:  # the run compared these two already: its verdict, not a second test's
         return table.row(table.runner_up).comparison
+    if table.runner_up == table.baseline:  # the same, read the other way: runner-up ÷ best
+        c = table.row(table.best).comparison
+        return None if c is None else _inverted(c)
     best, runner = values.get(table.best, {}), values.get(table.runner_up, {})
     blocks = [b for b in sorted(set(best) & set(runner)) if best[b] > 0 and runner[b] > 0]
     if len(blocks) < 2:
@@ -112,6 +115,18 @@ def _best_pair(table: SweepTable, values: dict[str, dict[int, float]]) -> Compar
     bv, cv = [best[b] for b in blocks], [runner[b] for b in blocks]
     r = compare_paired(bv, cv, direction=direction, threshold=table.threshold, confidence=table.confidence)
     return from_result(r, table.benchmark, table.metric.name, table.best, table.runner_up, bv, cv)
+
+
+def _inverted(c: Comparison) -> Comparison:
+    """baseline ÷ candidate: the ratio, its intervals and the figures turned over, the verdict's direction too."""
+    def flip(ci: tuple[float, float] | None) -> tuple[float, float] | None:
+        return None if ci is None or ci[0] <= 0 else (1 / ci[1], 1 / ci[0])
+
+    turned = {"faster": "slower", "slower": "faster"}
+    return replace(c, baseline=c.candidate, candidate=c.baseline, ratio=1 / c.ratio if c.ratio else None,
+                   ci=flip(c.ci), adjusted_ci=flip(c.adjusted_ci), reached_ci=flip(c.reached_ci),
+                   baseline_value=c.candidate_value,
+                   candidate_value=c.baseline_value, verdict=turned.get(c.verdict, c.verdict))  # type: ignore[arg-type]
 
 
 def _trends(table: SweepTable, numeric: set[str]) -> tuple[SweepTrend, ...]:
