@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -74,10 +75,11 @@ def close_truncated_json(text: str) -> Any:
 
 
 def _whole(text: str, key: str) -> bool:
-    """The top-level section `key` ended before the cut: another top-level key follows it (the run
-    file is written with an indent of 1, so `\\n "` begins a top-level key and nothing else)."""
+    """The top-level section `key` ended before the cut: its closing bracket or another top-level key
+    follows it (the run file is written with an indent of 1, so a line that begins with one space
+    and `]`, `}` or `"` is at the top level, and nothing else is)."""
     at = text.find(f'\n "{key}":')
-    return at != -1 and text.find('\n "', at + 1) != -1
+    return at != -1 and re.search(r'\n [\]}"]', text[at + 1:]) is not None
 
 
 def load_run_salvaging(path: str | os.PathLike[str]) -> Loaded:
