@@ -45,7 +45,7 @@ class SweepRow:
 
 @dataclass(frozen=True, slots=True)
 class SweepTrend:
-    """A least-squares fit of ln(median) on one numeric sweep parameter."""
+    """A least-squares fit of ln(value) (each point's ratio to the baseline) on one numeric sweep parameter."""
 
     parameter: str
     held: str
@@ -116,6 +116,8 @@ class SuiteSummary:
     reached_confidence: float | None = None
     """Set when the blocks are too few for `confidence`: `ci` is then the signed-rank interval of the
     per-block suite differences at this, the most they reach (as a comparison's `reached_ci`)."""
+    left_out: tuple[str, ...] = ()
+    """Benchmarks with a value of 0 or less, compared by their means: a geometric mean cannot hold them."""
 
 
 @dataclass(frozen=True, slots=True)

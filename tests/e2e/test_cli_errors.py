@@ -267,3 +267,13 @@ def test_importing_a_missing_file_does_not_call_it_a_run_file(run_cli) -> None:
     proc = run_cli("import", "nosuch.json", "--no-history")
     _one_line_error(proc, "nosuch.json", "no such file")
     assert "run file" not in proc.stderr
+
+
+@pytest.mark.parametrize("flag", ["--export-json", "--export-markdown", "--export-csv"])
+def test_run_refuses_to_write_over_its_suite_file(run_cli, tmp_path: Path, flag: str) -> None:
+    # `run s.toml --export-json s.toml` replaced the suite file with the run file
+    suite = "[variants.a]\ncommand = \"true\"\n[variants.b]\ncommand = \"true\"\n[benchmarks.x]\ncommand = \"{variant}\"\n"
+    (tmp_path / "s.toml").write_text(suite)
+    proc = run_cli("run", "s.toml", "-r", "2", "--no-history", flag, "s.toml")
+    _one_line_error(proc, "s.toml is the suite file")
+    assert (tmp_path / "s.toml").read_text() == suite

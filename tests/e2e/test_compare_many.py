@@ -3,6 +3,7 @@ hyperfine JSON export (the first command is the baseline)."""
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 from dataclasses import replace
@@ -119,3 +120,30 @@ def test_three_runs_are_not_called_two_and_the_values_agree_with_each_change(tmp
     for value, change in ((row[3], row[4]), (row[5], row[6])):
         percent = float(change.split()[0].replace("−", "-").rstrip("%"))
         assert (_ms(value) / base - 1) * 100 == pytest.approx(percent, abs=0.15), row
+
+
+def test_the_primary_geomean_follows_from_the_changes_shown(tmp_path: Path, run_cli) -> None:
+    # b's startup reads 0 once, ~0 in five runs and 4x in four: compared by its means it is +57%
+    # slower, but its median is ~0, and the geomean of medians read "0.076 −92.4%" beside two slowdowns
+    for name, seed, factor in (("a.json", 1, 1.0), ("b.json", 2, 1.3), ("c.json", 3, 0.7)):
+        run = make_run(seed=seed, blocks=10)
+
+        def scaled(s, name=name, factor=factor):
+            if s.metric not in ("time", "time_per_op"):
+                return s
+            if name == "b.json" and s.benchmark == "startup" and not s.warmup:
+                return replace(s, value=0.0 if s.block == 0 else 1e-5 if s.block < 6 else 4 * s.value)
+            return replace(s, value=s.value * factor)
+
+        run.samples = [scaled(s) for s in run.samples]
+        write_run(tmp_path / name, run)
+    proc = run_cli("compare", "a.json", "b.json", "c.json")
+    assert proc.returncode == 0, proc.stderr
+    primary = {"startup      time": 1, "issues page  req_per_s": -1, "Object.new   time_per_op": 1}
+    for column in (4, 6):
+        log_sum = 0.0
+        for first, sign in primary.items():
+            change = _row(proc.stdout, first)[column].split()[0].replace("−", "-").rstrip("%")
+            log_sum += sign * math.log(1 + float(change) / 100)
+        geomean = _row(proc.stdout, "geomean (3)  primary")
+        assert float(geomean[column - 1]) == pytest.approx(math.exp(log_sum / 3), rel=0.01), (column, proc.stdout)

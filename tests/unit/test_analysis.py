@@ -121,6 +121,25 @@ def test_suite_summary_geomean():
     assert s.ci[0] < s.ratio < s.ci[1]
 
 
+def test_suite_summary_leaves_out_a_benchmark_compared_by_its_means():
+    """A benchmark with a time of 0 (a command shorter than its shell's start-up) is compared by its
+    means; the geomean took its positive blocks alone (0.17 beside the table's 0.66), so the suite's
+    figure did not follow from the table's ratios. It is left out, and the note names it."""
+    from dataclasses import replace
+
+    from pairbench.report.suite_summary import summary_note
+
+    run = make_run({"A": 1.0, "B": 0.9}, benches=("x", "y", "z"))
+    run = replace(run, samples=[replace(s, value=0.0) if (s.benchmark, s.metric, s.block) == ("z", "time", 3)
+                                and s.variant == "B" else s for s in run.samples])
+    comps, _ = analyze(run)
+    ratios = {c.benchmark: c.ratio for c in comps if c.metric == "time"}
+    [s] = suite_summary(run, comps)
+    assert s.benchmarks == 2 and s.left_out == ("z",)
+    assert s.ratio == pytest.approx(float(np.sqrt(ratios["x"] * ratios["y"])), rel=1e-3)
+    assert "z: left out (a value of 0 or less" in summary_note([s])
+
+
 def test_suite_summary_of_too_few_blocks_says_the_level_it_reaches():
     """`pytest -r 4` printed the suite's geomean with a `95% CI` from a bootstrap over 4 blocks, far
     narrower than either benchmark's 87.5% interval: under no change it excluded 1 in a third of

@@ -159,3 +159,29 @@ def test_a_micro_answer_says_the_time_once_and_folds_the_counts_that_did_not_mov
     text = out.getvalue()
     assert "  mem_bytes_per_op: b vs a: +48.00 B (+50.0%)" in text, text  # a count that moved: its row and sentence
     assert "mem_blocks_per_op, gc_per_1k_ops: no meaningful change found" in text, text
+
+
+def test_a_command_shorter_than_the_shells_start_up_is_said_once():
+    """The runner's warning (with sh's start-up spread) and a note on each comparison ("the command is
+    shorter than the spread of the shell's start-up ... run it without the shell (-N)") said it twice."""
+    import io
+    import random
+
+    from rich.console import Console
+
+    from pairbench.analysis import analyze
+    from pairbench.model import Benchmark, Metric, Run, Sample, Variant
+    from pairbench.report.brief import render_brief
+
+    rng = random.Random(3)
+    samples = [Sample("loop", v, "time", max(0.0, rng.gauss(3e-4, 6e-4)), b) for b in range(10) for v in ("a", "b")]
+    notices = [Notice("shell", "ran through `sh -c` (shell syntax)", "", "loop"),
+               Notice("shell-startup", "`:` is shorter than the spread of sh's start-up (0.5 ms to 5 ms in 30 runs)",
+                      "run it without a shell (-N) or make each run longer", "loop")]
+    run = Run({}, [Variant("a", baseline=True), Variant("b")], [Benchmark("loop", "command", (Metric("time", "s"),))],
+              samples, notices=notices)
+    assert any(s.value == 0 for s in samples)
+    run.comparisons, _ = analyze(run)
+    out = io.StringIO()
+    render_brief(run, Console(file=out, width=300, color_system=None))
+    assert out.getvalue().count("spread of") == 1, out.getvalue()

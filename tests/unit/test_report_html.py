@@ -84,3 +84,17 @@ def test_a_huge_ci_does_not_squash_the_forest_plot() -> None:
     ticks = [t for t in re.findall(r">([+−-]\d+)%<", svg)]
     assert max(abs(int(t.replace("−", "-"))) for t in ticks) <= 100  # not stretched to +1400%
     assert "›" in svg  # the cut whisker is marked
+
+
+def test_the_forest_plot_names_a_verdict_as_the_table_does() -> None:
+    # rss +2.4%: the table said "larger", the plot's tip "(slower)"
+    from dataclasses import replace
+
+    from tests.unit.runs_by_hand import make_run
+
+    run = make_run()
+    run.comparisons = [replace(c, ratio=1.05, ci=(1.02, 1.08), verdict="slower", significant=True, meaningful=True)
+                       if c.metric == "rss" else c for c in run.comparisons]
+    page = render_html(run)
+    assert "startup · rss · patched: +5.0% (larger)" in page
+    assert "startup · time · patched: −7.4% (faster)" in page

@@ -65,3 +65,18 @@ def test_command_line_fence_is_longer_than_backticks_inside() -> None:
     run.metadata["command_line"] = "pairbench cmd 'echo ```'"
     text = render_markdown(run)
     assert "````sh\npairbench cmd 'echo ```'\n````" in text
+
+
+def test_a_run_that_failed_before_its_first_block_shows_no_empty_table() -> None:
+    # a benchmark failed in its first block: only warm-ups were kept, and the report drew a table
+    # header with no rows under a caption about values it did not have
+    from dataclasses import replace as _replace
+
+    from pairbench.report.markdown import render_markdown
+    from tests.unit.runs_by_hand import make_run
+
+    run = make_run()
+    run = _replace(run, status="failed", comparisons=[], samples=[s for s in run.samples if s.warmup])
+    text = render_markdown(run)
+    assert "| Benchmark | Metric |" not in text and "values:" not in text and "## Command benchmarks" not in text
+    assert "_No samples were measured (warm-ups only)._" in text

@@ -71,3 +71,41 @@ def test_not_a_run_file_and_newer_version(tmp_path: Path) -> None:
     cut_other.write_text('{"results": [{"times": [1, 2')
     with pytest.raises(RunFileError, match="cut short and not a pairbench run file"):
         load_run_salvaging(cut_other)
+
+
+def test_a_cut_in_the_sections_after_the_notices_drops_the_cut_one(tmp_path: Path) -> None:
+    # cut inside `sweeps` (a runner-up comparison's CI half written): IndexError, a traceback
+    from dataclasses import replace
+
+    from pairbench.analysis import analyze
+    from pairbench.analysis.sweep import sweep_tables
+    from tests.unit.test_sweep_report import make_run as make_swept_run
+
+    run = make_swept_run({"3": 2.56, "1": 1.0, "2": 1.6, "4": 4.1})
+    run = replace(run, comparisons=analyze(run)[0])
+    run = replace(run, sweeps=sweep_tables(run))
+    text = dumps_run(run)
+    start = text.index('\n "sweeps"')  # the run's, not the suite's
+    path = tmp_path / "run.json"
+    end = text.index('\n "summaries"')
+    for cut in range(start + 30, len(text) - 2, 7):
+        path.write_text(text[:cut])
+        loaded = load_run_salvaging(path)  # never a traceback
+        assert loaded.run.samples == run.samples and loaded.run.comparisons == run.comparisons
+        if cut < end:  # cut through the sweeps: left out and said, never half read
+            assert loaded.run.sweeps == [] and "sweeps" in loaded.missing[-1], (cut, loaded.missing)
+        else:
+            assert loaded.run.sweeps == run.sweeps
+
+
+def test_a_cut_in_the_notices_keeps_the_whole_ones(tmp_path: Path) -> None:
+    # the last notice closed with its kind alone: "is damaged: Notice.__init__() missing ... 'message'"
+    run = make_run()
+    text = dumps_run(run)
+    start, end = text.index('\n "notices"'), text.index('\n "sweeps"')
+    path = tmp_path / "run.json"
+    for cut in range(start + 20, end, 5):
+        path.write_text(text[:cut])
+        loaded = load_run_salvaging(path)
+        assert loaded.run.samples == run.samples
+        assert loaded.run.notices == run.notices[:len(loaded.run.notices)]

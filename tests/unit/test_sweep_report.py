@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import math
 import random
+import re
 from dataclasses import replace
 
 import pytest
@@ -200,3 +201,99 @@ def test_sweep_verdict_is_the_main_tables_for_a_shift_inside_the_band() -> None:
     sweep = out.getvalue().split("sweep: loop · time · py", 1)[1]
     row = next(line for line in sweep.splitlines() if line.strip().startswith("1 "))
     assert row.rstrip().endswith("same")
+
+
+def test_the_best_point_is_the_one_the_table_shows_best() -> None:
+    # N=1 is 0.8x in 6 blocks of 10 and 3x in 4: the lowest median, but its ratio to the baseline
+    # (the table's figure) is the worst. The ★ went on it, and the runner-up read 41% below "the best".
+    from pairbench.analysis import analyze
+    from pairbench.report.sweep import BEST_MARK, sweep_cells, sweep_lines
+
+    run = make_run({"3": 1.0, "1": 1.0, "2": 0.9}, blocks=10, noise=0.01, seed=3)
+    run.samples[:] = [replace(s, value=s.value * (0.8 if s.block < 6 else 3.0)) if s.variant == "py/N=1" else s
+                      for s in run.samples]
+    comps, _ = analyze(run)
+    (t,) = sweep_tables(replace(run, comparisons=comps))
+    assert t.best == "py/N=2" and t.runner_up == "py/N=3"
+    assert t.best_vs_runner_up is not None and t.best_vs_runner_up.ratio is not None
+    assert t.best_vs_runner_up.ratio > 1  # the runner-up is worse than the best
+    starred = [cells for cells in sweep_cells(t) if cells[-1].endswith(BEST_MARK)]
+    assert [cells[0] for cells in starred] == ["2"]
+    best_line = next(line for line in sweep_lines(t) if "best:" in line)
+    assert best_line.startswith(f"★ best: N=2 ({starred[0][1].split(' ±')[0]})")  # the mark explained
+
+
+def test_a_trend_over_a_parameter_of_large_values_is_not_read_as_zero() -> None:
+    # WORK 1000..80000: +50% over the range is about +0.0005% per unit, which read
+    # "0.00% time per unit, 95% CI [0.00%, 0.00%]": a zero-width interval at zero
+    from pairbench.report.sweep import sweep_lines
+
+    run = make_run({"1000": 1.0, "20000": 1.3, "80000": 1.5}, blocks=10, noise=0.01, baseline="1000")
+    (t,) = sweep_tables(run)
+    (line,) = [line for line in sweep_lines(t) if line.startswith("trend over")]
+    per_unit, low, high = (float(x.replace("−", "-")) for x in re.findall(r"([+−][\d.]+)%", line)[:3])
+    assert per_unit == pytest.approx(t.trends[0].percent_per_unit, rel=0.1) and per_unit > 0, line
+    assert high > per_unit > low and high - low > 1e-5, line  # an interval, not [0.00%, 0.00%]
+
+
+def test_no_sweep_plot_of_changes_from_a_zero_baseline() -> None:
+    # sys 0 ns at the baseline: the tables give no ratio, and the plot drew "N=2: 0.0% (same)"
+    from pairbench.report.plots import sweep_plot
+
+    variants = [Variant(f"py/N={n}", params={"N": n}, baseline=(n == "1")) for n in ("1", "2", "3")]
+    comparisons = [Comparison("loop", "sys", "py/N=1", f"py/N={n}", 1.0, (1.0, 1.0), None, 8, False, True, "same",
+                              None, baseline_value=0.0, candidate_value=0.0) for n in ("2", "3")]
+    run = Run(metadata={}, variants=variants, samples=[],
+              benchmarks=[Benchmark("loop", "command", (TIME, Metric("sys", "s", "lower")), {})])
+    assert sweep_plot(run, "loop", "sys", comparisons) is None
+
+
+def test_the_trend_follows_the_values_the_table_shows() -> None:
+    # N=1 reads 0.8x in 6 blocks of 10 and 3x in 4: the lowest median but the highest value in the
+    # table; a fit of the medians rose with N while the table's values fell (loop: −0.00014% per unit
+    # beside 95.7, 111.1, 100.5 ms)
+    from pairbench.analysis import analyze
+    from pairbench.report.sweep import sweep_cells
+
+    run = make_run({"1": 1.0, "2": 1.1, "4": 1.2}, blocks=10, noise=0.01, seed=3, baseline="2")
+    run.samples[:] = [replace(s, value=s.value * (0.8 if s.block < 6 else 3.0)) if s.variant == "py/N=1" else s
+                      for s in run.samples]
+    comps, _ = analyze(run)
+    (t,) = sweep_tables(replace(run, comparisons=comps))
+    ratios = {r.params["N"]: r.ratio for r in t.rows}
+    assert ratios["1"] > ratios["2"] > 0 and ratios["4"] > ratios["2"]
+    xs, ys = [1.0, 2.0, 4.0], [math.log(ratios[n]) for n in ("1", "2", "4")]
+    mx, my = sum(xs) / 3, sum(ys) / 3
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    (fit,) = t.trends
+    assert fit.slope == pytest.approx(slope, rel=1e-9)
+    assert len(sweep_cells(t)) == 3
+
+
+def test_the_best_against_the_runner_up_is_the_tables_comparison_when_one_is_the_baseline() -> None:
+    # best N=1 was the baseline: the table said N=4 "slower" [1.006, 1.215], the line under it
+    # "NOT distinguishable from the runner-up N=4: +12.4%, 95% CI [−3.7%, +17.4%]", a second test
+    from pairbench.analysis import analyze
+
+    run = make_run({"3": 1.0, "1": 1.05, "2": 1.3}, blocks=6, noise=0.02, seed=4)
+    comps, _ = analyze(run)
+    (t,) = sweep_tables(replace(run, comparisons=comps))
+    assert t.best == "py/N=3" == t.baseline and t.runner_up == "py/N=1"
+    row = t.row("py/N=1").comparison
+    assert row is not None and t.best_vs_runner_up == row
+    assert t.distinguishable == (row.verdict in ("faster", "slower"))
+
+
+def test_the_runner_up_being_the_baseline_reads_the_tables_comparison_inverted() -> None:
+    from pairbench.analysis import analyze
+
+    run = make_run({"3": 1.0, "1": 0.95, "2": 1.3}, blocks=6, noise=0.02, seed=4)
+    comps, _ = analyze(run)
+    (t,) = sweep_tables(replace(run, comparisons=comps))
+    assert t.best == "py/N=1" and t.runner_up == "py/N=3" == t.baseline
+    row, pair = t.row("py/N=1").comparison, t.best_vs_runner_up
+    assert row is not None and row.ratio is not None and row.verdict_ci is not None
+    assert pair is not None and pair.ratio is not None and pair.verdict_ci is not None
+    assert pair.ratio == pytest.approx(1 / row.ratio)
+    assert pair.verdict_ci == pytest.approx((1 / row.verdict_ci[1], 1 / row.verdict_ci[0]))
+    assert t.distinguishable == row.significant

@@ -207,3 +207,108 @@ def test_a_variant_without_data_has_no_figure_and_the_baseline_keeps_its_own() -
     text = out.getvalue()
     assert " 0 ns" not in text and " 0 op/s" not in text, text
     assert "µs" in text, text  # the baseline's own figure
+
+
+_SCALE = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "req/s": 1.0, "k": 1e3}
+
+
+def _figure(text: str) -> float:
+    """`7.357 ms` -> 0.007357; `13.31k req/s` -> 13310."""
+    number, unit = text.split(" ", 1)
+    scale = 1e3 if number.endswith("k") else 1.0
+    return float(number.rstrip("k")) * scale * _SCALE[unit]
+
+
+def _value_rows(text: str, fmt: str) -> list[tuple[str, str, str, str]]:
+    """(metric, variant, value, ratio) of each row of the report's main table."""
+    import html as html_lib
+    import re
+
+    rows = []
+    if fmt == "html":
+        for tr in re.findall(r"<tr>(.*?)</tr>", text, re.S):
+            cells = [html_lib.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+            if len(cells) == 9 and cells[0] == "w":
+                rows.append((cells[1], cells[2], cells[3], cells[5]))
+        return rows
+    for line in text.splitlines():
+        parts = line.split("|")[1:]  # AsciiDoc's rows have no closing `|`
+        cells = [c.strip() for c in (parts[:-1] if fmt == "markdown" else parts)]
+        if len(cells) == 9 and cells[0] == "w":
+            rows.append((cells[1], cells[2], cells[3], cells[5]))
+    return rows
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "asciidoc"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_each_candidates_value_is_the_baseline_value_above_it_times_the_ratio(fmt: str, seed: int) -> None:
+    # C lost a block and user has zeros: C's comparison measures the baseline over other blocks
+    # (or by its mean), so the baseline's figure differs from B's; a table that showed only the first
+    # read `+2.8%` beside a value below the baseline's (seed 2, user)
+    from pairbench.report.exporters import render_export
+
+    run = _skewed_run(seed)
+    comps, _ = analyze(run)
+    text = render_export(replace(run, comparisons=comps), fmt)
+    rows = _value_rows(text, fmt)
+    assert rows
+    base = None
+    for metric, variant, value, ratio in rows:
+        if variant.endswith("(baseline)"):
+            base = _figure(value)
+            continue
+        assert base is not None
+        assert _figure(value) / base == pytest.approx(float(ratio), rel=3e-3), (metric, variant, value, ratio)
+
+
+def test_no_ratio_interval_beside_a_zero_baseline_in_any_table() -> None:
+    # 0 ns against 192 µs: no ratio, and the Markdown and HTML tables showed `[-2.91, 9.308]`, a
+    # "ratio" interval below 0 (the percent of the mean magnitude, which the sentence gives)
+    from pairbench.report.exporters import render_export
+
+    metric = Metric("sys", "s", "lower")
+
+    def saved(name: str, values: list[float]) -> Run:
+        samples = [Sample("w", name, "sys", v, blk) for blk, v in enumerate(values)]
+        return Run({}, [Variant(name, baseline=True)], [Benchmark("w", "command", (metric,))], samples)
+
+    base, new = saved("a", [0.0] * 6), saved("b", [0.0, 0.0, 9.6e-4, 0.0, 0.0, 0.0])
+    comps, _ = compare_runs(base, new)
+    [c] = comps
+    assert c.baseline_value == 0.0 and c.ci is not None
+    merged = Run({}, [Variant("a", baseline=True), Variant("b")], base.benchmarks, base.samples + new.samples, comps)
+    import re
+
+    terminal = re.split(r"\s{2,}", render_unpaired_table(merged, comps, ("a", "b"), 0.95).splitlines()[1])
+    assert terminal[4:6] == ["–", "–"]  # change and CI: nothing relative to 0
+    for fmt in ("markdown", "html", "asciidoc"):
+        text = render_export(merged, fmt)
+        rows = re.findall(r"<tr><td>w</td>.*?</tr>", text) if fmt == "html" else \
+            [line for line in text.splitlines() if line.startswith("| w |")]
+        assert len(rows) == 2 and not any("[" in row for row in rows), (fmt, rows)
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "asciidoc", "orgmode"])
+def test_the_adjusted_mark_of_the_ci_header_is_explained_under_the_table(fmt: str) -> None:
+    # `95% CI (*adj.)` headed the table and `*` marked cells, but only the terminal said what they were
+    from pairbench.report.exporters import render_export
+
+    run = _skewed_run(0)
+    comps, _ = analyze(run)
+    text = render_export(replace(run, comparisons=comps), fmt).replace("\\*", "*")
+    assert "(*adj.)" in text and "]*" in text
+    assert "(*adj.): widened for 2 comparisons (holm)" in text, fmt
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "asciidoc"])
+def test_a_table_without_comparisons_says_its_values_are_medians(fmt: str) -> None:
+    # `report hyperfine.json`: each command's median under "values: the baseline's geometric mean ...
+    # times the ratio", with no ratio in the table (compare showed the geometric mean, 12.39 ms for 11.81)
+    from pairbench.report.exporters import render_export
+
+    import html
+
+    run = replace(_skewed_run(0), comparisons=[])
+    text = html.unescape(render_export(run, fmt))
+    assert "geometric mean" not in text and "times the ratio" not in text, fmt
+    assert "values: each variant's median of its per-block values" in text, fmt

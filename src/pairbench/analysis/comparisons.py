@@ -46,6 +46,8 @@ def _startup_hint(run: Run, c: Comparison) -> Comparison:
         return c
     if run.benchmark(c.benchmark).kind != "command" or not _shell_subtracted(run, c.benchmark):
         return c
+    if any(n.kind == "shell-startup" and n.benchmark == c.benchmark for n in run.notices):
+        return c  # the runner's warning says it, with the shell's figures: once is enough
     return replace(c, notes=c.notes + (_STARTUP_NOTE,))
 
 

@@ -38,6 +38,7 @@ def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: fl
     from pairbench.stats.verdict import MIN_PAIRS
 
     by_cand: dict[str, dict[str, dict[int, float]]] = defaultdict(dict)
+    left_out: dict[str, list[str]] = defaultdict(list)
     baseline_of: dict[str, str] = {}
     for c in comparisons:
         try:
@@ -50,11 +51,16 @@ def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: fl
         values = replicate_values(run, c.benchmark, c.metric)
         bvals = values.get(c.baseline, {})
         cvals = values.get(c.candidate, {})
+        shared = sorted(set(bvals) & set(cvals))
+        if any(bvals[b] <= 0 or cvals[b] <= 0 for b in shared):
+            # compared by its means (no log ratio of 0): its positive blocks alone would give
+            # another ratio than the table's, so it stays out and the note names it
+            left_out[c.candidate].append(c.benchmark)
+            continue
         diffs = {}
-        for b in sorted(set(bvals) & set(cvals)):
-            if bvals[b] > 0 and cvals[b] > 0:
-                d = math.log(cvals[b]) - math.log(bvals[b])
-                diffs[b] = -d if metric.direction == "higher" else d
+        for b in shared:
+            d = math.log(cvals[b]) - math.log(bvals[b])
+            diffs[b] = -d if metric.direction == "higher" else d
         if len(diffs) >= 2:
             by_cand[c.candidate][c.benchmark] = diffs
             baseline_of[c.candidate] = c.baseline
@@ -66,5 +72,6 @@ def suite_summary(run: Run, comparisons: Sequence[Comparison], *, confidence: fl
         if len(blocks) < MIN_PAIRS:  # a bootstrap over so few blocks is far narrower than its level
             per_block = np.array([np.mean([v[b] for v in series.values() if b in v]) for b in blocks])
             ci, reached = reached_paired(per_block, confidence)
-        out.append(SuiteSummary(cand, baseline_of[cand], ratio, ci, confidence, len(series), len(blocks), reached))
+        out.append(SuiteSummary(cand, baseline_of[cand], ratio, ci, confidence, len(series), len(blocks), reached,
+                                tuple(left_out.get(cand, ()))))
     return out

@@ -4,7 +4,7 @@ A point's row holds its per-block values (the one reduction, shown as the main t
 and the analysis's own Comparison of it with the baseline, so its ratio, CI and verdict are the
 main table's: one verdict rule (stats.verdict.judge, through `analyze`) and one multiplicity
 correction (the run's, across its primary comparisons). Then the best point, a paired comparison
-of it with the runner-up, and a least-squares fit of ln(median) on each numeric parameter
+of it with the runner-up, and a least-squares fit of ln(value) on each numeric parameter
 (stats.sweep.trend_fit, METHOD §6). Imports the model and stats (lazily) only.
 """
 
@@ -102,6 +102,11 @@ def _best_pair(table: SweepTable, values: dict[str, dict[int, float]]) -> Compar
     from pairbench.stats.compare import compare_paired
 
     assert table.best is not None and table.runner_up is not None
+    if table.best == table.baseline:  # the run compared these two already: its verdict, not a second test's
+        return table.row(table.runner_up).comparison
+    if table.runner_up == table.baseline:  # the same, read the other way: runner-up ÷ best
+        c = table.row(table.best).comparison
+        return None if c is None else _inverted(c)
     best, runner = values.get(table.best, {}), values.get(table.runner_up, {})
     blocks = [b for b in sorted(set(best) & set(runner)) if best[b] > 0 and runner[b] > 0]
     if len(blocks) < 2:
@@ -110,6 +115,18 @@ def _best_pair(table: SweepTable, values: dict[str, dict[int, float]]) -> Compar
     bv, cv = [best[b] for b in blocks], [runner[b] for b in blocks]
     r = compare_paired(bv, cv, direction=direction, threshold=table.threshold, confidence=table.confidence)
     return from_result(r, table.benchmark, table.metric.name, table.best, table.runner_up, bv, cv)
+
+
+def _inverted(c: Comparison) -> Comparison:
+    """baseline ÷ candidate: the ratio, its intervals and the figures turned over, the verdict's direction too."""
+    def flip(ci: tuple[float, float] | None) -> tuple[float, float] | None:
+        return None if ci is None or ci[0] <= 0 else (1 / ci[1], 1 / ci[0])
+
+    turned = {"faster": "slower", "slower": "faster"}
+    return replace(c, baseline=c.candidate, candidate=c.baseline, ratio=1 / c.ratio if c.ratio else None,
+                   ci=flip(c.ci), adjusted_ci=flip(c.adjusted_ci), reached_ci=flip(c.reached_ci),
+                   baseline_value=c.candidate_value,
+                   candidate_value=c.baseline_value, verdict=turned.get(c.verdict, c.verdict))  # type: ignore[arg-type]
 
 
 def _trends(table: SweepTable, numeric: set[str]) -> tuple[SweepTrend, ...]:
@@ -125,8 +142,11 @@ def _trends(table: SweepTable, numeric: set[str]) -> tuple[SweepTrend, ...]:
             if p in r.params and _is_number(r.params[p]) and r.spread is not None:
                 lines[tuple(r.params.get(q, "") for q in others)].append(r)
         for key, rows in lines.items():
-            fit = trend_fit([float(r.params[p]) for r in rows], [r.spread.median for r in rows if r.spread],
-                            table.confidence)
+            # the table's values: each point's ratio to the baseline (its figure ÷ the baseline's),
+            # so the trend follows the rows above it; none where a ratio is missing (a baseline of 0)
+            if not all(r.ratio is not None and math.isfinite(r.ratio) and r.ratio > 0 for r in rows):
+                continue
+            fit = trend_fit([float(r.params[p]) for r in rows], [r.ratio or 0.0 for r in rows], table.confidence)
             if fit is not None:
                 held = ", ".join(f"{q}={k}" for q, k in zip(others, key))
                 out.append(SweepTrend(p, held, fit.slope, fit.ci, fit.r_squared, fit.n))
@@ -134,8 +154,11 @@ def _trends(table: SweepTable, numeric: set[str]) -> tuple[SweepTrend, ...]:
 
 
 def _with_best_and_trends(table: SweepTable, values: dict[str, dict[int, float]], numeric: set[str]) -> SweepTable:
-    ranked = sorted((r for r in table.rows if r.spread is not None),
-                    key=lambda r: r.spread.median if r.spread else 0.0,
+    measured = [r for r in table.rows if r.spread is not None]
+    # By the ratio to the baseline, the figure the table shows and stars; by the median only where a
+    # ratio is missing (a baseline of 0), so the ★ never marks a point the table shows worse.
+    by_ratio = all(r.ratio is not None and math.isfinite(r.ratio) for r in measured)
+    ranked = sorted(measured, key=lambda r: (r.ratio if by_ratio else r.spread.median if r.spread else 0.0) or 0.0,
                     reverse=table.metric.direction == "higher")
     if ranked:
         table = replace(table, best=ranked[0].variant)

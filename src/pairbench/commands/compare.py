@@ -16,6 +16,7 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # not typing's: importing typing costs start-up (`pairbench --help`)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any, Callable
 
     from pairbench.model import Comparison, Notice, Run
@@ -242,7 +243,7 @@ def _compare_many(args: argparse.Namespace, sides: list[tuple[str, str, Run]]) -
     from pairbench.model import Notice as NoticeT
     from pairbench.report.exporters import ExportOptions, export
     from pairbench.report.markdown import UNPAIRED_LABEL
-    from pairbench.report.summary import metric_of, sentence_of
+    from pairbench.report.summary import metric_of, sentence_label, sentence_of
     from pairbench.report.tables import GEOMEANS_KEY, render_many_table
 
     label0, path0, base = sides[0]
@@ -261,13 +262,14 @@ def _compare_many(args: argparse.Namespace, sides: list[tuple[str, str, Run]]) -
     merged = merge_many([run for _, _, run in sides], comparisons)
     merged.notices.extend(notices)
     labels = [label for label, _, _ in sides]
-    found_geomeans = geomeans(merged, labels)
+    found_geomeans = geomeans(merged, labels, comparisons)
     merged.metadata[GEOMEANS_KEY] = {metric: {"benchmarks": n, "values": values}
                                      for metric, (n, values) in found_geomeans.items()}
     out.write(render_many_table(merged, comparisons, labels, found_geomeans))
     out.write("\n")
     for c in comparisons:
-        out.write(f"{c.benchmark} · {c.metric}: {sentence_of(c, metric_of(merged, c.benchmark, c.metric))}\n")
+        text = sentence_of(c, metric_of(merged, c.benchmark, c.metric))
+        out.write(f"{sentence_label(c, text, comparisons)}: {text}\n")
     for n in notices:
         warn(n.message)
     _warn_summary_only(warn, *(run for _, _, run in sides))
@@ -305,32 +307,38 @@ PRIMARY = "primary metrics"
 """The geomean row over each benchmark's first metric (a ratio only: their units differ)."""
 
 
-def geomeans(merged: Run, labels: list[str]) -> dict[str, tuple[int, dict[str, float]]]:
-    """Benchstat's geomean rows: metric -> (benchmarks, label -> geometric mean of the medians),
-    over the benchmarks where every side has a positive median, for metrics of two or more such
-    benchmarks; and under `PRIMARY`, label -> geometric mean of the ratios to the first side of
-    each benchmark's primary metric, rates inverted so that below 1 is better (as the suite
-    summary reads).
+def geomeans(merged: Run, labels: list[str],
+             comparisons: Sequence[Comparison] = ()) -> dict[str, tuple[int, dict[str, float]]]:
+    """Benchstat's geomean rows: metric -> (benchmarks, label -> geometric mean of the figures the
+    table shows, `figures`, else the medians), over the benchmarks where every side's figure is
+    positive, for metrics of two or more such benchmarks; and under `PRIMARY`, label -> geometric
+    mean of each benchmark's primary-metric ratio to the first side, the `vs` column's (rates
+    inverted so that below 1 is better, as the suite summary reads).
 
-    A description, like the medians it combines: the verdicts are the per-benchmark comparisons'."""
+    A description, like the figures it combines: the verdicts are the per-benchmark comparisons'."""
     import math
 
-    from pairbench.report.summary import spreads
+    from pairbench.report.summary import figures, percent_shown, spreads
 
     spread = spreads(merged)
+    shown = figures(merged, comparisons)
+    by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
     per_metric: dict[str, list[list[float]]] = {}
     primary: list[list[float]] = []
     for bench in merged.benchmarks:
         for i, m in enumerate(bench.metrics):
             if m.direction == "none":
                 continue
-            medians = [spread[(bench.name, m.name, label)].median if (bench.name, m.name, label) in spread else 0.0
-                       for label in labels]
-            if not all(x > 0 for x in medians):
+            keys = [(bench.name, m.name, label) for label in labels]
+            values = [shown[k] if k in shown else spread[k].median if k in spread else 0.0 for k in keys]
+            if not all(x > 0 for x in values):
                 continue
-            per_metric.setdefault(m.name, []).append(medians)
+            per_metric.setdefault(m.name, []).append(values)
             if i == 0 and not m.exact:
-                ratios = [x / medians[0] for x in medians]
+                # each side's ratio as its `vs` column shows it: the comparison's, not a quotient of figures
+                found = [by_key.get(k) for k in keys[1:]]
+                ratios = [1.0] + [c.ratio if c is not None and c.ratio is not None and percent_shown(c)
+                                  else x / values[0] for c, x in zip(found, values[1:])]
                 primary.append([1 / r for r in ratios] if m.direction == "higher" else ratios)
     out: dict[str, tuple[int, dict[str, float]]] = {}
     for metric, rows in [*per_metric.items(), (PRIMARY, primary)]:

@@ -118,4 +118,22 @@ def _handle(args: argparse.Namespace) -> int:
 
     cluster = cluster_from(args)
     run, suite = build_suite_run(args, say, build=cluster is None)
-    return measure(run, suite_measuring(args, run, suite), cluster=cluster)
+    measuring = suite_measuring(args, run, suite)
+    _refuse_writing_over(suite.path, measuring)
+    return measure(run, measuring, cluster=cluster)
+
+
+def _refuse_writing_over(path: Any, measuring: Any) -> None:
+    """Before anything runs: no run file or report may be written over the suite file it runs."""
+    import os
+
+    from pairbench.errors import UserError
+
+    targets = [t for _, t in measuring.reports.exports] + [measuring.options.export_json or ""]
+    for target in targets:
+        try:
+            same = bool(target) and target != "-" and os.path.exists(target) and os.path.samefile(target, path)
+        except (OSError, TypeError):
+            same = False
+        if same:
+            raise UserError(f"{target} is the suite file; give another path for the run file or report")

@@ -148,10 +148,11 @@ def _export(run: Run, reports: Reports) -> None:
     from pairbench.report.exporters import ExportOptions, export
     from pairbench.report.format import fixed_time_unit
 
+    # never over the run file, nor over the suite file it ran from
+    inputs = [str(run.metadata.get("run_file", "")), str((run.suite or {}).get("path") or "")]
     with fixed_time_unit(reports.time_unit):
         for fmt, target in reports.exports:
-            export(sorted_view(run, reports.sort), fmt, target, ExportOptions(title=reports.title),
-                   inputs=[str(run.metadata.get("run_file", ""))])
+            export(sorted_view(run, reports.sort), fmt, target, ExportOptions(title=reports.title), inputs=inputs)
 
 
 def _answer(reports: Reports) -> Callable[..., None]:

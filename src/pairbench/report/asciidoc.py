@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from pairbench.model import Comparison, Run
 from pairbench.report.kinds import kind_title, kinds_in_order
-from pairbench.report.summary import FIGURES_CAPTION, change_text, ci_header, ci_mixed, ci_text, figures, ratio_text, spreads, value_text
+from pairbench.report.captions import figures_caption
+from pairbench.report.summary import FIGURES_CAPTION, change_text, ci_header, ci_mixed, ci_text, figures, ratio_text, spreads, value_rows
 from pairbench.report.wording import verdict_word
 
 __all__ = ["SummaryTable", "summary_tables", "render_asciidoc"]
@@ -28,6 +29,8 @@ class SummaryTable:
     """The kind's title (`Command benchmarks`)."""
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
+    caption: str = FIGURES_CAPTION
+    """What the values are and what the CI header's mark means (`figures_caption`)."""
 
 
 def summary_tables(run: Run) -> list[SummaryTable]:
@@ -38,7 +41,7 @@ def summary_tables(run: Run) -> list[SummaryTable]:
     for kind in kinds_in_order(b.kind for b in run.benchmarks):
         own = [c for c in comps if kinds.get(c.benchmark, "command") == kind]
         header = tuple(ci_header(own) if col == "{ci}" else col for col in COLUMNS)
-        tables.append(SummaryTable(kind_title(kind), header, tuple(_rows(run, kind, own))))
+        tables.append(SummaryTable(kind_title(kind), header, tuple(_rows(run, kind, own)), figures_caption(run, own)))
     return tables
 
 
@@ -50,16 +53,13 @@ def _rows(run: Run, kind: str, comparisons: list[Comparison]) -> list[tuple[str,
     rows: list[tuple[str, ...]] = []
     for b in (b for b in run.benchmarks if b.kind == kind):
         for m in b.metrics:
-            for v in run.variants:
-                sp = spread.get((b.name, m.name, v.name))
-                c = by_key.get((b.name, m.name, v.name))
-                if sp is None and c is None:
-                    continue
+            for row in value_rows(run, b.name, m, by_key, shown, spread):
+                c = row.comparison
                 rows.append((
-                    b.name, m.name, v.name + (" (baseline)" if v.name == run.baseline.name else ""),
-                    value_text(shown, spread, (b.name, m.name, v.name), m.unit), change_text(c, m.unit),
+                    b.name, m.name, row.variant + (" (baseline)" if row.baseline else ""),
+                    row.value, change_text(c, m.unit),
                     ratio_text(c) if c is not None else "", ci_text(c, mixed) if c is not None else "",
-                    str(c.n) if c is not None else (str(sp.n) if sp else ""),
+                    row.n,
                     verdict_word(c.verdict, m) + (" (exact)" if c.exact else "") if c is not None else "",
                 ))
     return rows
@@ -81,5 +81,5 @@ def render_asciidoc(run: Run, *, title: str = "pairbench report") -> str:
                 "|==="]
         out.append(" ".join(f"| {_cell(h)}" for h in table.header))
         out += [" ".join(f"| {_cell(c)}" for c in row) for row in table.rows]
-        out += ["|===", "", _cell(FIGURES_CAPTION), ""]
+        out += ["|===", "", _cell(table.caption), ""]
     return "\n".join(out).rstrip() + "\n"

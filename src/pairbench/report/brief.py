@@ -20,7 +20,7 @@ from pairbench.analysis.inverse import INVERSE_METRICS
 from pairbench.model import Benchmark, Comparison, Notice, Run
 from pairbench.report.escape import visible
 from pairbench.report.captions import table_caption
-from pairbench.report.summary import metric_of, sentence_of
+from pairbench.report.summary import metric_of, names, sentence_of
 from pairbench.report.terminal import INFO_KINDS, SECONDARY_COMMAND_METRICS, VERDICT_STYLE, print_table, table_title
 
 __all__ = ["render_brief", "BRIEF_VALUES_CAPTION", "reading_note", "merged_notices"]
@@ -155,7 +155,7 @@ def render_brief(run: Run, console: Console, sentences: str = "primary",
                     continue
                 text = sentence_of(c, metric_of(run, c.benchmark, c.metric))
                 # several candidates: name the one a sentence is about when the sentence does not
-                label = c.metric if len(run.variants) < 3 or c.candidate in text else f"{c.metric} · {c.candidate}"
+                label = c.metric if len(run.variants) < 3 or names(text, c.candidate) else f"{c.metric} · {c.candidate}"
                 console.print(Text(f"  {visible(label)}: {visible(text)}", style=VERDICT_STYLE.get(c.verdict, "")))
                 said += 1
                 about = _about(run, bench, c)

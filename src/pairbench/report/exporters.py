@@ -113,8 +113,12 @@ def _samples_csv(run: Run, out: TextIO, options: ExportOptions) -> None:
 
 
 def _pyperf(run: Run, out: TextIO, options: ExportOptions) -> None:
-    from pairbench.report.pyperf_export import render_pyperf
+    import sys
 
+    from pairbench.report.pyperf_export import left_out, render_pyperf
+
+    for line in left_out(run):  # the file stays readable; the reader learns what it lacks
+        print(f"warning: {line}", file=sys.stderr)
     out.write(render_pyperf(run))
 
 

@@ -29,8 +29,8 @@ from pairbench.report.plots import (
 )
 from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
 from pairbench.report.sweep import BEST_MARK, sweep_cells, sweep_header, sweep_lines, sweep_title
+from pairbench.report.captions import figures_caption
 from pairbench.report.summary import (
-    FIGURES_CAPTION,
     change_text,
     ci_header,
     ci_mixed,
@@ -40,9 +40,10 @@ from pairbench.report.summary import (
     metric_of,
     notes_once,
     ratio_text,
+    sentence_label,
     sentence_of,
     spreads,
-    value_text,
+    value_rows,
 )
 from pairbench.report.wording import verdict_word
 
@@ -84,23 +85,20 @@ def _rows(run: Run, metrics: Sequence[tuple[str, Metric]], comps: Sequence[Compa
     mixed = ci_mixed(comps)
     rows = []
     for bench, m in metrics:
-        for v in run.variants:
-            sp = spread.get((bench, m.name, v.name))
-            c = by_key.get((bench, m.name, v.name))
-            if sp is None and c is None:
-                continue
+        for row in value_rows(run, bench, m, by_key, shown, spread):
+            c = row.comparison
             verdict = ""
             change = change_text(c, m.unit)
             ratio, ci = (ratio_text(c), ci_text(c, mixed)) if c is not None else ("", "")
             if c is not None:
                 word = verdict_word(c.verdict, m) + (" (exact)" if c.exact else "")
                 verdict = f'<span class="{esc(c.verdict)}">{esc(word)}</span>'
-            base = " (baseline)" if v.name == run.baseline.name else ""
+            base = " (baseline)" if row.baseline else ""
             rows.append(
-                f"<tr><td>{esc(bench)}</td><td>{esc(m.name)}</td><td>{esc(v.name)}{base}</td>"
-                f'<td class="num">{esc(value_text(shown, spread, (bench, m.name, v.name), m.unit))}</td>'
+                f"<tr><td>{esc(bench)}</td><td>{esc(m.name)}</td><td>{esc(row.variant)}{base}</td>"
+                f'<td class="num">{esc(row.value)}</td>'
                 f'<td class="num">{esc(change)}</td><td class="num">{esc(ratio)}</td><td>{esc(ci)}</td>'
-                f'<td class="num">{c.n if c is not None else (sp.n if sp else "")}</td><td>{verdict}</td></tr>'
+                f'<td class="num">{row.n}</td><td>{verdict}</td></tr>'
             )
     return rows
 
@@ -117,7 +115,7 @@ def _table(run: Run, kind: str, comps: Sequence[Comparison]) -> tuple[str, str]:
     head = (f"<tr><th>Benchmark</th><th>Metric</th><th>Variant</th><th>Median</th><th>Change</th><th>Ratio</th>"
             f"<th>{esc(ci_header(comps))}</th><th>n</th><th>Verdict</th></tr>")
     main = (f"<table>{head.replace('<th>Median</th>', '<th>Value</th>')}{''.join(judged)}</table>"
-            f'<p class="caption">{esc(FIGURES_CAPTION)}</p>') if judged else ""
+            f'<p class="caption">{esc(figures_caption(run, comps))}</p>') if judged else ""
     parts = []
     if described:
         parts.append(f'<details class="figs"><summary>Measured, not judged ({len(described)} rows)</summary>'
@@ -159,7 +157,7 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
     if labels.shortened:
         body.append(f'<p class="notes">Plots name each variant by the part that differs: '
                     f'<code>{esc(labels.prefix)}</code>…<code>{esc(labels.suffix)}</code></p>')
-    forest = forest_plot(comps, labels)
+    forest = forest_plot(comps, labels, run)
     if forest:
         body += ["<h2>Summary</h2>", forest]
     body.append(_suite_summary(run))
@@ -171,8 +169,8 @@ def render_html(run: Run, *, title: str = "pairbench report", comparisons: list[
             continue
         body.append(f"<h2>{esc(kind_title(kind))}</h2>")
         body.append(table)
-        items = [f"<li><b>{esc(c.benchmark)} · {esc(c.metric)}</b>: {esc(sentence_of(c, metric_of(run, c.benchmark, c.metric)))}"
-                 "</li>" for c in kind_comps]
+        said = [(c, sentence_of(c, metric_of(run, c.benchmark, c.metric))) for c in kind_comps]
+        items = [f"<li><b>{esc(sentence_label(c, text, kind_comps))}</b>: {esc(text)}</li>" for c, text in said]
         if items:
             body.append(f'<ul class="sentences">{"".join(items)}</ul>')
         body.append(_notes(kind_comps))

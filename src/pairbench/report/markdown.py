@@ -16,8 +16,8 @@ from typing import Any, Iterable
 from pairbench.model import Comparison, Metric, Run
 from pairbench.report.kinds import kind_title, kinds_in_order
 from pairbench.report.suite_summary import SUMMARY_TITLE, summary_cells, summary_header, summary_note
+from pairbench.report.captions import figures_caption
 from pairbench.report.summary import (
-    FIGURES_CAPTION,
     change_text,
     ci_header,
     ci_mixed,
@@ -26,9 +26,10 @@ from pairbench.report.summary import (
     metric_groups,
     notes_once,
     ratio_text,
+    sentence_label,
     sentence_of,
     spreads,
-    value_text,
+    value_rows,
 )
 from pairbench.report.sweep import sweep_cells, sweep_header, sweep_lines, sweep_title
 from pairbench.report.wording import verdict_word
@@ -92,22 +93,16 @@ def _metric_rows(run: Run, metrics: list[tuple[str, Metric]], comparisons: list[
     shown = figures(run, comparisons)
     by_key = {(c.benchmark, c.metric, c.candidate): c for c in comparisons}
     mixed = ci_mixed(comparisons)
-    baseline = run.baseline.name
     rows = []
     for bench, m in metrics:
-        for v in run.variants:
-            sp = spread.get((bench, m.name, v.name))
-            c = by_key.get((bench, m.name, v.name))
-            if sp is None and c is None:
-                continue
-            median = value_text(shown, spread, (bench, m.name, v.name), m.unit)
-            name = md_escape(v.name) + (" (baseline)" if v.name == baseline else "")
+        for row in value_rows(run, bench, m, by_key, shown, spread):
+            c = row.comparison
+            name = md_escape(row.variant) + (" (baseline)" if row.baseline else "")
             change = change_text(c, m.unit)
             change = md_escape(change) if c is not None and c.delta is not None else change
             ratio, ci = (ratio_text(c), ci_text(c, mixed).replace("*", "\\*")) if c is not None else ("", "")
-            n = str(c.n) if c is not None else (str(sp.n) if sp else "")
             verdict = _verdict_cell(c, m) if c is not None else ""
-            rows.append(f"| {md_escape(bench)} | {md_escape(m.name)} | {name} | {median} | {change} | {ratio} | {ci} | {n} | {verdict} |")
+            rows.append(f"| {md_escape(bench)} | {md_escape(m.name)} | {name} | {row.value} | {change} | {ratio} | {ci} | {row.n} | {verdict} |")
     return rows
 
 
@@ -122,9 +117,10 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
     head = [f"| Benchmark | Metric | Variant | Median | Change | Ratio | {header} | n | Verdict |",
             "|---|---|---|--:|--:|--:|---|--:|---|"]
     lines = [f"## {md_escape(kind_title(kind))}", ""]
-    lines += [head[0].replace("| Median |", "| Value |"), head[1]]
-    lines += _metric_rows(run, [(name, m) for name, g in groups for m in g.judged], comparisons) + [""]
-    lines += [f"_{md_escape(FIGURES_CAPTION)}_", ""]
+    judged_rows = _metric_rows(run, [(name, m) for name, g in groups for m in g.judged], comparisons)
+    if judged_rows:  # a run that failed before its first block has none: no empty table, no caption
+        lines += [head[0].replace("| Median |", "| Value |"), head[1], *judged_rows, ""]
+        lines += [f"_{md_escape(figures_caption(run, comparisons))}_", ""]
     sentences: list[str] = []
     judged: list[Comparison] = []
     for b in benches:
@@ -133,8 +129,8 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
                 c = next((c for c in comparisons if (c.benchmark, c.metric, c.candidate) == (b.name, m.name, v.name)),
                          None)
                 if c is not None:
-                    sentences.append(f"- **{md_escape(b.name)} · {md_escape(m.name)}**: "
-                                     f"{md_escape(sentence_of(c, m))}")
+                    text = sentence_of(c, m)
+                    sentences.append(f"- **{md_escape(sentence_label(c, text, comparisons))}**: {md_escape(text)}")
                     judged.append(c)
     if sentences:
         lines += sentences + [""]
@@ -151,7 +147,7 @@ def _kind_section(run: Run, kind: str, comparisons: list[Comparison]) -> list[st
                           for name, g in groups if g.zero)
         lines += ["<details>", f"<summary>Zero for every variant: {names}</summary>", ""]
         lines += head + zero + ["", "</details>", ""]
-    return lines
+    return lines if len(lines) > 2 else []  # nothing under the heading: no section
 
 
 def _note_line(note: str, held: dict[str, list[str]] | None) -> str:
@@ -189,8 +185,8 @@ def render_markdown(run: Run, *, title: str = "pairbench report", comparisons: l
     if any(not c.paired for c in comps):
         out.append(f"> **{UNPAIRED_LABEL}.**")
         out.append("")
-    if not run.samples and not comps:
-        out.append("_No samples were measured._")
+    if not any(not s.warmup for s in run.samples) and not comps:
+        out.append("_No samples were measured (warm-ups only)._" if run.samples else "_No samples were measured._")
         out.append("")
     for kind in kinds_in_order(b.kind for b in run.benchmarks):
         out.extend(_kind_section(run, kind, [c for c in comps if _kind_of(run, c.benchmark) == kind]))

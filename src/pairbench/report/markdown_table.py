@@ -17,7 +17,7 @@ from pairbench.model import Benchmark, Metric, Run
 from pairbench.report.command import TIME_METRICS, CommandStats, command_column, command_stats
 from pairbench.report.format import current_time_unit
 from pairbench.report.markdown import md_escape
-from pairbench.report.summary import sentence_of
+from pairbench.report.summary import names, sentence_of
 from pairbench.report.wording import verdict_word
 
 __all__ = ["render_markdown_table", "table_rows", "relative_speeds", "CAPTION"]
@@ -78,11 +78,13 @@ def table_rows(entries: Sequence[tuple[str, CommandStats]]) -> list[str]:
 def _verdict_lines(run: Run, bench: Benchmark, metric: Metric) -> list[str]:
     """`- **word**: sentence` per comparison (a sentence that starts with its word says it once)."""
     lines = []
-    for c in run.comparisons:
-        if c.benchmark == bench.name and c.metric == metric.name:
-            word, sentence = verdict_word(c.verdict, metric), sentence_of(c, metric)
-            sentence = sentence.removeprefix(f"{word}: ")
-            lines.append(f"- **{word}**: {md_escape(sentence)}")
+    found = [c for c in run.comparisons if c.benchmark == bench.name and c.metric == metric.name]
+    for c in found:
+        word, sentence = verdict_word(c.verdict, metric), sentence_of(c, metric)
+        sentence = sentence.removeprefix(f"{word}: ")
+        # several candidates: name the one a sentence is about when the sentence does not
+        who = f" ({md_escape(c.candidate)})" if len({x.candidate for x in found}) > 1 and not names(sentence, c.candidate) else ""
+        lines.append(f"- **{word}**{who}: {md_escape(sentence)}")
     return lines
 
 

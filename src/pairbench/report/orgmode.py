@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pairbench.model import Run
 from pairbench.report.asciidoc import summary_tables
-from pairbench.report.summary import FIGURES_CAPTION
 
 __all__ = ["render_orgmode"]
 
@@ -28,5 +27,5 @@ def render_orgmode(run: Run, *, title: str = "pairbench report") -> str:
         out.append("| " + " | ".join(_cell(h) for h in table.header) + " |")
         out.append("|" + "+".join("-" * (len(_cell(h)) + 2) for h in table.header) + "|")
         out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
-        out += ["", _cell(FIGURES_CAPTION), ""]
+        out += ["", _cell(table.caption), ""]
     return "\n".join(out).rstrip() + "\n"

@@ -22,6 +22,7 @@ from pairbench.analysis.replicates import replicate_values
 from pairbench.report.labels import Labels, fit_width, shorten, text_width
 from pairbench.report.summary import metric_of, percent_shown, sample_order_key
 from pairbench.report.svg import PALETTE, Canvas, Scale
+from pairbench.report.wording import verdict_word
 
 __all__ = ["distribution_plot", "forest_plot", "sweep_plot", "latency_plot", "drift_plot", "LATENCY_METRIC", "sweep_parameter",
            "sweep_parameters", "variant_labels"]
@@ -96,9 +97,10 @@ def distribution_plot(run: Run, benchmark: str, metric: str) -> str | None:
     return c.render("distribution")
 
 
-def forest_plot(comparisons: Sequence[Comparison], labels: Labels | None = None) -> str | None:
+def forest_plot(comparisons: Sequence[Comparison], labels: Labels | None = None, run: Run | None = None) -> str | None:
     """Each comparison's change with its CI; rows labelled `benchmark · metric · candidate`, the
-    candidate by `labels` (the part of the variant names that varies)."""
+    candidate by `labels` (the part of the variant names that varies); with `run`, each verdict
+    worded as the tables word it (memory `larger`, not `slower`)."""
     rows = [cmp for cmp in comparisons if percent_shown(cmp)]  # no change in percent from a zero baseline
     if not rows:
         return None
@@ -125,7 +127,8 @@ def forest_plot(comparisons: Sequence[Comparison], labels: Labels | None = None)
         color = {"faster": "#2a7d2a", "slower": "#b22222"}.get(r.verdict, "#555")
         assert r.ratio is not None
         change = format_exact_percent(r.ratio - 1) if r.exact else format_percent(r.ratio - 1)
-        tip = f"{r.benchmark} · {r.metric} · {r.candidate}: {change} ({r.verdict})"
+        word = verdict_word(r.verdict, metric_of(run, r.benchmark, r.metric)) if run is not None else r.verdict
+        tip = f"{r.benchmark} · {r.metric} · {r.candidate}: {change} ({word})"
         if r.verdict_ci:
             lo, hi = change_percent(r.verdict_ci[0]), change_percent(r.verdict_ci[1])
             tip += f", CI{' (adj.)' if r.adjusted_ci else ''} [{format_percent(lo / 100)}, {format_percent(hi / 100)}]"
@@ -175,8 +178,8 @@ def sweep_plot(run: Run, benchmark: str, metric: str, comparisons: Sequence[Comp
     if param is None:
         return None
     others = [k for k in sweep_parameters(run) if k != param]
-    by_cand = {cmp.candidate: cmp for cmp in comparisons
-               if cmp.benchmark == benchmark and cmp.metric == metric and cmp.ratio is not None}
+    by_cand = {cmp.candidate: cmp for cmp in comparisons  # no percent from a zero baseline, as the tables
+               if cmp.benchmark == benchmark and cmp.metric == metric and percent_shown(cmp)}
     if not by_cand:
         return None
     threshold = next(iter(by_cand.values())).threshold
@@ -189,7 +192,7 @@ def sweep_plot(run: Run, benchmark: str, metric: str, comparisons: Sequence[Comp
             mid = change_percent(cmp.ratio)  # type: ignore[arg-type]
             ci = cmp.verdict_ci
             lo, hi = (change_percent(ci[0]), change_percent(ci[1])) if ci else (mid, mid)
-            verdict: str = cmp.verdict
+            verdict: str = verdict_word(cmp.verdict, metric_of(run, benchmark, metric))  # as the tables word it
         elif v.baseline:
             mid = lo = hi = 0.0
             verdict = "baseline"

@@ -16,7 +16,7 @@ from typing import Any
 from pairbench.model import Run
 from pairbench.report.command import TIME_METRICS
 
-__all__ = ["render_pyperf", "PYPERF_VERSION"]
+__all__ = ["render_pyperf", "left_out", "PYPERF_VERSION"]
 
 PYPERF_VERSION = "1.0"
 """pyperf's `_JSON_VERSION` (pyperf 1.0 and later)."""
@@ -38,8 +38,28 @@ def _runs(run: Run, bench: str, variant: str, metric: str) -> list[dict[str, Any
     return out
 
 
+def _not_positive(runs: list[dict[str, Any]]) -> tuple[int, int]:
+    """(runs holding a value <= 0, runs): pyperf refuses a file with one such value (`values must be
+    a sequence of number > 0.0`), and a command shorter than its shell's start-up reads 0."""
+    return sum(1 for r in runs if any(v <= 0 for v in r["values"])), len(runs)
+
+
+def left_out(run: Run) -> list[str]:
+    """What `render_pyperf` leaves out, and why, a line per benchmark and variant (for a warning)."""
+    lines = []
+    for bench in run.benchmarks:
+        metric = next((m.name for m in bench.metrics if m.name in TIME_METRICS), None)
+        for v in run.variants if metric is not None else ():
+            bad, total = _not_positive(_runs(run, bench.name, v.name, metric or ""))
+            if bad:
+                lines.append(f"{bench.name} ({v.name}) left out of the pyperf export: {bad} of its {total} runs "
+                             "read 0 or less, and pyperf reads only times above 0")
+    return lines
+
+
 def render_pyperf(run: Run) -> str:
-    """The run as one pyperf BenchmarkSuite (several variants: one benchmark per benchmark and variant)."""
+    """The run as one pyperf BenchmarkSuite (several variants: one benchmark per benchmark and variant);
+    a benchmark and variant with a time of 0 is left out (`left_out`), so pyperf can read the rest."""
     several = len(run.variants) > 1
     benchmarks = []
     for bench in run.benchmarks:
@@ -48,7 +68,7 @@ def render_pyperf(run: Run) -> str:
             continue
         for v in run.variants:
             runs = _runs(run, bench.name, v.name, metric)
-            if runs:
+            if runs and not _not_positive(runs)[0]:
                 name = f"{bench.name}/{v.name}" if several else bench.name
                 benchmarks.append({"metadata": {"name": name, "unit": "second", "loops": 1}, "runs": runs})
     metadata: dict[str, Any] = {}

@@ -47,8 +47,13 @@ def summary_note(rows: Sequence[SuiteSummary]) -> str:
           "block together" if rows[0].reached_confidence is None else
           f"CI: the signed-rank interval of the per-block suite differences ({rows[0].blocks} blocks are too few "
           "for a bootstrap or the header's level)")
-    return (f"geometric mean of each candidate's primary-metric ratios over the benchmarks; {ci}; "
-            "rates are inverted so every ratio reads lower = better")
+    out = (f"geometric mean of each candidate's primary-metric ratios over the benchmarks; {ci}; "
+           "rates are inverted so every ratio reads lower = better")
+    left = sorted({name for r in rows for name in r.left_out})
+    if left:
+        out += (f"; {', '.join(left)}: left out (a value of 0 or less: compared by its means, "
+                "which a geometric mean cannot hold)")
+    return out
 
 
 def render_suite_summary(run: Run, console: Console) -> None:

@@ -18,7 +18,7 @@ from pairbench.report.wording import reached_label, verdict_sentence
 
 __all__ = ["Spread", "spreads", "spread_text", "spread_shown", "sentence_of", "metric_of", "ci_text", "ci_header", "ci_mixed", "ratio_text",
            "MetricGroups", "metric_groups", "FIGURES_CAPTION", "figures", "figure_text", "percent_shown", "exact_change",
-           "change_text", "value_text", "notes_once"]
+           "change_text", "value_text", "notes_once", "ValueRow", "value_rows", "sentence_label", "names"]
 
 FIGURES_CAPTION = ("values: the baseline's geometric mean over the compared blocks, and the candidate's as that "
                    "times the ratio (exact counts: medians)")
@@ -108,6 +108,45 @@ def value_text(shown: dict[tuple[str, str, str], float], spread: dict[tuple[str,
     return format_value(sp.median, unit) if sp else "–"
 
 
+@dataclass(frozen=True, slots=True)
+class ValueRow:
+    """One row of a report table: a variant, the figure shown for it, and its comparison."""
+
+    variant: str
+    baseline: bool
+    value: str
+    comparison: Comparison | None
+    n: str
+
+
+def value_rows(run: Run, bench: str, metric: Metric, by_key: dict[tuple[str, str, str], Comparison],
+               shown: dict[tuple[str, str, str], float], spread: dict[tuple[str, str, str], Spread]) -> list[ValueRow]:
+    """The rows of one benchmark and metric, in the run's order of variants, as the terminal's -v
+    table lays them: the baseline's figure again before a candidate whose comparison measured the
+    baseline otherwise (over fewer blocks, or by its mean where a value is 0), so that every
+    candidate's figure is the baseline's figure above it times the ratio shown beside it."""
+    baseline = run.baseline.name
+    base_key = (bench, metric.name, baseline)
+    above = value_text(shown, spread, base_key, metric.unit)
+    rows: list[ValueRow] = []
+    for v in run.variants:
+        key = (bench, metric.name, v.name)
+        sp, c = spread.get(key), by_key.get(key)
+        if sp is None and c is None:
+            continue
+        if v.name == baseline:
+            rows.append(ValueRow(v.name, True, above, None, str(sp.n) if sp else ""))
+            continue
+        if c is not None and c.baseline_value is not None and percent_shown(c):
+            own = format_value(c.baseline_value, metric.unit)
+            if own != above:
+                rows.append(ValueRow(baseline, True, own, None, str(c.n)))
+                above = own
+        rows.append(ValueRow(v.name, False, value_text(shown, spread, key, metric.unit), c,
+                             str(c.n) if c is not None else (str(sp.n) if sp else "")))
+    return rows
+
+
 def metric_of(run: Run, benchmark: str, metric: str) -> Metric:
     """The Metric declared by the benchmark, or a plain one when the run does not declare it."""
     try:
@@ -121,12 +160,29 @@ def sentence_of(c: Comparison, metric: Metric) -> str:
     return verdict_sentence(c, metric)
 
 
+def names(sentence: str, name: str) -> bool:
+    """The sentence names `name` as a word of its own (candidate `b` is not in "blocks")."""
+    import re
+
+    return re.search(rf"(?<![\w./=-]){re.escape(name)}(?![\w./=-])", sentence) is not None
+
+
+def sentence_label(c: Comparison, sentence: str, comparisons: Sequence[Comparison]) -> str:
+    """`bench · metric` before a verdict sentence; `bench · metric · candidate` when there are
+    several candidates and the sentence does not name its own ("no meaningful difference: ...")."""
+    label = f"{c.benchmark} · {c.metric}"
+    several = len({x.candidate for x in comparisons}) > 1
+    return f"{label} · {c.candidate}" if several and not names(sentence, c.candidate) else label
+
+
 def notes_once(comparisons: Sequence[Comparison]) -> list[tuple[str, dict[str, list[str]] | None]]:
     """Each note of `comparisons` once, in order, with the metrics it holds for by benchmark (None
     when it holds for every comparison): a report writes it once after the sentences."""
     where: dict[str, list[tuple[str, str]]] = {}
     for c in comparisons:
         for note in c.notes:
+            if not c.paired and note.startswith("not interleaved:"):  # said once, under the report's title
+                continue
             where.setdefault(note, []).append((c.benchmark, c.metric))
     out: list[tuple[str, dict[str, list[str]] | None]] = []
     for note, held in where.items():
@@ -178,7 +234,7 @@ def ci_text(c: Comparison | None, mixed: bool = False) -> str:
         low, high = c.reached_ci  # too few blocks for the level in the header: say the level reached
         return f"[{format_ratio(low)}, {format_ratio(high)}] at {reached_label(c.reached_confidence)}"
     ci = c.verdict_ci
-    if not ci:
+    if not ci or not percent_shown(c):  # beside a zero baseline no ratio, so no interval of one
         return "–"
     return f"[{format_ratio(ci[0])}, {format_ratio(ci[1])}]" + ("*" if mixed and c.adjusted_ci is not None else "")
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from pairbench.analysis.replicates import STATISTIC
 from pairbench.model import Run
 from pairbench.summaries import SweepRow, SweepTable
-from pairbench.report.format import format_percent, format_ratio, format_value
+from pairbench.report.format import format_exact_percent, format_percent, format_ratio, format_value
 from pairbench.report.summary import FIGURES_CAPTION, figure_text
 
 if TYPE_CHECKING:
@@ -53,15 +53,21 @@ def sweep_header(t: SweepTable) -> list[str]:
             f"{level}% CI" + (" (adj.)" if t.correction != "none" else ""), "verdict"]
 
 
+def _figure(t: SweepTable, r: SweepRow) -> float | None:
+    """The row's figure: its comparison's `candidate_value`, the baseline's `baseline_value`."""
+    if r.comparison is not None:
+        return r.comparison.candidate_value
+    if r.variant != t.baseline:
+        return None
+    return next((x.comparison.baseline_value for x in t.rows if x.comparison is not None), None)
+
+
 def sweep_cells(t: SweepTable) -> list[list[str]]:
     """One row of text cells per sweep point, in the order of `sweep_header`."""
     rows = []
-    base_value = next((r.comparison.baseline_value for r in t.rows if r.comparison is not None), None)
     for r in t.rows:
         cells = [r.params.get(p, "") for p in t.params]
-        value = r.comparison.candidate_value if r.comparison is not None else (
-            base_value if r.variant == t.baseline else None)
-        cells.append(figure_text(value, r.spread, t.metric.unit))
+        cells.append(figure_text(_figure(t, r), r.spread, t.metric.unit))
         cells.append(format_ratio(r.ratio))
         cells.append(f"[{format_ratio(r.ci[0])}, {format_ratio(r.ci[1])}]" if r.ci else "–")
         mark = BEST_MARK if r.variant == t.best else ""
@@ -78,9 +84,9 @@ def sweep_lines(t: SweepTable) -> list[str]:
         lo, hi = fit.ci if fit.ci else (float("nan"), float("nan"))
         where = f" ({fit.held})" if fit.held else ""
         lines.append(
-            f"trend over {fit.parameter}{where}: {_pct(fit.percent_per_unit)} {t.metric.name} per unit, "
-            f"{level}% CI [{_pct((math.exp(lo) - 1) * 100)}, {_pct((math.exp(hi) - 1) * 100)}], "
-            f"R² {fit.r_squared:.2f} over {fit.n} values (fit of ln {STATISTIC} {t.metric.name} on {fit.parameter})"
+            f"trend over {fit.parameter}{where}: {_per_unit(fit.percent_per_unit)} {t.metric.name} per unit, "
+            f"{level}% CI [{_per_unit((math.exp(lo) - 1) * 100)}, {_per_unit((math.exp(hi) - 1) * 100)}], "
+            f"R² {fit.r_squared:.2f} over {fit.n} values (fit of ln {t.metric.name} (value) on {fit.parameter})"
         )
     return lines
 
@@ -107,27 +113,37 @@ def _pct(x: float) -> str:
     return format_percent(x / 100)
 
 
+def _per_unit(x: float) -> str:
+    """A percent per unit of a parameter, which over large values (sizes, counts) is tiny: two
+    significant figures below 0.05% (`+0.00051%`), never `0.00%` for a real slope."""
+    return format_exact_percent(x / 100)
+
+
 def _best_sentence(t: SweepTable) -> str:
     best = t.row(t.best) if t.best is not None else None
     if best is None or best.spread is None:
         return "best: not enough data"
     label = _label(best, t.params)
-    text = f"best: {label} ({STATISTIC} {format_value(best.spread.median, t.metric.unit)})"
+    shown = _figure(t, best)  # the table's figure, by which the best was chosen
+    # `★ best:` says what the mark on its row is
+    text = (f"{BEST_MARK.strip()} best: {label} ({format_value(shown, t.metric.unit)})" if shown is not None
+            else f"{BEST_MARK.strip()} best: {label} ({STATISTIC} {format_value(best.spread.median, t.metric.unit)})")
     if t.runner_up is None:
         return text
     other = _label(t.row(t.runner_up), t.params)
     pr = t.best_vs_runner_up
-    if pr is None or pr.ci is None or pr.ratio is None:
+    ci = pr.verdict_ci if pr is not None else None  # the interval its verdict rests on, as the table's
+    if pr is None or ci is None or pr.ratio is None:
         return text + f"; runner-up {other}: too few paired blocks to tell them apart"
-    level = int(round(t.confidence * 100))
+    level = f"{int(round(t.confidence * 100))}% CI" + (" (adj.)" if pr.adjusted_ci is not None else "")
     worse = "higher" if t.metric.direction == "lower" else "lower"
     change = (pr.ratio - 1) * 100
-    span = f"[{_pct((pr.ci[0] - 1) * 100)}, {_pct((pr.ci[1] - 1) * 100)}]"
+    span = f"[{_pct((ci[0] - 1) * 100)}, {_pct((ci[1] - 1) * 100)}]"
     if t.distinguishable:
         return (text + f"; distinguishable from the runner-up {other}, whose {t.metric.name} is {_pct(change)} "
-                f"({level}% CI {span}, {pr.method or 'paired'} over {pr.n} blocks; {worse} is worse)")
+                f"({level} {span}, {pr.method or 'paired'} over {pr.n} blocks; {worse} is worse)")
     return (text + f"; NOT distinguishable from the runner-up {other}: {_pct(change)}, "
-            f"{level}% CI {span} includes 0 ({pr.method or 'paired'} over {pr.n} blocks)")
+            f"{level} {span} includes 0 ({pr.method or 'paired'} over {pr.n} blocks)")
 
 
 def _label(row: SweepRow, params: tuple[str, ...]) -> str:

@@ -80,13 +80,13 @@ def _verdict(c: Comparison) -> str:
 
 def render_many_table(merged: Run, comparisons: Sequence[Comparison], labels: Sequence[str],
                       geomeans: Mapping[str, tuple[int, Mapping[str, float]]]) -> str:
-    """`pairbench compare A B C...`: a column of medians per side, each other side's change against
+    """`pairbench compare A B C...`: a column of figures per side (`figures`), each other side's change against
     the first with its verdict, and a geomean row per metric (benchstat's layout).
 
     Args:
         merged: one variant per side, named by `labels` (the first is the reference).
         comparisons: each side against the first.
-        geomeans: metric -> (benchmarks, label -> geometric mean of the medians).
+        geomeans: metric -> (benchmarks, label -> geometric mean of the figures).
     """
     spread = spreads(merged)
     shown = figures(merged, comparisons)

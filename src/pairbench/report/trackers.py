@@ -19,7 +19,7 @@ from typing import Any, Iterator
 from pairbench.analysis.inverse import INVERSE_METRICS
 from pairbench.model import Comparison, Metric, Run
 from pairbench.report.command import TIME_METRICS
-from pairbench.report.summary import sentence_of
+from pairbench.report.summary import percent_shown, sentence_of
 
 __all__ = ["Figure", "figures_of", "render_bmf", "render_github_benchmark", "BMF_LATENCY"]
 
@@ -101,11 +101,12 @@ def render_bmf(run: Run) -> str:
         scale, measure = (1e9, BMF_LATENCY) if latency else (1.0, f.metric.name)
         entry: dict[str, float] = {"value": f.mean * scale}
         if f.bounds is not None:
-            entry.update(lower_value=f.bounds[0] * scale, upper_value=f.bounds[1] * scale)
+            low = max(f.bounds[0], 0.0) if latency else f.bounds[0]  # mean - σ of a time, never below 0
+            entry.update(lower_value=low * scale, upper_value=f.bounds[1] * scale)
         bench = out.setdefault(f"{f.benchmark}/{f.variant}", {})
         bench[measure] = entry
         c = f.comparison
-        if c is not None and c.ratio is not None:
+        if c is not None and c.ratio is not None and percent_shown(c):  # no ratio from a baseline of 0
             ratio: dict[str, float] = {"value": c.ratio}
             if c.verdict_ci:
                 ratio.update(lower_value=c.verdict_ci[0], upper_value=c.verdict_ci[1])

@@ -358,7 +358,8 @@ def run_from_dict(doc: Any, source: str = "run file") -> Run:
         profiles = [Profile(**{**_only_known(Profile, p), "stacks": tuple((str(k), float(w)) for k, w in p["stacks"])})
                     for p in doc.get("profiles", [])]
         differences = [_difference_from_dict(d) for d in doc.get("profile_differences", [])]
-        summaries = [SuiteSummary(**{**_only_known(SuiteSummary, x), "ci": _pair(x["ci"])})
+        summaries = [SuiteSummary(**{**_only_known(SuiteSummary, x), "ci": _pair(x["ci"]),
+                                     "left_out": tuple(x.get("left_out") or ())})
                      for x in doc.get("summaries", [])]
         steady = [SteadyState(**{**_only_known(SteadyState, x), "metrics": tuple(x.get("metrics", ()))})
                   for x in doc.get("steady_states", [])]

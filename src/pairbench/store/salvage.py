@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from pairbench.errors import NotARunFile, TruncatedRunFile
-from pairbench.model import Run, Sample
+from pairbench.model import Notice, Run, Sample
 from pairbench.store.runfile import load_run, run_from_dict
 
 __all__ = ["Loaded", "load_run_salvaging", "close_truncated_json"]
 
 _SECTIONS = ("metadata", "variants", "benchmarks", "samples", "comparisons", "notices")
+_DERIVED = ("sweeps", "summaries", "steady_states", "series", "profiles", "profile_differences")
+"""The analysis's sections after the notices (store/runfile.py `run_to_dict`'s order)."""
 _SAMPLE_FIELDS = {f.name for f in fields(Sample) if f.name in ("benchmark", "variant", "metric", "value", "block")}
 _ALL_SAMPLE_FIELDS = {f.name for f in fields(Sample)}
+_NOTICE_FIELDS = {f.name for f in fields(Notice)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +74,14 @@ def close_truncated_json(text: str) -> Any:
     raise ValueError("no complete value")
 
 
+def _whole(text: str, key: str) -> bool:
+    """The top-level section `key` ended before the cut: its closing bracket or another top-level key
+    follows it (the run file is written with an indent of 1, so a line that begins with one space
+    and `]`, `}` or `"` is at the top level, and nothing else is)."""
+    at = text.find(f'\n "{key}":')
+    return at != -1 and re.search(r'\n [\]}"]', text[at + 1:]) is not None
+
+
 def load_run_salvaging(path: str | os.PathLike[str]) -> Loaded:
     """load_run, but a run file cut short yields what it holds plus the list of what is missing."""
     try:
@@ -108,6 +120,14 @@ def load_run_salvaging(path: str | os.PathLike[str]) -> Loaded:
         # cut inside the comparisons or just after them: they may be half written, so leave them out
         del doc["comparisons"]
         missing.insert(missing.index("notices"), "comparisons")
+    if isinstance(doc.get("notices"), list) and doc["notices"]:  # cut inside them: the last may lack fields
+        if not (isinstance(doc["notices"][-1], dict) and _NOTICE_FIELDS <= doc["notices"][-1].keys()):
+            doc["notices"].pop()
+        doc["notices"] = [n for n in doc["notices"] if isinstance(n, dict) and {"kind", "message"} <= n.keys()]
+    last = next(reversed(doc))
+    if last in _DERIVED and not _whole(text, last):  # the section the cut went through: leave it out
+        del doc[last]
+        missing.append(last)
     doc["status"] = "interrupted" if doc.get("status") in (None, "running", "complete") else doc["status"]
     run = run_from_dict(doc, source=str(path))
     notes = [f"the file is cut short; {len(run.samples)} complete samples were recovered"]

@@ -85,3 +85,48 @@ def test_github_benchmark_writes_each_direction_to_its_file(tmp_path: Path) -> N
     stats = command_stats(run, run.benchmarks[0], "patched")
     assert stats is not None and by_name["startup/patched"]["value"] == pytest.approx(stats.mean)
     assert "7.4% faster" in by_name["startup/patched"]["extra"]
+
+
+def test_pyperf_reads_the_export_of_a_run_with_times_of_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a command shorter than its shell's start-up reads 0; pyperf refused the whole file
+    # ("values must be a sequence of number > 0.0"), the benchmarks without a 0 with it
+    from dataclasses import replace
+
+    run = make_run()
+    zeroed = [replace(s, value=0.0) if (s.benchmark, s.variant, s.metric, s.block) == ("startup", "patched", "time", 1)
+              else s for s in run.samples]
+    run = replace(run, samples=zeroed)
+    export(run, "pyperf", str(tmp_path / "r.json"))
+    head = pyperf.BenchmarkSuite.load(str(tmp_path / "r.head.json"))
+    patched = pyperf.BenchmarkSuite.load(str(tmp_path / "r.patched.json"))
+    assert sorted(head.get_benchmark_names()) == ["Object.new", "startup"]
+    assert patched.get_benchmark_names() == ["Object.new"]
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1 and "startup (patched) left out of the pyperf export: 1 of its" in err
+    assert "pyperf reads only times above 0" in err
+    subprocess.run([sys.executable, "-m", "pyperf", "compare_to", str(tmp_path / "r.head.json"),
+                    str(tmp_path / "r.patched.json")], capture_output=True, text=True, check=True)
+
+
+def test_bmf_gives_no_ratio_beside_a_zero_baseline() -> None:
+    # sys 0 ns against 217 µs: the tables show no ratio, and BMF exported `sys-ratio` 1.0 [1.0, 5.08]
+    from dataclasses import replace
+
+    run = make_run()
+    run.comparisons = [replace(c, baseline_value=0.0, candidate_value=2.2e-4, ratio=1.0, ci=(1.0, 5.08))
+                       if c.metric == "rss" else c for c in run.comparisons]
+    bmf = json.loads(render_export(run, "bmf"))
+    assert "rss" in bmf["startup/patched"] and "rss-ratio" not in bmf["startup/patched"]
+    assert "latency-ratio" in bmf["startup/patched"]
+
+
+def test_bmf_latency_bounds_never_go_below_zero() -> None:
+    # a command shorter than its shell's start-up: mean 0.93 ms, σ 1.7 ms; lower_value was -770 µs
+    from dataclasses import replace
+
+    run = make_run()
+    run.samples = [replace(s, value=0.0 if s.block % 2 else 0.004) if (s.benchmark, s.metric) == ("startup", "time")
+                   else s for s in run.samples]
+    bmf = json.loads(render_export(run, "bmf"))
+    latency = bmf["startup/head"]["latency"]
+    assert latency["lower_value"] == 0.0 and latency["upper_value"] > latency["value"] > 0

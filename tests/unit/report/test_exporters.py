@@ -59,3 +59,22 @@ def test_text_tables_are_aligned_and_trimmed() -> None:
     assert lines[0].split() == ["run", "recorded", "commit", "n", "median", "vs", "previous"]
     assert "abcdef0123" in lines[1] and "abcdef01234" not in lines[1]
     assert "<- change point: +50" in lines[2] and "(z=9.0)" in lines[2]
+
+
+def test_a_runs_export_is_never_written_over_its_suite_file(tmp_path, monkeypatch) -> None:
+    # `pairbench run s.toml --export-markdown s.toml` replaced the suite file with the Markdown table
+    import dataclasses
+
+    import pytest as _pytest
+
+    from pairbench.errors import UserError
+    from pairbench.flows.measure import _export
+    from pairbench.flows.settings import Reports
+    from tests.unit.runs_by_hand import make_run
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.toml").write_text("[variants.a]\n")
+    run = dataclasses.replace(make_run(), suite={"path": "s.toml"})
+    with _pytest.raises(UserError, match="s.toml is the input file"):
+        _export(run, Reports(exports=(("markdown-table", "s.toml"),)))
+    assert (tmp_path / "s.toml").read_text() == "[variants.a]\n"

@@ -73,3 +73,14 @@ def test_a_verdict_is_named_once_per_line() -> None:
     run = make_run()
     lines = [line for line in render_export(run, "markdown-table").splitlines() if line.startswith("- ")]
     assert lines and all(not re.match(r"- \*\*(\w+)\*\*: \1\b", line) for line in lines), lines
+
+
+def test_a_verdict_line_that_does_not_name_its_candidate_names_it() -> None:
+    # three commands: "- **same**: 95% CI ... lies within ±1%" said nothing of which one
+    from tests.unit.test_analysis import analyze, make_run as make_analysed_run
+
+    run = make_analysed_run({"A": 1.0, "B": 1.0, "C": 1.2}, noise=0.001)
+    run.comparisons, _ = analyze(run)
+    lines = [line for line in render_export(run, "markdown-table").splitlines() if line.startswith("- **")]
+    assert lines[0].startswith("- **same** (B): ")
+    assert lines[1].startswith("- **slower**: C is 20.0% slower than A")
