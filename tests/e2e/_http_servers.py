@@ -82,13 +82,17 @@ ThreadingHTTPServer.daemon_threads = True
 ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 """
 
-# Answers its readiness path, and closes every other connection without a byte of answer.
-CLOSER_APP = r"""
+_LISTENER = r"""
 import socket, sys
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1])))
 s.listen(64)
+"""
+"""The start of a raw server script: a socket listening on 127.0.0.1 at the port given as its argument."""
+
+# Answers its readiness path, and closes every other connection without a byte of answer.
+CLOSER_APP = _LISTENER + r"""
 while True:
     c, _ = s.accept()
     with c:
@@ -135,12 +139,7 @@ while True:
 """
 
 # Listens and greets every connection with a line that is not HTTP (an SSH server's banner).
-BANNER_APP = r"""
-import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1])))
-s.listen(64)
+BANNER_APP = _LISTENER + r"""
 while True:
     c, _ = s.accept()
     with c:

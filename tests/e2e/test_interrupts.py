@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from pairbench.runners.http.processes import group_processes
 from tests.conftest import cli_env
 
 pytestmark = pytest.mark.slow
@@ -62,22 +63,6 @@ def _marked_processes(mark: str) -> list[int]:
     return found
 
 
-def _group_processes(pgid: int) -> list[int]:
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2:].split()
-        if int(fields[2]) == pgid and fields[0] != b"Z":
-            pids.append(int(name))
-    return pids
-
-
 def _start(args: list[str], tmp_path: Path) -> tuple[subprocess.Popen[str], str]:
     mark = uuid.uuid4().hex
     env = cli_env({MARK: mark, "PAIRBENCH_HISTORY": str(tmp_path / "history.sqlite")})
@@ -114,9 +99,9 @@ def _stop(proc: subprocess.Popen[str], signals: list[int], mark: str) -> tuple[s
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     deadline = time.monotonic() + 10  # a SIGKILLed group member may take a moment to be reaped
-    while time.monotonic() < deadline and (_marked_processes(mark) or _group_processes(proc.pid)):
+    while time.monotonic() < deadline and (_marked_processes(mark) or group_processes(proc.pid)):
         time.sleep(0.05)
-    assert _group_processes(proc.pid) == []
+    assert group_processes(proc.pid) == []
     assert _marked_processes(mark) == []
     return out, err
 
