@@ -86,8 +86,15 @@ def test_known_extra_work_is_reported_slower_by_about_its_ratio(run_cli: Any, tm
 
 @pytest.mark.slow
 def test_a_a_comparison_is_not_reported_different(run_cli: Any, tmp_path: Path) -> None:
-    _, run = run_micro(run_cli, tmp_path, "-s", "d = {}", "d['a'] = 1", "--python", PY, "--python", PY,
-                       "--threshold", "20")
+    # CPU time and 10 blocks: a 10 ms sample read on the wall clock grows by a scheduler tick (4 ms)
+    # whenever the worker waits for a core, and on a loaded 2-core machine 6 such blocks once read
+    # one side more than 25% slower
+    out = tmp_path / "run.json"
+    proc = run_cli("micro", "-s", "d = {}", "d['a'] = 1", "--python", PY, "--python", PY, "--threshold", "20",
+                   "--samples", "3", "--warmup-samples", "1", "--target-time", "0.02", "--clock", "cpu",
+                   "--runs", "10", "--seed", "1", "--export-json", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = load_run(out)
     assert [v.name for v in run.variants] == [PY, f"{PY} #2"]
     # A 5% test calls an A/A pair different in one run of twenty by design: only a claim beyond the
     # ±20% band fails here (error rates are checked on synthetic samples in the unit tests).
